@@ -1,0 +1,84 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+/// Settings for every Swift target. Swift 6 language mode (strict concurrency) comes with
+/// tools 6.0; `ExistentialAny` makes every existential visible as `any P` at its use.
+let swiftSettings: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+]
+
+let package = Package(
+    name: "Tandem",
+    platforms: [.macOS(.v15), .iOS(.v18)],
+    products: [
+        .library(name: "TandemKit", targets: ["TandemKit"]),
+        .library(name: "TandemProtocol", targets: ["TandemProtocol"]),
+        .library(name: "TandemWire", targets: ["TandemWire"]),
+        .library(name: "TandemClient", targets: ["TandemClient"]),
+        .library(name: "TandemServer", targets: ["TandemServer"]),
+        .executable(name: "tandem", targets: ["tandem"]),
+    ],
+    targets: [
+        // System libraries (Linux side; Apple platforms use CryptoKit / the SDK's sqlite3).
+        .systemLibrary(
+            name: "CCrypto",
+            pkgConfig: "libcrypto",
+            providers: [.apt(["libssl-dev"])]
+        ),
+        .systemLibrary(
+            name: "CSQLite",
+            pkgConfig: "sqlite3",
+            providers: [.apt(["libsqlite3-dev"])]
+        ),
+
+        // The architecture kit: Foundation-only, portable, standalone.
+        .target(name: "TandemKit", swiftSettings: swiftSettings),
+
+        // Pure protocol model: JSON values, JSON Pointer ops, wire messages, token claims.
+        .target(name: "TandemProtocol", swiftSettings: swiftSettings),
+
+        // HTTP/1.1 + RFC 6455 framing, event loop, sockets.
+        .target(
+            name: "TandemWire",
+            dependencies: [
+                "TandemProtocol",
+                .target(name: "CCrypto", condition: .when(platforms: [.linux])),
+            ],
+            swiftSettings: swiftSettings
+        ),
+
+        // The client library an app links to share its page state.
+        .target(
+            name: "TandemClient",
+            dependencies: ["TandemKit", "TandemProtocol", "TandemWire"],
+            swiftSettings: swiftSettings
+        ),
+
+        // Rooms, sequencer, auth, presence, storage, limits, metrics.
+        .target(
+            name: "TandemServer",
+            dependencies: [
+                "TandemProtocol",
+                "TandemWire",
+                .target(name: "CSQLite", condition: .when(platforms: [.linux])),
+                .target(name: "CCrypto", condition: .when(platforms: [.linux])),
+            ],
+            swiftSettings: swiftSettings
+        ),
+
+        // The command-line program's logic (argument parsing, commands, benchmarks), testable in process.
+        .target(
+            name: "TandemCLI",
+            dependencies: ["TandemKit", "TandemProtocol", "TandemWire", "TandemClient", "TandemServer"],
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(name: "tandem", dependencies: ["TandemCLI"], swiftSettings: swiftSettings),
+
+        .testTarget(name: "TandemKitTests", dependencies: ["TandemKit"], swiftSettings: swiftSettings),
+        .testTarget(name: "TandemProtocolTests", dependencies: ["TandemProtocol"], swiftSettings: swiftSettings),
+        .testTarget(name: "TandemWireTests", dependencies: ["TandemWire"], swiftSettings: swiftSettings),
+        .testTarget(name: "TandemClientTests", dependencies: ["TandemClient"], swiftSettings: swiftSettings),
+        .testTarget(name: "TandemServerTests", dependencies: ["TandemServer"], swiftSettings: swiftSettings),
+        .testTarget(name: "TandemCLITests", dependencies: ["TandemCLI"], swiftSettings: swiftSettings),
+    ]
+)

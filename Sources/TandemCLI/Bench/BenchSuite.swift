@@ -1,0 +1,19 @@
+/// One named benchmark suite that `tandem bench NAME` runs.
+///
+/// A suite measures Tandem against a reference in the same run (ratios, medians of several
+/// runs) and prints a table; it exits 1 when a stated target is missed.
+public struct BenchSuite: Sendable {
+    /// The suite's name on the command line, e.g. `store`.
+    public var name: String
+    /// One line describing what it measures.
+    public var summary: String
+    /// Runs the suite; `runs` is the number of repetitions whose median is reported.
+    public var run: @Sendable (_ runs: Int, _ console: any Console) async -> Int32
+
+    /// Creates a suite.
+    public init(name: String, summary: String, run: @escaping @Sendable (_ runs: Int, _ console: any Console) async -> Int32) {
+        self.name = name
+        self.summary = summary
+        self.run = run
+    }
+}

@@ -1,0 +1,8 @@
+import Testing
+@testable import TandemClient
+
+@Suite struct TandemClientModuleTests {
+    @Test func moduleLinks() {
+        #expect(String(describing: TandemClient.self) == "TandemClient")
+    }
+}
