@@ -12,6 +12,7 @@ let package = Package(
     platforms: [.macOS(.v15), .iOS(.v18)],
     products: [
         .library(name: "TandemKit", targets: ["TandemKit"]),
+        .library(name: "TandemKitTesting", targets: ["TandemKitTesting"]),
         .library(name: "TandemProtocol", targets: ["TandemProtocol"]),
         .library(name: "TandemWire", targets: ["TandemWire"]),
         .library(name: "TandemClient", targets: ["TandemClient"]),
@@ -33,6 +34,8 @@ let package = Package(
 
         // The architecture kit: Foundation-only, portable, standalone.
         .target(name: "TandemKit", swiftSettings: swiftSettings),
+        // TestStore and other test helpers for apps that use TandemKit (links Swift Testing).
+        .target(name: "TandemKitTesting", dependencies: ["TandemKit"], swiftSettings: swiftSettings),
 
         // Pure protocol model: JSON values, JSON Pointer ops, wire messages, token claims.
         .target(name: "TandemProtocol", swiftSettings: swiftSettings),
@@ -74,7 +77,7 @@ let package = Package(
         ),
         .executableTarget(name: "tandem", dependencies: ["TandemCLI"], swiftSettings: swiftSettings),
 
-        .testTarget(name: "TandemKitTests", dependencies: ["TandemKit"], swiftSettings: swiftSettings),
+        .testTarget(name: "TandemKitTests", dependencies: ["TandemKit", "TandemKitTesting"], swiftSettings: swiftSettings),
         .testTarget(name: "TandemProtocolTests", dependencies: ["TandemProtocol"], swiftSettings: swiftSettings),
         .testTarget(name: "TandemWireTests", dependencies: ["TandemWire"], swiftSettings: swiftSettings),
         .testTarget(name: "TandemClientTests", dependencies: ["TandemClient"], swiftSettings: swiftSettings),

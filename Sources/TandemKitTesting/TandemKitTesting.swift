@@ -1,0 +1,4 @@
+import TandemKit
+
+/// TandemKitTesting: test helpers for code built on TandemKit, starting with `TestStore`.
+public enum TandemKitTesting {}
