@@ -1,0 +1,51 @@
+/// Every metric `tandem serve` exports at `GET /metrics`, injected into the parts that record them.
+///
+/// One instance per server (no global registry), so tests can run several servers in one
+/// process and assert on each one's numbers. All members are safe to use from any thread.
+public final class ServerMetrics: Sendable {
+    /// Open WebSocket connections.
+    public let connections = Gauge()
+    /// Rooms loaded in memory.
+    public let rooms = Gauge()
+    /// WebSocket messages received.
+    public let messagesIn = Counter()
+    /// WebSocket messages sent.
+    public let messagesOut = Counter()
+    /// Payload bytes received.
+    public let bytesIn = Counter()
+    /// Payload bytes sent.
+    public let bytesOut = Counter()
+    /// Seconds from a patch's arrival to its durable commit.
+    public let commitLatency = Histogram(bounds: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1])
+    /// Sessions that resumed by replaying missed patches.
+    public let resumes = Counter()
+    /// Sessions that received a full state snapshot.
+    public let snapshots = Counter()
+    /// Rejected patches, by reject code.
+    public let rejects = LabeledCounter()
+    /// Closed connections, by close code.
+    public let closes = LabeledCounter()
+    /// Failed invitation accepts, by reason.
+    public let inviteFailures = LabeledCounter()
+
+    /// Creates a set of metrics, all at zero.
+    public init() {}
+
+    /// The metrics in the Prometheus text exposition format (version 0.0.4).
+    public func prometheusText() -> String {
+        var text = PrometheusText()
+        text.gauge("tandem_connections", "Open WebSocket connections.", connections.value)
+        text.gauge("tandem_rooms", "Rooms loaded in memory.", rooms.value)
+        text.counter("tandem_messages_in_total", "WebSocket messages received.", messagesIn.value)
+        text.counter("tandem_messages_out_total", "WebSocket messages sent.", messagesOut.value)
+        text.counter("tandem_bytes_in_total", "Payload bytes received.", bytesIn.value)
+        text.counter("tandem_bytes_out_total", "Payload bytes sent.", bytesOut.value)
+        text.histogram("tandem_patch_commit_seconds", "Seconds from a patch's arrival to its durable commit.", commitLatency)
+        text.counter("tandem_resumes_total", "Sessions resumed by replaying missed patches.", resumes.value)
+        text.counter("tandem_snapshots_total", "Sessions that received a full state snapshot.", snapshots.value)
+        text.labeledCounter("tandem_rejects_total", "Rejected patches by code.", label: "code", rejects)
+        text.labeledCounter("tandem_closes_total", "Closed connections by close code.", label: "code", closes)
+        text.labeledCounter("tandem_invite_failures_total", "Failed invitation accepts by reason.", label: "reason", inviteFailures)
+        return text.output
+    }
+}
