@@ -1,0 +1,80 @@
+import Foundation
+
+/// The HMAC key that signs and verifies tokens, and where it came from.
+///
+/// Resolution order: the `TANDEM_SECRET` environment variable, else the file `secret` in the
+/// data folder, created on first start with mode 0600 and 64 random hex characters on one line.
+/// In both cases the key is the text's UTF-8 bytes with surrounding whitespace trimmed, so any
+/// JWT library can mint tokens with the same text.
+public struct ServerSecret: Sendable, Equatable {
+    /// Where the secret was found.
+    public enum Source: Sendable, Equatable {
+        /// From the `TANDEM_SECRET` environment variable.
+        case environment
+        /// From an existing file at this path.
+        case file(String)
+        /// Generated now and written to this path.
+        case created(String)
+    }
+
+    /// The HMAC key bytes.
+    public var key: [UInt8]
+    /// Where the key came from (logged at start, never the key itself).
+    public var source: Source
+
+    /// Creates a secret from raw key text (trimmed).
+    public init(text: String, source: Source) {
+        key = Array(text.trimmingCharacters(in: .whitespacesAndNewlines).utf8)
+        self.source = source
+    }
+
+    /// Loads or creates the secret for a server whose data folder is `dataDirectory`.
+    /// - Throws: `ServerSecretError` when the file cannot be read or created, or holds no key.
+    public static func load(environment: [String: String], dataDirectory: String) throws(ServerSecretError) -> ServerSecret {
+        if let text = environment["TANDEM_SECRET"] {
+            let secret = ServerSecret(text: text, source: .environment)
+            guard !secret.key.isEmpty else { throw .empty("TANDEM_SECRET") }
+            return secret
+        }
+        let path = (dataDirectory as NSString).appendingPathComponent("secret")
+        if FileManager.default.fileExists(atPath: path) {
+            guard let data = FileManager.default.contents(atPath: path),
+                  let text = String(data: data, encoding: .utf8)
+            else { throw .unreadable(path) }
+            let secret = ServerSecret(text: text, source: .file(path))
+            guard !secret.key.isEmpty else { throw .empty(path) }
+            return secret
+        }
+        do {
+            try FileManager.default.createDirectory(atPath: dataDirectory, withIntermediateDirectories: true)
+        } catch {
+            throw .cannotCreate(path, "\(error.localizedDescription)")
+        }
+        var generator = SystemRandomNumberGenerator() // cryptographically secure on every platform
+        let text = (0..<32).map { _ in String(format: "%02x", UInt8.random(in: 0...255, using: &generator)) }.joined()
+        // Created with 0600 from the start: never readable by others, not even for an instant.
+        guard FileManager.default.createFile(atPath: path, contents: Data((text + "\n").utf8), attributes: [.posixPermissions: 0o600]) else {
+            throw .cannotCreate(path, "the file could not be written")
+        }
+        return ServerSecret(text: text, source: .created(path))
+    }
+}
+
+/// Why the server's secret could not be loaded.
+public enum ServerSecretError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// The variable or file holds only whitespace.
+    case empty(String)
+    /// The file exists but cannot be read as UTF-8 text.
+    case unreadable(String)
+    /// The data folder or the file could not be created.
+    case cannotCreate(String, String)
+
+    /// A message that says what to fix.
+    public var description: String {
+        switch self {
+        case .empty(let place): "the secret in \(place) is empty; put a long random string there or delete the file to have one generated"
+        case .unreadable(let path): "cannot read the secret file \(path); check its owner and permissions"
+        case .cannotCreate(let path, let reason): "cannot create the secret file \(path): \(reason); check that the data folder is writable"
+        }
+    }
+}
