@@ -1,0 +1,48 @@
+/// Every tunable of `tandem serve`, with the defaults of the product specification.
+///
+/// A value type: build one, adjust what you need, hand it to the server. Durations are in
+/// milliseconds because they are announced to clients in milliseconds.
+public struct ServerConfiguration: Sendable, Equatable {
+    /// Address to listen on.
+    public var host = "127.0.0.1"
+    /// TCP port; 0 picks a free port (tests).
+    public var port = 8080
+    /// Folder for storage and the secret file.
+    public var dataDirectory = "./tandem-data"
+    /// Largest WebSocket message accepted, in bytes (larger closes with 1009).
+    public var maxMessageBytes = 64 * 1024
+    /// Largest room document after a patch, in bytes of compact JSON (larger is rejected `too_large`).
+    public var maxDocumentBytes = 1024 * 1024
+    /// Most ops in one patch (more is rejected `too_many_ops`).
+    public var maxOpsPerPatch = 100
+    /// Messages per second per connection (token bucket refill); 0 turns rate limiting off.
+    public var rateLimit = 60
+    /// Token bucket size: messages a connection may send in a burst.
+    public var rateBurst = 120
+    /// Heartbeat interval announced to clients.
+    public var heartbeatIntervalMilliseconds = 10_000
+    /// A connection that sends nothing for this long is closed with 4000.
+    public var idleTimeoutMilliseconds = 30_000
+    /// A connection that sends no `hello` this long after the upgrade is closed with 4008.
+    public var helloTimeoutMilliseconds = 5_000
+    /// An HTTP request or upgrade not complete after this long is dropped (slow clients).
+    public var handshakeTimeoutMilliseconds = 10_000
+    /// How long a dropped participant stays present, so a quick reconnect makes no leave/join.
+    public var presenceGraceMilliseconds = 5_000
+    /// Revisions kept per room for resume; older resumes get a snapshot.
+    public var historyWindow = 10_000
+    /// Most participants (connections) in one room; more close with 4013.
+    public var maxParticipantsPerRoom = 100
+    /// Bytes queued for one connection beyond which it is closed with 4002 as a slow consumer.
+    public var sendQueueLimitBytes = 4 * 1024 * 1024
+    /// Most open connections for the whole server.
+    public var maxConnections = 50_000
+    /// Browser origins allowed to open WebSockets; empty allows any origin.
+    public var allowedOrigins: [String] = []
+    /// Keep room documents only in memory (benchmarks of what durability costs); acks then mean
+    /// "applied", not "durable".
+    public var inMemoryStorage = false
+
+    /// The defaults of the product specification.
+    public init() {}
+}
