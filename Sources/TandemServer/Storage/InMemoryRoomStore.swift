@@ -1,0 +1,64 @@
+/// A `RoomStore` that keeps everything in memory: for tests, and for measuring what durability
+/// costs. Nothing survives the process.
+public final class InMemoryRoomStore: RoomStore {
+    private struct Room {
+        var epoch: String
+        var rev: Int64
+        var snapshot: [UInt8]
+        var snapshotRev: Int64
+        var patches: [StoredPatch]
+        var clients: [String: ClientProgress]
+    }
+
+    private var rooms: [String: Room] = [:]
+
+    /// Creates an empty store.
+    public init() {}
+
+    /// See `RoomStore.loadRoom(_:)`.
+    public func loadRoom(_ room: String) throws(StorageError) -> RoomRecord? {
+        guard let stored = rooms[room] else { return nil }
+        return RoomRecord(
+            room: room, epoch: stored.epoch, rev: stored.rev, snapshot: stored.snapshot, snapshotRev: stored.snapshotRev,
+            patchesAfterSnapshot: stored.patches.filter { $0.rev > stored.snapshotRev },
+            clients: stored.clients, oldestRev: stored.patches.first?.rev ?? stored.rev + 1
+        )
+    }
+
+    /// See `RoomStore.apply(_:)`. Every write is checked before anything changes, so a failing
+    /// call leaves the store as it was; then the writes mutate in place (no copy of the history).
+    public func apply(_ writes: [StorageWrite]) throws(StorageError) {
+        var known = Set<String>()
+        for write in writes {
+            switch write {
+            case .createRoom(let room, _, _): known.insert(room)
+            case .appendPatch(let patch): if rooms[patch.room] == nil && !known.contains(patch.room) { throw .unknownRoom(patch.room) }
+            case .snapshot(let room, _, _, _): if rooms[room] == nil && !known.contains(room) { throw .unknownRoom(room) }
+            }
+        }
+        for write in writes {
+            switch write {
+            case .createRoom(let room, let epoch, let snapshot):
+                rooms[room] = Room(epoch: epoch, rev: 0, snapshot: snapshot, snapshotRev: 0, patches: [], clients: [:])
+            case .appendPatch(let patch):
+                rooms[patch.room]!.patches.append(patch)
+                rooms[patch.room]!.rev = patch.rev
+                rooms[patch.room]!.clients[patch.client] = ClientProgress(lastSeq: patch.seq, lastRev: patch.rev)
+            case .snapshot(let room, let rev, let state, let keepFrom):
+                rooms[room]!.snapshot = state
+                rooms[room]!.snapshotRev = rev
+                rooms[room]!.patches.removeAll { $0.rev < keepFrom }
+            }
+        }
+    }
+
+    /// See `RoomStore.patches(room:after:limit:)`.
+    public func patches(room: String, after: Int64, limit: Int) throws(StorageError) -> [StoredPatch] {
+        Array((rooms[room]?.patches ?? []).lazy.filter { $0.rev > after }.prefix(limit))
+    }
+
+    /// See `RoomStore.revision(room:client:seq:)`.
+    public func revision(room: String, client: String, seq: Int64) throws(StorageError) -> Int64? {
+        rooms[room]?.patches.first { $0.client == client && $0.seq == seq }?.rev
+    }
+}

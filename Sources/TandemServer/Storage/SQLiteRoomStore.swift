@@ -1,0 +1,208 @@
+/// The default `RoomStore`: one SQLite database in WAL mode (`<data>/tandem.sqlite`).
+///
+/// Durability: every `apply` is one transaction. With `synchronous=NORMAL` (the default here)
+/// a committed transaction survives the process being killed (`kill -9`): it is in the WAL file
+/// before `COMMIT` returns. `synchronous=FULL` (`durability: .full`) also survives power loss,
+/// at the cost of an fsync per transaction — group commit amortizes it.
+public final class SQLiteRoomStore: RoomStore {
+    /// How hard a commit presses the data to disk.
+    public enum Durability: Sendable {
+        /// Survives a crash of the process; the OS may lose the last commits on power loss.
+        case processCrash
+        /// fsync on every commit: survives power loss too.
+        case full
+    }
+
+    private let database: SQLiteDatabase
+    private let insertRoom: SQLiteStatement
+    private let insertPatch: SQLiteStatement
+    private let upsertClient: SQLiteStatement
+    private let updateRev: SQLiteStatement
+    private let updateSnapshot: SQLiteStatement
+    private let trimPatches: SQLiteStatement
+    private let deleteRoomPatches: SQLiteStatement
+    private let deleteRoomClients: SQLiteStatement
+    private let selectRoom: SQLiteStatement
+    private let selectClients: SQLiteStatement
+    private let selectPatches: SQLiteStatement
+    private let selectOldest: SQLiteStatement
+    private let selectSeqRev: SQLiteStatement
+
+    /// Opens (creating if needed) the database at `path` and its schema.
+    /// - Throws: `StorageError.database` when the file cannot be opened or migrated.
+    public init(path: String, durability: Durability = .processCrash) throws(StorageError) {
+        do {
+            database = try SQLiteDatabase(path: path)
+            try database.execute("""
+                PRAGMA journal_mode=WAL;
+                PRAGMA synchronous=\(durability == .full ? "FULL" : "NORMAL");
+                PRAGMA busy_timeout=5000;
+                CREATE TABLE IF NOT EXISTS rooms (
+                    room TEXT PRIMARY KEY, epoch TEXT NOT NULL, rev INTEGER NOT NULL,
+                    snapshot BLOB NOT NULL, snapshot_rev INTEGER NOT NULL
+                ) WITHOUT ROWID;
+                CREATE TABLE IF NOT EXISTS patches (
+                    room TEXT NOT NULL, rev INTEGER NOT NULL, user TEXT NOT NULL, client TEXT NOT NULL,
+                    seq INTEGER NOT NULL, ops BLOB NOT NULL, PRIMARY KEY (room, rev)
+                ) WITHOUT ROWID;
+                CREATE INDEX IF NOT EXISTS patches_by_client ON patches (room, client, seq);
+                CREATE TABLE IF NOT EXISTS clients (
+                    room TEXT NOT NULL, client TEXT NOT NULL, last_seq INTEGER NOT NULL, last_rev INTEGER NOT NULL,
+                    PRIMARY KEY (room, client)
+                ) WITHOUT ROWID;
+                """)
+            insertRoom = try database.prepare("INSERT OR REPLACE INTO rooms (room, epoch, rev, snapshot, snapshot_rev) VALUES (?, ?, 0, ?, 0)")
+            insertPatch = try database.prepare("INSERT INTO patches (room, rev, user, client, seq, ops) VALUES (?, ?, ?, ?, ?, ?)")
+            upsertClient = try database.prepare("""
+                INSERT INTO clients (room, client, last_seq, last_rev) VALUES (?, ?, ?, ?)
+                ON CONFLICT (room, client) DO UPDATE SET last_seq = excluded.last_seq, last_rev = excluded.last_rev
+                """)
+            updateRev = try database.prepare("UPDATE rooms SET rev = ? WHERE room = ?")
+            updateSnapshot = try database.prepare("UPDATE rooms SET snapshot = ?, snapshot_rev = ? WHERE room = ?")
+            trimPatches = try database.prepare("DELETE FROM patches WHERE room = ? AND rev < ?")
+            deleteRoomPatches = try database.prepare("DELETE FROM patches WHERE room = ?")
+            deleteRoomClients = try database.prepare("DELETE FROM clients WHERE room = ?")
+            selectRoom = try database.prepare("SELECT epoch, rev, snapshot, snapshot_rev FROM rooms WHERE room = ?")
+            selectClients = try database.prepare("SELECT client, last_seq, last_rev FROM clients WHERE room = ?")
+            selectPatches = try database.prepare("SELECT rev, user, client, seq, ops FROM patches WHERE room = ? AND rev > ? ORDER BY rev LIMIT ?")
+            selectOldest = try database.prepare("SELECT min(rev) FROM patches WHERE room = ?")
+            selectSeqRev = try database.prepare("SELECT rev FROM patches WHERE room = ? AND client = ? AND seq = ?")
+        } catch {
+            throw .database(error)
+        }
+    }
+
+    /// See `RoomStore.loadRoom(_:)`.
+    public func loadRoom(_ room: String) throws(StorageError) -> RoomRecord? {
+        do {
+            defer { selectRoom.reset() }
+            try selectRoom.bind(room, at: 1)
+            guard try selectRoom.step() else { return nil }
+            let epoch = selectRoom.text(at: 0) ?? ""
+            let rev = selectRoom.int64(at: 1)
+            let snapshot = selectRoom.blob(at: 2)
+            let snapshotRev = selectRoom.int64(at: 3)
+
+            var clients: [String: ClientProgress] = [:]
+            defer { selectClients.reset() }
+            try selectClients.bind(room, at: 1)
+            while try selectClients.step() {
+                clients[selectClients.text(at: 0) ?? ""] = ClientProgress(lastSeq: selectClients.int64(at: 1), lastRev: selectClients.int64(at: 2))
+            }
+
+            defer { selectOldest.reset() }
+            try selectOldest.bind(room, at: 1)
+            try selectOldest.step()
+            let oldestRev = selectOldest.isNull(at: 0) ? rev + 1 : selectOldest.int64(at: 0)
+
+            let after = try readPatches(room: room, after: snapshotRev, limit: Int.max)
+            return RoomRecord(room: room, epoch: epoch, rev: rev, snapshot: snapshot, snapshotRev: snapshotRev,
+                              patchesAfterSnapshot: after, clients: clients, oldestRev: oldestRev)
+        } catch {
+            throw .database(error)
+        }
+    }
+
+    /// See `RoomStore.apply(_:)`. One transaction; the room's rev and each client's progress are
+    /// written once per batch rather than once per patch.
+    public func apply(_ writes: [StorageWrite]) throws(StorageError) {
+        guard !writes.isEmpty else { return }
+        var missingRoom: String?
+        do {
+            try database.transaction { () throws(SQLiteError) in
+                var lastRev: [String: Int64] = [:]
+                var progress: [RoomClient: ClientProgress] = [:]
+                for write in writes {
+                    switch write {
+                    case .createRoom(let room, let epoch, let snapshot):
+                        try run(deleteRoomPatches) { () throws(SQLiteError) in try deleteRoomPatches.bind(room, at: 1) }
+                        try run(deleteRoomClients) { () throws(SQLiteError) in try deleteRoomClients.bind(room, at: 1) }
+                        try run(insertRoom) { () throws(SQLiteError) in
+                            try insertRoom.bind(room, at: 1); try insertRoom.bind(epoch, at: 2); try insertRoom.bind(snapshot, at: 3)
+                        }
+                        lastRev[room] = nil
+                        progress = progress.filter { $0.key.room != room }
+                    case .appendPatch(let patch):
+                        try run(insertPatch) { () throws(SQLiteError) in
+                            try insertPatch.bind(patch.room, at: 1); try insertPatch.bind(patch.rev, at: 2)
+                            try insertPatch.bind(patch.user, at: 3); try insertPatch.bind(patch.client, at: 4)
+                            try insertPatch.bind(patch.seq, at: 5); try insertPatch.bind(patch.ops, at: 6)
+                        }
+                        lastRev[patch.room] = patch.rev
+                        progress[RoomClient(room: patch.room, client: patch.client)] = ClientProgress(lastSeq: patch.seq, lastRev: patch.rev)
+                    case .snapshot(let room, let rev, let state, let keepFrom):
+                        try run(updateSnapshot) { () throws(SQLiteError) in
+                            try updateSnapshot.bind(state, at: 1); try updateSnapshot.bind(rev, at: 2); try updateSnapshot.bind(room, at: 3)
+                        }
+                        try run(trimPatches) { () throws(SQLiteError) in try trimPatches.bind(room, at: 1); try trimPatches.bind(keepFrom, at: 2) }
+                    }
+                }
+                for (room, rev) in lastRev {
+                    try run(updateRev) { () throws(SQLiteError) in try updateRev.bind(rev, at: 1); try updateRev.bind(room, at: 2) }
+                    guard database.changes == 1 else {
+                        missingRoom = room
+                        throw SQLiteError(code: 0, operation: "apply", message: "no stored room named '\(room)'")
+                    }
+                }
+                for (key, value) in progress {
+                    try run(upsertClient) { () throws(SQLiteError) in
+                        try upsertClient.bind(key.room, at: 1); try upsertClient.bind(key.client, at: 2)
+                        try upsertClient.bind(value.lastSeq, at: 3); try upsertClient.bind(value.lastRev, at: 4)
+                    }
+                }
+            }
+        } catch {
+            if let missingRoom { throw .unknownRoom(missingRoom) }
+            throw .database(error)
+        }
+    }
+
+    /// See `RoomStore.patches(room:after:limit:)`.
+    public func patches(room: String, after: Int64, limit: Int) throws(StorageError) -> [StoredPatch] {
+        do {
+            return try readPatches(room: room, after: after, limit: limit)
+        } catch {
+            throw .database(error)
+        }
+    }
+
+    private func readPatches(room: String, after: Int64, limit: Int) throws(SQLiteError) -> [StoredPatch] {
+        do {
+            defer { selectPatches.reset() }
+            try selectPatches.bind(room, at: 1)
+            try selectPatches.bind(after, at: 2)
+            try selectPatches.bind(Int64(clamping: limit), at: 3)
+            var result: [StoredPatch] = []
+            while try selectPatches.step() {
+                result.append(StoredPatch(room: room, rev: selectPatches.int64(at: 0), user: selectPatches.text(at: 1) ?? "",
+                                          client: selectPatches.text(at: 2) ?? "", seq: selectPatches.int64(at: 3), ops: selectPatches.blob(at: 4)))
+            }
+            return result
+        }
+    }
+
+    /// See `RoomStore.revision(room:client:seq:)`.
+    public func revision(room: String, client: String, seq: Int64) throws(StorageError) -> Int64? {
+        do {
+            defer { selectSeqRev.reset() }
+            try selectSeqRev.bind(room, at: 1)
+            try selectSeqRev.bind(client, at: 2)
+            try selectSeqRev.bind(seq, at: 3)
+            return try selectSeqRev.step() ? selectSeqRev.int64(at: 0) : nil
+        } catch {
+            throw .database(error)
+        }
+    }
+
+    /// Binds with `bind`, steps once, and resets, so a failure never leaves a statement half-used.
+    private func run(_ statement: SQLiteStatement, bind: () throws(SQLiteError) -> Void) throws(SQLiteError) {
+        defer { statement.reset() }
+        try bind()
+        try statement.step()
+    }
+}
+
+private struct RoomClient: Hashable {
+    var room: String
+    var client: String
+}

@@ -1,0 +1,104 @@
+/// One applied patch as stored: its place in the room's order, its author, and its ops as the
+/// compact JSON array bytes that go on the wire.
+public struct StoredPatch: Sendable, Equatable {
+    /// The room it belongs to.
+    public var room: String
+    /// The revision it produced (1 for the first patch of an epoch).
+    public var rev: Int64
+    /// The author's user id (token `sub`).
+    public var user: String
+    /// The author's client id.
+    public var client: String
+    /// The author's sequence number for this patch.
+    public var seq: Int64
+    /// The ops, as a compact JSON array.
+    public var ops: [UInt8]
+
+    /// Creates a stored patch.
+    public init(room: String, rev: Int64, user: String, client: String, seq: Int64, ops: [UInt8]) {
+        self.room = room
+        self.rev = rev
+        self.user = user
+        self.client = client
+        self.seq = seq
+        self.ops = ops
+    }
+}
+
+/// How far one client id has got in one room: the last seq applied and the rev it produced.
+public struct ClientProgress: Sendable, Equatable {
+    /// Highest seq applied from this client id.
+    public var lastSeq: Int64
+    /// The rev at which that seq was applied.
+    public var lastRev: Int64
+
+    /// Creates progress.
+    public init(lastSeq: Int64, lastRev: Int64) {
+        self.lastSeq = lastSeq
+        self.lastRev = lastRev
+    }
+}
+
+/// Everything needed to bring a room back into memory: its last snapshot, the patches after
+/// it, and every client's progress.
+public struct RoomRecord: Sendable, Equatable {
+    /// The room's name.
+    public var room: String
+    /// The history's identity; unchanged for as long as the stored history is continuous.
+    public var epoch: String
+    /// The latest applied revision.
+    public var rev: Int64
+    /// The document at `snapshotRev`, as compact JSON.
+    public var snapshot: [UInt8]
+    /// The revision the snapshot reflects.
+    public var snapshotRev: Int64
+    /// Patches with rev > `snapshotRev`, in rev order, to replay onto the snapshot.
+    public var patchesAfterSnapshot: [StoredPatch]
+    /// Progress per client id.
+    public var clients: [String: ClientProgress]
+    /// The oldest rev whose patch is still stored (resume from `oldestRev - 1` or later replays).
+    public var oldestRev: Int64
+
+    /// Creates a record.
+    public init(room: String, epoch: String, rev: Int64, snapshot: [UInt8], snapshotRev: Int64,
+                patchesAfterSnapshot: [StoredPatch], clients: [String: ClientProgress], oldestRev: Int64) {
+        self.room = room
+        self.epoch = epoch
+        self.rev = rev
+        self.snapshot = snapshot
+        self.snapshotRev = snapshotRev
+        self.patchesAfterSnapshot = patchesAfterSnapshot
+        self.clients = clients
+        self.oldestRev = oldestRev
+    }
+}
+
+/// One change to storage. A list of writes is applied atomically, in order.
+public enum StorageWrite: Sendable, Equatable {
+    /// A new room (or a room whose history was lost) starts at rev 0 with this epoch and document.
+    case createRoom(room: String, epoch: String, snapshot: [UInt8])
+    /// An applied patch: appended to the history; the room's rev and the client's progress advance.
+    case appendPatch(StoredPatch)
+    /// The document at `rev`; patches with rev < `keepFrom` are trimmed (they are covered by the
+    /// snapshot and outside the resume window).
+    case snapshot(room: String, rev: Int64, state: [UInt8], keepFrom: Int64)
+}
+
+/// Why storage failed, in words an operator can act on.
+public enum StorageError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// The database reported an error.
+    case database(SQLiteError)
+    /// A write referred to a room that storage does not have.
+    case unknownRoom(String)
+    /// The commit queue has shut down; nothing more is written.
+    case shutDown
+
+    /// A readable description.
+    public var description: String {
+        switch self {
+        case .database(let error): "storage: \(error)"
+        case .unknownRoom(let room): "storage: no room named '\(room)' is stored"
+        case .shutDown: "storage: the commit queue is shut down"
+        }
+    }
+}

@@ -1,0 +1,105 @@
+import Foundation
+import Testing
+@testable import TandemServer
+
+/// The same contract, checked against every `RoomStore` implementation.
+@Suite struct RoomStoreTests {
+    enum Kind: String, CaseIterable, Sendable { case memory, sqlite }
+
+    /// A fresh store of `kind`, and a way to reopen the same storage (a restart).
+    private func makeStore(_ kind: Kind) throws -> (store: any RoomStore, reopen: () throws -> any RoomStore, cleanup: () -> Void) {
+        switch kind {
+        case .memory:
+            let store = InMemoryRoomStore()
+            return (store, { store }, {})
+        case .sqlite:
+            let path = FileManager.default.temporaryDirectory.appendingPathComponent("tandem-store-\(UUID().uuidString).sqlite").path
+            return (try SQLiteRoomStore(path: path), { try SQLiteRoomStore(path: path) }, {
+                for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
+            })
+        }
+    }
+
+    private func patch(_ rev: Int64, client: String = "c1", seq: Int64? = nil, room: String = "lobby") -> StoredPatch {
+        StoredPatch(room: room, rev: rev, user: "alice", client: client, seq: seq ?? rev, ops: Array(#"[{"op":"set","path":"/n","value":\#(rev)}]"#.utf8))
+    }
+
+    @Test(arguments: Kind.allCases) func unknownRoomLoadsAsNil(kind: Kind) throws {
+        let (store, _, cleanup) = try makeStore(kind)
+        defer { cleanup() }
+        #expect(try store.loadRoom("nowhere") == nil)
+    }
+
+    @Test(arguments: Kind.allCases) func appendedPatchesAndProgressSurviveAReopen(kind: Kind) throws {
+        let (store, reopen, cleanup) = try makeStore(kind)
+        defer { cleanup() }
+        try store.apply([.createRoom(room: "lobby", epoch: "e1", snapshot: Array("{}".utf8))])
+        try store.apply([.appendPatch(patch(1)), .appendPatch(patch(2, client: "c2", seq: 7)), .appendPatch(patch(3))])
+        let record = try #require(try reopen().loadRoom("lobby"))
+        #expect(record.epoch == "e1")
+        #expect(record.rev == 3)
+        #expect(record.snapshot == Array("{}".utf8))
+        #expect(record.snapshotRev == 0)
+        #expect(record.patchesAfterSnapshot == [patch(1), patch(2, client: "c2", seq: 7), patch(3)])
+        #expect(record.clients == ["c1": ClientProgress(lastSeq: 3, lastRev: 3), "c2": ClientProgress(lastSeq: 7, lastRev: 2)])
+        #expect(record.oldestRev == 1)
+    }
+
+    @Test(arguments: Kind.allCases) func snapshotTrimsOldPatchesButKeepsTheWindow(kind: Kind) throws {
+        let (store, _, cleanup) = try makeStore(kind)
+        defer { cleanup() }
+        try store.apply([.createRoom(room: "lobby", epoch: "e1", snapshot: Array("{}".utf8))])
+        try store.apply((1...10).map { .appendPatch(patch($0)) })
+        try store.apply([.snapshot(room: "lobby", rev: 8, state: Array(#"{"n":8}"#.utf8), keepFrom: 6)])
+        let record = try #require(try store.loadRoom("lobby"))
+        #expect(record.snapshotRev == 8)
+        #expect(record.patchesAfterSnapshot.map(\.rev) == [9, 10])
+        #expect(record.oldestRev == 6)
+        #expect(try store.patches(room: "lobby", after: 5, limit: 100).map(\.rev) == [6, 7, 8, 9, 10])
+        #expect(try store.patches(room: "lobby", after: 6, limit: 2).map(\.rev) == [7, 8])
+    }
+
+    @Test(arguments: Kind.allCases) func findsTheRevisionOfAClientsSeq(kind: Kind) throws {
+        let (store, _, cleanup) = try makeStore(kind)
+        defer { cleanup() }
+        try store.apply([.createRoom(room: "lobby", epoch: "e1", snapshot: Array("{}".utf8)),
+                         .appendPatch(patch(1, client: "a", seq: 4)), .appendPatch(patch(2, client: "b", seq: 4))])
+        #expect(try store.revision(room: "lobby", client: "b", seq: 4) == 2)
+        #expect(try store.revision(room: "lobby", client: "a", seq: 5) == nil)
+    }
+
+    @Test(arguments: Kind.allCases) func aFailingBatchChangesNothing(kind: Kind) throws {
+        let (store, _, cleanup) = try makeStore(kind)
+        defer { cleanup() }
+        try store.apply([.createRoom(room: "lobby", epoch: "e1", snapshot: Array("{}".utf8))])
+        #expect(throws: StorageError.unknownRoom("ghost")) {
+            try store.apply([.appendPatch(patch(1)), .appendPatch(patch(1, room: "ghost"))])
+        }
+        let record = try #require(try store.loadRoom("lobby"))
+        #expect(record.rev == 0)
+        #expect(record.patchesAfterSnapshot.isEmpty)
+    }
+
+    @Test(arguments: Kind.allCases) func recreatingARoomStartsAFreshHistory(kind: Kind) throws {
+        let (store, _, cleanup) = try makeStore(kind)
+        defer { cleanup() }
+        try store.apply([.createRoom(room: "lobby", epoch: "e1", snapshot: Array("{}".utf8)), .appendPatch(patch(1))])
+        try store.apply([.createRoom(room: "lobby", epoch: "e2", snapshot: Array(#"{"x":1}"#.utf8))])
+        let record = try #require(try store.loadRoom("lobby"))
+        #expect(record.epoch == "e2")
+        #expect(record.rev == 0)
+        #expect(record.patchesAfterSnapshot.isEmpty)
+        #expect(record.clients.isEmpty)
+    }
+
+    @Test(arguments: Kind.allCases) func roomsAreIsolated(kind: Kind) throws {
+        let (store, _, cleanup) = try makeStore(kind)
+        defer { cleanup() }
+        try store.apply([.createRoom(room: "a", epoch: "ea", snapshot: Array("{}".utf8)),
+                         .createRoom(room: "b", epoch: "eb", snapshot: Array("{}".utf8)),
+                         .appendPatch(patch(1, room: "a")), .appendPatch(patch(2, room: "a"))])
+        #expect(try store.loadRoom("b")?.rev == 0)
+        #expect(try store.patches(room: "b", after: 0, limit: 10).isEmpty)
+        #expect(try store.loadRoom("a")?.rev == 2)
+    }
+}
