@@ -20,12 +20,12 @@ enum StateDiff {
                 output.append("  " + old[i])
                 i += 1
                 j += 1
-            } else if j < new.count, i == old.count || table[i][j + 1] >= table[i + 1][j] {
-                output.append("+ " + new[j])
-                j += 1
-            } else {
+            } else if i < old.count, j == new.count || table[i + 1][j] >= table[i][j + 1] {
                 output.append("− " + old[i])
                 i += 1
+            } else {
+                output.append("+ " + new[j])
+                j += 1
             }
         }
         return output.joined(separator: "\n")

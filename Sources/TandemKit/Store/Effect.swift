@@ -7,6 +7,7 @@
 /// operation is cancelled when its root store is released.
 public struct Effect<Action: Sendable>: Sendable {
     /// One step of an effect, as the executor sees it.
+    @usableFromInline
     package enum Operation: Sendable {
         /// Dispatch the action after the current one.
         case send(Action)
@@ -17,6 +18,7 @@ public struct Effect<Action: Sendable>: Sendable {
     }
 
     /// An async operation and how it is registered.
+    @usableFromInline
     package struct Run: Sendable {
         /// The cancellation id, if any.
         package var id: EffectID?
@@ -29,16 +31,20 @@ public struct Effect<Action: Sendable>: Sendable {
     }
 
     /// The steps, executed in order.
+    @usableFromInline
     package var operations: [Operation]
 
+    @usableFromInline
     package init(operations: [Operation]) {
         self.operations = operations
     }
 
     /// No work. Returning `.none` costs nothing: no allocation, no task.
+    @inlinable
     public static var none: Effect { Effect(operations: []) }
 
     /// Dispatches `action` after the action being reduced (and after actions queued before it).
+    @inlinable
     public static func send(_ action: Action) -> Effect {
         Effect(operations: [.send(action)])
     }

@@ -6,6 +6,7 @@ import Synchronization
 /// Thread-safe; the registry is a single `Mutex`. A task is registered in the same critical
 /// section that creates it, so its removal on completion always finds it (no lost updates).
 /// Once `close()` has run, no new operation starts.
+@usableFromInline
 package final class EffectRunner<Action: Sendable>: Sendable {
     private struct Registry {
         var nextToken: UInt64 = 0
@@ -17,6 +18,7 @@ package final class EffectRunner<Action: Sendable>: Sendable {
     private let didChange: @Sendable () -> Void
 
     /// Creates a runner; `didChange` is called (outside the lock) whenever an operation finishes.
+    @usableFromInline
     package init(didChange: @escaping @Sendable () -> Void = {}) {
         self.didChange = didChange
     }
@@ -27,6 +29,7 @@ package final class EffectRunner<Action: Sendable>: Sendable {
     }
 
     /// Executes `effect`'s operations in order; `.send` operations call `send` synchronously.
+    @usableFromInline
     package func execute(_ effect: Effect<Action>, send: @escaping @Sendable (Action) -> Void) {
         for operation in effect.operations {
             switch operation {

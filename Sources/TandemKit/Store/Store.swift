@@ -29,7 +29,10 @@ public final class Store<State: Sendable, Action: Sendable>: Sendable {
     /// A reducer: applies an action to the state in place and returns the follow-up work.
     public typealias Reducer = @Sendable (_ state: inout State, _ action: Action) -> Effect<Action>
 
-    private let backend: StoreBackend<State, Action>
+    @usableFromInline let backend: StoreBackend<State, Action>
+    /// The dispatch path, built once where the store is created (and specialised there): the
+    /// root core's `send`, or for a scope its parent's dispatch after embedding the action.
+    @usableFromInline let dispatch: @Sendable (Action) -> Void
 
     /// Creates a root store.
     ///
@@ -38,16 +41,21 @@ public final class Store<State: Sendable, Action: Sendable>: Sendable {
     ///   - reducer: The only code that changes the state. It runs inside the store's lock: keep it
     ///     pure and quick, and return effects for anything else.
     ///   - middleware: Hooks run around every reduction, in this order.
+    @inlinable
     public init(
         initialState: State,
         reducer: @escaping Reducer,
         middleware: [Middleware<State, Action>] = []
     ) {
-        backend = RootBackend(core: StoreCore(initialState: initialState, reducer: reducer, middleware: middleware))
+        let core = StoreCore(initialState: initialState, reducer: reducer, middleware: middleware)
+        backend = RootBackend(core: core)
+        dispatch = { core.send($0) }
     }
 
-    private init(backend: StoreBackend<State, Action>) {
+    @usableFromInline
+    init(backend: StoreBackend<State, Action>, dispatch: @escaping @Sendable (Action) -> Void) {
         self.backend = backend
+        self.dispatch = dispatch
     }
 
     deinit {
@@ -66,8 +74,9 @@ public final class Store<State: Sendable, Action: Sendable>: Sendable {
     /// queues) has been reduced and observed when `send` returns. When the store is busy — on
     /// another thread, or because this call comes from an observer, middleware or reducer — the
     /// action is queued and processed after the current one, in order.
+    @inlinable
     public func send(_ action: Action) {
-        backend.send(action)
+        dispatch(action)
     }
 
     /// Calls `body` with the new state after every action processed from now on, on the thread
@@ -97,6 +106,7 @@ public final class Store<State: Sendable, Action: Sendable>: Sendable {
     /// The scope is a view: it has no state or queue of its own, does not keep the root store
     /// alive, and nested scopes compose onto the root once, so dispatch cost does not grow with
     /// depth.
+    @inlinable
     public func scope<ChildState: Sendable, ChildAction: Sendable>(
         state: any KeyPath<State, ChildState> & Sendable,
         action: @escaping @Sendable (ChildAction) -> Action
@@ -106,11 +116,16 @@ public final class Store<State: Sendable, Action: Sendable>: Sendable {
 
     /// A store for a child feature whose state is computed from this store's state by `state`
     /// (see `scope(state:action:)` with a key path).
+    @inlinable
     public func scope<ChildState: Sendable, ChildAction: Sendable>(
         state: @escaping @Sendable (State) -> ChildState,
         action: @escaping @Sendable (ChildAction) -> Action
     ) -> Store<ChildState, ChildAction> {
-        Store<ChildState, ChildAction>(backend: backend.scope(project: state, embed: action))
+        let parentDispatch = dispatch
+        return Store<ChildState, ChildAction>(
+            backend: backend.scope(project: state, embed: action),
+            dispatch: { parentDispatch(action($0)) }
+        )
     }
 }
 

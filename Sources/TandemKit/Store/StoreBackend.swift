@@ -4,6 +4,7 @@
 /// A scope of a scope composes both functions once, at creation, onto the root — there is never a
 /// chain of stores forwarding to each other, so a dispatch through any depth is one embedding call
 /// plus one root dispatch. Subclasses are immutable, hence the unchecked conformance.
+@usableFromInline
 class StoreBackend<State: Sendable, Action: Sendable>: @unchecked Sendable {
     var state: State { fatalError("abstract") }
     var runningEffectCount: Int { fatalError("abstract") }
@@ -12,6 +13,7 @@ class StoreBackend<State: Sendable, Action: Sendable>: @unchecked Sendable {
     func values<Value: Equatable & Sendable>(_ transform: @escaping @Sendable (State) -> Value) -> AsyncStream<Value> {
         fatalError("abstract")
     }
+    @usableFromInline
     func scope<ChildState: Sendable, ChildAction: Sendable>(
         project: @escaping @Sendable (State) -> ChildState,
         embed: @escaping @Sendable (ChildAction) -> Action
@@ -23,9 +25,11 @@ class StoreBackend<State: Sendable, Action: Sendable>: @unchecked Sendable {
 }
 
 /// The backend of a root store: it owns the core and closes it when the root store goes away.
+@usableFromInline
 final class RootBackend<State: Sendable, Action: Sendable>: StoreBackend<State, Action>, @unchecked Sendable {
     let core: StoreCore<State, Action>
 
+    @usableFromInline
     init(core: StoreCore<State, Action>) {
         self.core = core
     }
@@ -37,6 +41,7 @@ final class RootBackend<State: Sendable, Action: Sendable>: StoreBackend<State, 
     override func values<Value: Equatable & Sendable>(_ transform: @escaping @Sendable (State) -> Value) -> AsyncStream<Value> {
         core.values(transform)
     }
+    @usableFromInline
     override func scope<ChildState: Sendable, ChildAction: Sendable>(
         project: @escaping @Sendable (State) -> ChildState,
         embed: @escaping @Sendable (ChildAction) -> Action

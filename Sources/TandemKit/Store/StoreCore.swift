@@ -9,33 +9,58 @@ import Synchronization
 /// The reducer runs inside the lock (so it mutates the state in place, without copy-on-write);
 /// observers, middleware and effects run outside it, on the drainer's thread, one at a time.
 /// A `send` made by a reducer itself is recognised by thread identity and queued as well.
+///
+/// The hot path is `@inlinable` so that it is specialised for the app's concrete `State` and
+/// `Action` where the store is created; unspecialised generic code would spend most of a
+/// dispatch looking up type metadata.
+@usableFromInline
 final class StoreCore<State: Sendable, Action: Sendable>: Sendable {
+    @usableFromInline
     typealias Reducer = @Sendable (inout State, Action) -> Effect<Action>
+    @usableFromInline
     typealias Observers = ContiguousArray<StoreObserver<State>>
 
-    private enum Item {
+    /// A queued unit of work.
+    @usableFromInline
+    enum Item: Sendable {
         case action(Action)
         case attach(StoreObserver<State>)
     }
 
-    /// What the drainer does outside the lock after a locked transition.
-    private enum Step {
-        /// The reducer ran; notify `observers` with `state` (nil when nobody needs it) and execute `effect`.
-        case reduced(effect: Effect<Action>, state: State?, observers: Observers)
-        /// Middleware must see `action` and `state` before the reducer runs.
-        case pending(action: Action, state: State)
-        /// A new stream observer receives its first value.
-        case attached(StoreObserver<State>, State)
+    /// What the drainer does outside the lock after one locked transition. Filled in place by
+    /// `take` (a struct of optionals is much cheaper to move around than a generic enum).
+    @usableFromInline
+    struct Work {
+        /// Middleware must see this action (with `state` before it) before the reducer runs.
+        @usableFromInline var pendingAction: Action?
+        /// A new stream observer that must receive `state` as its first value.
+        @usableFromInline var attached: StoreObserver<State>?
+        /// The reduction's effect.
+        @usableFromInline var effect: Effect<Action> = .none
+        /// The state to hand to observers or middleware; nil when nobody needs it.
+        @usableFromInline var state: State?
+        /// The observers to notify.
+        @usableFromInline var observers: Observers = []
+
+        @inlinable
+        init() {}
     }
 
-    private struct Inner {
-        var state: State
-        var queue: [Item] = []
-        var head = 0
-        var draining = false
-        var closed = false
-        var observers: Observers = []
+    @usableFromInline
+    struct Inner: Sendable {
+        @usableFromInline var state: State
+        @usableFromInline var queue: [Item] = []
+        @usableFromInline var head = 0
+        @usableFromInline var draining = false
+        @usableFromInline var closed = false
+        @usableFromInline var observers: Observers = []
 
+        @usableFromInline
+        init(state: State) {
+            self.state = state
+        }
+
+        @inlinable
         mutating func dequeue() -> Item? {
             guard head < queue.count else { return nil }
             let item = queue[head]
@@ -51,19 +76,18 @@ final class StoreCore<State: Sendable, Action: Sendable>: Sendable {
         }
     }
 
-    /// Actions sent by a reducer while it runs. Only the thread that holds the lock and runs the
-    /// reducer touches it, which makes the unchecked conformance sound.
-    private final class ReentrantActions: @unchecked Sendable {
-        var actions: [Action] = []
-    }
+    @usableFromInline let inner: Mutex<Inner>
+    @usableFromInline let reducer: Reducer
+    @usableFromInline let middleware: [Middleware<State, Action>]
+    @usableFromInline let runner = EffectRunner<Action>()
+    /// The thread running the reducer (0 when none), to recognise a `send` from inside it.
+    @usableFromInline let reducingThread = Atomic<UInt>(0)
+    /// Actions sent from inside the reducer; `reentrantCount` lets the drainer skip the lock
+    /// when there are none (the common case).
+    @usableFromInline let reentrant = Mutex<[Action]>([])
+    @usableFromInline let reentrantCount = Atomic<Int>(0)
 
-    private let inner: Mutex<Inner>
-    private let reducer: Reducer
-    private let middleware: [Middleware<State, Action>]
-    private let runner = EffectRunner<Action>()
-    private let reducingThread = Atomic<UInt>(0)
-    private let reentrant = ReentrantActions()
-
+    @usableFromInline
     init(initialState: State, reducer: @escaping Reducer, middleware: [Middleware<State, Action>]) {
         inner = Mutex(Inner(state: initialState))
         self.reducer = reducer
@@ -80,10 +104,12 @@ final class StoreCore<State: Sendable, Action: Sendable>: Sendable {
 
     var runningEffectCount: Int { runner.runningCount }
 
+    @inlinable
     func send(_ action: Action) {
         let thread = ThreadIdentity.current
         if reducingThread.load(ordering: .relaxed) == thread {
-            reentrant.actions.append(action)
+            reentrant.withLock { $0.append(action) }
+            reentrantCount.add(1, ordering: .relaxed)
             return
         }
         submit(.action(action), thread: thread)
@@ -132,83 +158,111 @@ final class StoreCore<State: Sendable, Action: Sendable>: Sendable {
 
     // MARK: - Draining
 
-    private func submit(_ item: Item, thread: UInt) {
-        let first: Step? = inner.withLock { inner in
+    /// Queues `item`, or — if the store is idle — processes it and then drains the queue.
+    @inlinable
+    func submit(_ item: Item, thread: UInt) {
+        var work = Work()
+        let drains = inner.withLock { inner -> Bool in
             if inner.closed {
                 if case .attach(let observer) = item { observer.close() }
-                return nil
+                return false
             }
             if inner.draining {
                 inner.queue.append(item)
-                return nil
+                return false
             }
             inner.draining = true
-            return step(for: item, in: &inner, thread: thread)
+            take(item, in: &inner, into: &work, thread: thread)
+            return true
         }
-        guard var step = first else { return }
+        guard drains else { return }
         while true {
-            perform(step, thread: thread)
-            guard let next = inner.withLock({ inner -> Step? in
-                guard !inner.closed, let item = inner.dequeue() else {
+            perform(&work, thread: thread)
+            let more = inner.withLock { inner -> Bool in
+                guard !inner.closed, let next = inner.dequeue() else {
                     inner.draining = false
-                    return nil
+                    return false
                 }
-                return self.step(for: item, in: &inner, thread: thread)
-            }) else { return }
-            step = next
+                take(next, in: &inner, into: &work, thread: thread)
+                return true
+            }
+            if !more { return }
         }
     }
 
-    private func step(for item: Item, in inner: inout Inner, thread: UInt) -> Step {
+    /// The locked half of processing `item`: reduce it (unless middleware must see it first) or
+    /// register the observer it attaches.
+    @inlinable
+    func take(_ item: Item, in inner: inout Inner, into work: inout Work, thread: UInt) {
         switch item {
         case .attach(let observer):
             inner.observers.append(observer)
-            return .attached(observer, inner.state)
+            work.attached = observer
+            work.state = inner.state
         case .action(let action):
-            if middleware.isEmpty { return reduce(action, in: &inner, thread: thread) }
-            return .pending(action: action, state: inner.state)
-        }
-    }
-
-    private func reduce(_ action: Action, in inner: inout Inner, thread: UInt) -> Step {
-        reducingThread.store(thread, ordering: .relaxed)
-        let effect = reducer(&inner.state, action)
-        reducingThread.store(0, ordering: .relaxed)
-        if !reentrant.actions.isEmpty {
-            for action in reentrant.actions { inner.queue.append(.action(action)) }
-            reentrant.actions.removeAll()
-        }
-        let observers = inner.observers
-        let needsState = !observers.isEmpty || !middleware.isEmpty
-        return .reduced(effect: effect, state: needsState ? inner.state : nil, observers: observers)
-    }
-
-    private func perform(_ step: Step, thread: UInt) {
-        switch step {
-        case .attached(let observer, let state):
-            observer.deliver(state)
-        case .reduced(let effect, let state, let observers):
-            if let state {
-                for observer in observers { observer.deliver(state) }
+            if middleware.isEmpty {
+                reduce(action, in: &inner, into: &work, thread: thread)
+            } else {
+                work.pendingAction = action
+                work.state = inner.state
             }
-            execute(effect)
-        case .pending(let action, let oldState):
-            for hook in middleware { execute(hook.willReduce(action, oldState)) }
-            let reduced = inner.withLock { inner in reduce(action, in: &inner, thread: thread) }
-            guard case .reduced(let effect, let newState?, let observers) = reduced else { return }
-            let after = middleware.map { $0.didReduce(action, oldState, newState) }
-            for observer in observers { observer.deliver(newState) }
-            execute(effect)
-            for effect in after { execute(effect) }
         }
     }
 
-    private func execute(_ effect: Effect<Action>) {
+    @inlinable
+    func reduce(_ action: Action, in inner: inout Inner, into work: inout Work, thread: UInt) {
+        reducingThread.store(thread, ordering: .relaxed)
+        work.effect = reducer(&inner.state, action)
+        reducingThread.store(0, ordering: .relaxed)
+        if reentrantCount.load(ordering: .relaxed) != 0 {
+            reentrantCount.store(0, ordering: .relaxed)
+            let queued = reentrant.withLock { actions in
+                defer { actions.removeAll() }
+                return actions
+            }
+            for action in queued { inner.queue.append(.action(action)) }
+        }
+        work.observers = inner.observers
+        if !work.observers.isEmpty || !middleware.isEmpty { work.state = inner.state }
+    }
+
+    /// The unlocked half: middleware, observers, effects. Leaves `work` empty.
+    @inlinable
+    func perform(_ work: inout Work, thread: UInt) {
+        if let observer = work.attached.take() {
+            if let state = work.state.take() { observer.deliver(state) }
+            return
+        }
+        if let action = work.pendingAction.take(), let oldState = work.state.take() {
+            for hook in middleware { execute(hook.willReduce(action, oldState)) }
+            inner.withLock { inner in reduce(action, in: &inner, into: &work, thread: thread) }
+            guard let newState = work.state.take() else { return }
+            let after = middleware.map { $0.didReduce(action, oldState, newState) }
+            for observer in work.observers { observer.deliver(newState) }
+            work.observers = []
+            execute(work.effect)
+            work.effect = .none
+            for effect in after { execute(effect) }
+            return
+        }
+        if let state = work.state.take() {
+            for observer in work.observers { observer.deliver(state) }
+        }
+        work.observers = []
+        if !work.effect.operations.isEmpty {
+            execute(work.effect)
+            work.effect = .none
+        }
+    }
+
+    @usableFromInline
+    func execute(_ effect: Effect<Action>) {
         guard !effect.operations.isEmpty else { return }
         runner.execute(effect) { [weak self] action in self?.send(action) }
     }
 
-    private func detach(_ observer: StoreObserver<State>) {
+    @usableFromInline
+    func detach(_ observer: StoreObserver<State>) {
         observer.deactivate()
         inner.withLock { inner in inner.observers.removeAll { $0 === observer } }
     }

@@ -5,10 +5,11 @@ import Synchronization
 ///
 /// Only the thread draining the store calls `deliver`, one call at a time, so `deliver` needs no
 /// lock of its own; `isActive` is atomic because `cancel` may come from any thread.
+@usableFromInline
 final class StoreObserver<State: Sendable>: Sendable {
-    private let notify: @Sendable (State) -> Void
+    @usableFromInline let notify: @Sendable (State) -> Void
     private let onClose: @Sendable () -> Void
-    private let active = Atomic<Bool>(true)
+    @usableFromInline let active = Atomic<Bool>(true)
 
     init(notify: @escaping @Sendable (State) -> Void, onClose: @escaping @Sendable () -> Void = {}) {
         self.notify = notify
@@ -16,7 +17,7 @@ final class StoreObserver<State: Sendable>: Sendable {
     }
 
     /// Passes `state` to the observer unless it has been deactivated.
-    @inline(__always)
+    @inlinable
     func deliver(_ state: State) {
         if active.load(ordering: .relaxed) { notify(state) }
     }
@@ -27,6 +28,7 @@ final class StoreObserver<State: Sendable>: Sendable {
     }
 
     /// Stops deliveries and tells the observer no more values will come (finishes a stream).
+    @usableFromInline
     func close() {
         deactivate()
         onClose()
