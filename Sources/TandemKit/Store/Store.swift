@@ -70,6 +70,9 @@ public final class Store<State: Sendable, Action: Sendable>: Sendable {
     /// The number of effect operations started by this store's root that are still running.
     public var runningEffectCount: Int { backend.runningEffectCount }
 
+    /// The number of observers (synchronous and streams) registered with the root.
+    var observerCount: Int { backend.observerCount }
+
     /// Dispatches `action`. Synchronous when the store is idle: the action (and everything it
     /// queues) has been reduced and observed when `send` returns. When the store is busy — on
     /// another thread, or because this call comes from an observer, middleware or reducer — the

@@ -8,6 +8,7 @@
 class StoreBackend<State: Sendable, Action: Sendable>: @unchecked Sendable {
     var state: State { fatalError("abstract") }
     var runningEffectCount: Int { fatalError("abstract") }
+    var observerCount: Int { fatalError("abstract") }
     func send(_ action: Action) { fatalError("abstract") }
     func observe(_ body: @escaping @Sendable (State) -> Void) -> ObservationToken { fatalError("abstract") }
     func values<Value: Equatable & Sendable>(_ transform: @escaping @Sendable (State) -> Value) -> AsyncStream<Value> {
@@ -36,6 +37,7 @@ final class RootBackend<State: Sendable, Action: Sendable>: StoreBackend<State, 
 
     override var state: State { core.state }
     override var runningEffectCount: Int { core.runningEffectCount }
+    override var observerCount: Int { core.observerCount }
     override func send(_ action: Action) { core.send(action) }
     override func observe(_ body: @escaping @Sendable (State) -> Void) -> ObservationToken { core.observe(body) }
     override func values<Value: Equatable & Sendable>(_ transform: @escaping @Sendable (State) -> Value) -> AsyncStream<Value> {
@@ -74,6 +76,7 @@ final class ScopedBackend<RootState: Sendable, RootAction: Sendable, State: Send
 
     override var state: State { project(core.state) }
     override var runningEffectCount: Int { core.runningEffectCount }
+    override var observerCount: Int { core.observerCount }
     override func send(_ action: Action) { core.send(embed(action)) }
     override func observe(_ body: @escaping @Sendable (State) -> Void) -> ObservationToken {
         let project = self.project

@@ -104,6 +104,9 @@ final class StoreCore<State: Sendable, Action: Sendable>: Sendable {
 
     var runningEffectCount: Int { runner.runningCount }
 
+    /// Registered observers (synchronous and streams), for tests of unsubscription.
+    var observerCount: Int { inner.withLock { $0.observers.count } }
+
     @inlinable
     func send(_ action: Action) {
         let thread = ThreadIdentity.current
