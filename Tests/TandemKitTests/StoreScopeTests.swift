@@ -55,6 +55,12 @@ import TandemKit
             return values
         }
         #expect(all == [1], "streams from the scope finish with the root")
+        let late = try await withTimeout {
+            var values: [Int] = []
+            for await value in child.values(of: \.value) { values.append(value) }
+            return values
+        }
+        #expect(late.isEmpty, "a stream requested after the root is gone finishes at once")
     }
 
     private func makeOrphanedScope() -> (

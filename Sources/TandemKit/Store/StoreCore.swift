@@ -165,9 +165,10 @@ final class StoreCore<State: Sendable, Action: Sendable>: Sendable {
     @inlinable
     func submit(_ item: Item, thread: UInt) {
         var work = Work()
+        var refused = false
         let drains = inner.withLock { inner -> Bool in
             if inner.closed {
-                if case .attach(let observer) = item { observer.close() }
+                refused = true
                 return false
             }
             if inner.draining {
@@ -178,7 +179,11 @@ final class StoreCore<State: Sendable, Action: Sendable>: Sendable {
             take(item, in: &inner, into: &work, thread: thread)
             return true
         }
-        guard drains else { return }
+        guard drains else {
+            // Finishing a stream runs its termination handler, which takes the lock: do it outside.
+            if refused, case .attach(let observer) = item { observer.close() }
+            return
+        }
         while true {
             perform(&work, thread: thread)
             let more = inner.withLock { inner -> Bool in
@@ -267,6 +272,11 @@ final class StoreCore<State: Sendable, Action: Sendable>: Sendable {
     @usableFromInline
     func detach(_ observer: StoreObserver<State>) {
         observer.deactivate()
-        inner.withLock { inner in inner.observers.removeAll { $0 === observer } }
+        // Released after the lock: dropping the last reference may run arbitrary deinit code.
+        let removed = inner.withLock { inner -> StoreObserver<State>? in
+            guard let index = inner.observers.firstIndex(where: { $0 === observer }) else { return nil }
+            return inner.observers.remove(at: index)
+        }
+        _ = removed
     }
 }
