@@ -5,7 +5,8 @@
 /// the middleware were given. For each action: every `willReduce`, then the reducer, then every
 /// `didReduce`, then the synchronous observers. Actions it dispatches (through its effects or by
 /// calling `send` on the store) are queued and processed after the current action — never
-/// reentrantly.
+/// reentrantly. Because `didReduce` receives the state before the action, a store with middleware
+/// keeps that copy alive during reduction, so collections the reducer mutates are copied once.
 public struct Middleware<State: Sendable, Action: Sendable>: Sendable {
     /// Called before the reducer with the action and the state it will be applied to.
     public var willReduce: @Sendable (_ action: Action, _ state: State) -> Effect<Action>

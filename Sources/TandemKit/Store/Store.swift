@@ -20,7 +20,12 @@
 /// impossible. The lock is held only while the reducer runs (so the state is mutated in place
 /// without copy-on-write); observers, middleware and effects run outside it, on the drainer's
 /// thread. Consequence: observers are called on whichever thread drained the store — hop to the
-/// main actor inside the observer if the UI needs it. Reducers must be fast and pure.
+/// main actor inside the observer if the UI needs it. Reducers must be fast and pure, and must
+/// not call the store other than through `send` (reading `state` from a reducer traps).
+///
+/// Cost: about 70 ns per action with one observer, about 3.5 ns per additional observer, the same
+/// through a scope of depth 1 or 5 (`tandem bench store`; docs/bench/store.md). The dispatch path
+/// is `@inlinable` so that it is specialised for the app's `State` and `Action`.
 ///
 /// ## Lifetime
 /// Releasing the root store cancels every running effect, finishes every stream and turns later
