@@ -23,7 +23,7 @@
 /// main actor inside the observer if the UI needs it. Reducers must be fast and pure, and must
 /// not call the store other than through `send` (reading `state` from a reducer traps).
 ///
-/// Cost: about 70 ns per action with one observer, about 3.5 ns per additional observer, the same
+/// Cost: about 65 ns per action with one observer, about 3 ns per additional observer, the same
 /// through a scope of depth 1 or 5 (`tandem bench store`; docs/bench/store.md). The dispatch path
 /// is `@inlinable` so that it is specialised for the app's `State` and `Action`.
 ///
