@@ -1,0 +1,135 @@
+/// A typed waterfall: steps that run one after another, each step's output being the next one's
+/// input. The first error stops the chain; no later step runs.
+///
+/// The chain is typed end to end: `then` only accepts a step whose input is the previous step's
+/// output, so a mismatch is a compile error, and the result needs no cast. A pipeline is an
+/// immutable, `Sendable` description; run it inline with `run(_:)`, or as a controllable
+/// `PipelineRun` (start, pause between steps, resume, cancel; completion exactly once) with
+/// `makeRun(_:)` / `start(_:)`.
+public struct Pipeline<Input: Sendable, Output: Sendable>: Sendable {
+    /// Runs the steps; the `Int` is the index of this pipeline's first step within the whole chain.
+    typealias Body = @Sendable (Input, RunContext, Int) async throws -> Output
+
+    let body: Body
+    /// The steps' names, in order.
+    public let stepNames: [String]
+
+    /// The number of steps.
+    public var count: Int { stepNames.count }
+
+    init(stepNames: [String], body: @escaping Body) {
+        self.stepNames = stepNames
+        self.body = body
+    }
+
+    /// A pipeline of one step.
+    public init(_ step: PipelineStep<Input, Output>) {
+        let execute = step.execute
+        let name = step.name
+        if let plain = step.plain {
+            self.init(stepNames: [name]) { input, context, base in
+                try await context.checkpoint(base, name)
+                let output: Output
+                do {
+                    output = try await plain(input)
+                } catch {
+                    throw PipelineError.normalize(error, context: context, index: base, name: name, attempts: 1)
+                }
+                context.finished(base, name)
+                return output
+            }
+        } else {
+            self.init(stepNames: [name]) { input, context, base in
+                try await context.checkpoint(base, name)
+                let output = try await execute(input, context, base, name)
+                context.finished(base, name)
+                return output
+            }
+        }
+    }
+
+    /// A pipeline of one step named `name` running `body`; see `PipelineStep.init`.
+    public init(name: String, retry: RetryPolicy? = nil, timeout: Duration? = nil, _ body: @escaping @Sendable (Input) async throws -> Output) {
+        self.init(PipelineStep(name, retry: retry, timeout: timeout, body))
+    }
+
+    /// Appends `step`; it receives this pipeline's output.
+    public func then<Next: Sendable>(_ step: PipelineStep<Output, Next>) -> Pipeline<Input, Next> {
+        then(Pipeline<Output, Next>(step))
+    }
+
+    /// Appends a step named `name` running `body` (sync or async) on this pipeline's output.
+    public func then<Next: Sendable>(
+        name: String,
+        retry: RetryPolicy? = nil,
+        timeout: Duration? = nil,
+        _ body: @escaping @Sendable (Output) async throws -> Next
+    ) -> Pipeline<Input, Next> {
+        then(PipelineStep(name, retry: retry, timeout: timeout, body))
+    }
+
+    /// Appends every step of `next`, in order.
+    public func then<Next: Sendable>(_ next: Pipeline<Output, Next>) -> Pipeline<Input, Next> {
+        let first = body
+        let second = next.body
+        let offset = count
+        return Pipeline<Input, Next>(stepNames: stepNames + next.stepNames) { input, context, base in
+            try await second(try await first(input, context, base), context, base + offset)
+        }
+    }
+
+    /// Runs the pipeline in the calling task and returns the last step's output.
+    ///
+    /// Cancelling the calling task cancels the running step cooperatively and no later step starts.
+    /// `onProgress` is called synchronously, in order, from the running task.
+    ///
+    /// - Throws: the first step's failure or timeout, or `PipelineError.cancelled`.
+    public func run(
+        _ input: Input,
+        environment: PipelineEnvironment = .live,
+        onProgress: (@Sendable (PipelineProgress) -> Void)? = nil
+    ) async throws(PipelineError) -> Output {
+        let context = RunContext(environment: environment, count: count, progress: onProgress)
+        do {
+            return try await body(input, context, 0)
+        } catch {
+            throw PipelineError.normalize(error, context: context, index: 0, name: stepNames.first ?? "", attempts: 1)
+        }
+    }
+
+    /// Prepares a controllable run of this pipeline on `input`; call `start()` (or `resume()`) on it.
+    ///
+    /// `completion` is called exactly once with the outcome, whatever it is (see `PipelineRun`);
+    /// `onProgress` synchronously, in order, from the running task.
+    public func makeRun(
+        _ input: Input,
+        environment: PipelineEnvironment = .live,
+        completion: (@Sendable (PipelineResult<Output>) -> Void)? = nil,
+        onProgress: (@Sendable (PipelineProgress) -> Void)? = nil
+    ) -> PipelineRun<Output> {
+        let body = body
+        return PipelineRun(count: count, environment: environment, onProgress: onProgress, completion: completion) { context in
+            try await body(input, context, 0)
+        }
+    }
+
+    /// Prepares and starts a run; the same as `makeRun` followed by `start()`.
+    @discardableResult
+    public func start(
+        _ input: Input,
+        environment: PipelineEnvironment = .live,
+        completion: (@Sendable (PipelineResult<Output>) -> Void)? = nil,
+        onProgress: (@Sendable (PipelineProgress) -> Void)? = nil
+    ) -> PipelineRun<Output> {
+        let run = makeRun(input, environment: environment, completion: completion, onProgress: onProgress)
+        run.start()
+        return run
+    }
+}
+
+extension Pipeline where Input == Output {
+    /// An empty pipeline that passes its input through; start a chain with `then`.
+    public init() {
+        self.init(stepNames: []) { input, _, _ in input }
+    }
+}
