@@ -30,6 +30,8 @@ public final class PipelineRun<Output: Sendable>: PipelineControl {
     private struct State {
         var phase = Phase.idle
         var cancelRequested = false
+        /// Set once completion handlers have run; `await result` returns only after that.
+        var delivered = false
         var task: Task<Void, Never>?
         var handlers: [@Sendable (PipelineResult<Output>) -> Void] = []
         var waiters: [CheckedContinuation<PipelineResult<Output>, Never>] = []
@@ -156,7 +158,7 @@ public final class PipelineRun<Output: Sendable>: PipelineControl {
         get async {
             await withCheckedContinuation { continuation in
                 let finished = state.withLock { state -> PipelineResult<Output>? in
-                    if case let .finished(result) = state.phase { return result }
+                    if case let .finished(result) = state.phase, state.delivered { return result }
                     state.waiters.append(continuation)
                     return nil
                 }
@@ -205,23 +207,28 @@ public final class PipelineRun<Output: Sendable>: PipelineControl {
         finish(outcome)
     }
 
-    /// Decides the outcome (a requested cancel wins) and delivers it, exactly once.
+    /// Decides the outcome (a requested cancel wins) and delivers it, exactly once: first to the
+    /// completion handlers and progress streams, then to `await result` waiters.
     private func finish(_ outcome: PipelineResult<Output>) {
-        let delivery = state.withLock { state -> (PipelineResult<Output>, State)? in
+        let decided = state.withLock { state -> (PipelineResult<Output>, State)? in
             if case .finished = state.phase { return nil }
             let final = state.cancelRequested ? .cancelled : outcome
             state.phase = .finished(final)
             let taken = state
             state.handlers = []
-            state.waiters = []
             state.streams = []
             state.task = nil
             return (final, taken)
         }
-        guard let (final, taken) = delivery else { return }
+        guard let (final, taken) = decided else { return }
         observed.removeAll()
         for handler in taken.handlers { handler(final) }
         for stream in taken.streams { stream.finish() }
-        for waiter in taken.waiters { waiter.resume(returning: final) }
+        let waiters = state.withLock { state in
+            state.delivered = true
+            defer { state.waiters = [] }
+            return state.waiters
+        }
+        for waiter in waiters { waiter.resume(returning: final) }
     }
 }
