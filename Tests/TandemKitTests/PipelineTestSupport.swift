@@ -22,6 +22,11 @@ final class PipelineTestGate: Sendable {
         for waiter in waiters { waiter.resume() }
     }
 
+    /// Waits until opened, ignoring cancellation (a step that does not cooperate).
+    func waitIgnoringCancellation() async {
+        await Task { try? await self.waitCancellable() }.value
+    }
+
     func waitCancellable() async throws {
         let id = state.withLock { state -> Int in
             state.nextID += 1

@@ -8,8 +8,10 @@
 /// `makeRun(_:)` / `start(_:)`.
 public struct Pipeline<Input: Sendable, Output: Sendable>: Sendable {
     /// Runs the steps; the `Int` is the index of this pipeline's first step within the whole chain.
+    @usableFromInline
     typealias Body = @Sendable (Input, RunContext, Int) async throws -> Output
 
+    @usableFromInline
     let body: Body
     /// The steps' names, in order.
     public let stepNames: [String]
@@ -17,48 +19,63 @@ public struct Pipeline<Input: Sendable, Output: Sendable>: Sendable {
     /// The number of steps.
     public var count: Int { stepNames.count }
 
+    @usableFromInline
     init(stepNames: [String], body: @escaping Body) {
         self.stepNames = stepNames
         self.body = body
     }
 
     /// A pipeline of one step.
+    @inlinable
     public init(_ step: PipelineStep<Input, Output>) {
-        let execute = step.execute
-        let name = step.name
-        if let plain = step.plain {
-            self.init(stepNames: [name]) { input, context, base in
-                try await context.checkpoint(base, name)
-                let output: Output
-                do {
-                    output = try await plain(input)
-                } catch {
-                    throw PipelineError.normalize(error, context: context, index: base, name: name, attempts: 1)
-                }
-                context.finished(base, name)
-                return output
-            }
-        } else {
-            self.init(stepNames: [name]) { input, context, base in
-                try await context.checkpoint(base, name)
-                let output = try await execute(input, context, base, name)
-                context.finished(base, name)
-                return output
-            }
-        }
+        self = Pipeline<Input, Input>(stepNames: []) { input, _, _ in input }.then(step)
     }
 
     /// A pipeline of one step named `name` running `body`; see `PipelineStep.init`.
+    @inlinable
     public init(name: String, retry: RetryPolicy? = nil, timeout: Duration? = nil, _ body: @escaping @Sendable (Input) async throws -> Output) {
         self.init(PipelineStep(name, retry: retry, timeout: timeout, body))
     }
 
     /// Appends `step`; it receives this pipeline's output.
+    @inlinable
     public func then<Next: Sendable>(_ step: PipelineStep<Output, Next>) -> Pipeline<Input, Next> {
-        then(Pipeline<Output, Next>(step))
+        // One closure per step that calls the previous chain and then the step: every extra async
+        // frame per step is measurable against plain `await`s (see docs/bench/pipeline.md).
+        let previous = body
+        let localIndex = count
+        let name = step.name
+        let names = stepNames + [name]
+        if let plain = step.plain {
+            return Pipeline<Input, Next>(stepNames: names) { input, context, base in
+                let value = try await previous(input, context, base)
+                let index = base + localIndex
+                if context.mustWait { try await context.waitUntilRunnable(index, name) }
+                context.started(index, name)
+                let output: Next
+                do {
+                    output = try await plain(value)
+                } catch {
+                    throw PipelineError.normalize(error, context: context, index: index, name: name, attempts: 1)
+                }
+                context.finished(index, name)
+                return output
+            }
+        }
+        let execute = step.execute
+        return Pipeline<Input, Next>(stepNames: names) { input, context, base in
+            let value = try await previous(input, context, base)
+            let index = base + localIndex
+            if context.mustWait { try await context.waitUntilRunnable(index, name) }
+            context.started(index, name)
+            let output = try await execute(value, context, index, name)
+            context.finished(index, name)
+            return output
+        }
     }
 
     /// Appends a step named `name` running `body` (sync or async) on this pipeline's output.
+    @inlinable
     public func then<Next: Sendable>(
         name: String,
         retry: RetryPolicy? = nil,
@@ -69,6 +86,7 @@ public struct Pipeline<Input: Sendable, Output: Sendable>: Sendable {
     }
 
     /// Appends every step of `next`, in order.
+    @inlinable
     public func then<Next: Sendable>(_ next: Pipeline<Output, Next>) -> Pipeline<Input, Next> {
         let first = body
         let second = next.body
@@ -84,6 +102,7 @@ public struct Pipeline<Input: Sendable, Output: Sendable>: Sendable {
     /// `onProgress` is called synchronously, in order, from the running task.
     ///
     /// - Throws: the first step's failure or timeout, or `PipelineError.cancelled`.
+    @inlinable
     public func run(
         _ input: Input,
         environment: PipelineEnvironment = .live,
@@ -91,7 +110,11 @@ public struct Pipeline<Input: Sendable, Output: Sendable>: Sendable {
     ) async throws(PipelineError) -> Output {
         let context = RunContext(environment: environment, count: count, progress: onProgress)
         do {
-            return try await body(input, context, 0)
+            return try await withTaskCancellationHandler {
+                try await body(input, context, 0)
+            } onCancel: {
+                context.cancel()
+            }
         } catch {
             throw PipelineError.normalize(error, context: context, index: 0, name: stepNames.first ?? "", attempts: 1)
         }
@@ -129,6 +152,7 @@ public struct Pipeline<Input: Sendable, Output: Sendable>: Sendable {
 
 extension Pipeline where Input == Output {
     /// An empty pipeline that passes its input through; start a chain with `then`.
+    @inlinable
     public init() {
         self.init(stepNames: []) { input, _, _ in input }
     }

@@ -44,6 +44,7 @@ public enum PipelineError: Error, CustomStringConvertible {
 
     /// Turns whatever a step or checkpoint threw into the pipeline's error: pipeline errors pass
     /// through, anything thrown while the run is cancelled becomes `cancelled`.
+    @usableFromInline
     static func normalize(_ error: any Error, context: RunContext, index: Int, name: String, attempts: Int) -> PipelineError {
         if context.isCancelled { return .cancelled }
         if let error = error as? PipelineError { return error }

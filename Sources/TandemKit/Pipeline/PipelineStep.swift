@@ -12,14 +12,17 @@ public struct PipelineStep<Input: Sendable, Output: Sendable>: Sendable {
     public let timeout: Duration?
 
     /// The user's function when no policy wraps it; lets the pipeline call it without a wrapper.
+    @usableFromInline
     let plain: (@Sendable (Input) async throws -> Output)?
     /// Runs the step with its policies; throws only `PipelineError`.
+    @usableFromInline
     let execute: @Sendable (Input, RunContext, _ index: Int, _ name: String) async throws -> Output
 
     /// Creates a step named `name` running `body` (sync or async), retried per `retry` and limited
     /// per attempt by `timeout` on the run's clock.
     ///
     /// A timeout cancels the attempt and waits for it to return (cancellation is cooperative).
+    @inlinable
     public init(
         _ name: String,
         retry: RetryPolicy? = nil,
@@ -68,7 +71,8 @@ public struct PipelineStep<Input: Sendable, Output: Sendable>: Sendable {
         self.execute = execute
     }
 
-    private static func attempts(
+    @usableFromInline
+    static func attempts(
         _ body: @escaping @Sendable (Input) async throws -> Output,
         retry: RetryPolicy?,
         timeout: Duration?,
@@ -102,7 +106,8 @@ public struct PipelineStep<Input: Sendable, Output: Sendable>: Sendable {
         }
     }
 
-    private static func withTimeout(
+    @usableFromInline
+    static func withTimeout(
         _ timeout: Duration,
         clock: any Clock<Duration>,
         _ operation: @escaping @Sendable () async throws -> Output

@@ -5,6 +5,7 @@ import Synchronization
 ///
 /// The flags are an atomic so that an unpaused, uncancelled run pays one load per step and takes
 /// no lock; the lock is only taken to park or wake a paused run.
+@usableFromInline
 final class RunContext: Sendable {
     private static let pausedBit: UInt8 = 1
     private static let cancelledBit: UInt8 = 2
@@ -15,6 +16,7 @@ final class RunContext: Sendable {
     private let flags = Atomic<UInt8>(0)
     private let pauseWaiter = Mutex<CheckedContinuation<Void, any Error>?>(nil)
 
+    @usableFromInline
     init(environment: PipelineEnvironment, count: Int, progress: (@Sendable (PipelineProgress) -> Void)?) {
         self.environment = environment
         self.count = count
@@ -31,23 +33,30 @@ final class RunContext: Sendable {
         flags.load(ordering: .acquiring) & Self.pausedBit != 0
     }
 
-    /// Called before step `index` starts: throws `PipelineError.cancelled` if cancelled, waits
-    /// while paused, then reports the step as started.
-    @inline(__always)
-    func checkpoint(_ index: Int, _ name: String) async throws {
-        if flags.load(ordering: .acquiring) != 0 || Task.isCancelled {
-            try await waitUntilRunnable(index, name)
-        }
+    /// Whether step boundaries must take the slow path: a pause or cancel was requested. One
+    /// atomic load: runs that nobody controls take no lock. Cancellation of the task running the
+    /// pipeline reaches this flag through a cancellation handler installed once per run.
+    @usableFromInline
+    var mustWait: Bool {
+        flags.load(ordering: .acquiring) != 0
+    }
+
+    /// Reports that step `index` starts.
+    @usableFromInline
+    func started(_ index: Int, _ name: String) {
         progress?(PipelineProgress(index: index, count: count, name: name, phase: .started))
     }
 
     /// Reports that step `index` returned.
-    @inline(__always)
+    @usableFromInline
     func finished(_ index: Int, _ name: String) {
         progress?(PipelineProgress(index: index, count: count, name: name, phase: .finished))
     }
 
-    private func waitUntilRunnable(_ index: Int, _ name: String) async throws {
+    /// The slow path of a step boundary: throws `PipelineError.cancelled` if cancelled, and waits
+    /// while paused (reporting `.paused` once parked).
+    @usableFromInline
+    func waitUntilRunnable(_ index: Int, _ name: String) async throws {
         while true {
             if isCancelled { throw PipelineError.cancelled }
             guard isPaused else { return }
@@ -82,6 +91,7 @@ final class RunContext: Sendable {
         waiter?.resume()
     }
 
+    @usableFromInline
     func cancel() {
         let waiter = pauseWaiter.withLock { waiter in
             _ = flags.bitwiseOr(Self.cancelledBit, ordering: .acquiringAndReleasing)
