@@ -126,10 +126,11 @@ import Testing
     @Test func runDeliversSuccessToResultAndCompletionOnce() async throws {
         let completions = PipelineCounter()
         let delivered = FlowLog<String>()
-        let run = Self.counting(FlowLog()).makeRun(1) { result in
+        let progress = FlowLog<PipelineProgress>()
+        let run = Self.counting(FlowLog()).makeRun(1, completion: { result in
             completions.increment()
             delivered.append(result.successValue ?? "?")
-        }
+        }, onProgress: { progress.append($0) })
         #expect(!run.isRunning)
         run.start()
         run.start()
@@ -137,6 +138,7 @@ import Testing
         #expect(try await run.value() == "value 3")
         #expect(completions.count == 1)
         #expect(delivered.all == ["value 3"])
+        #expect(progress.all.map(\.name) == ["double", "double", "wait", "wait", "describe", "describe"])
         #expect(run.isFinished)
         #expect(!run.isRunning)
         #expect(!run.cancel())

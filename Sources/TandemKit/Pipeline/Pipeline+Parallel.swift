@@ -4,6 +4,7 @@ extension Pipeline {
     ///
     /// Fails fast: the first child error (or timeout) cancels the other children and becomes the
     /// step's error, with the child named `name/child`. Each child keeps its own retry and timeout.
+    /// The group counts as one step for progress and pausing; children emit only `.retrying` events.
     public func parallel<Child: Sendable>(name: String, _ children: [PipelineStep<Output, Child>]) -> Pipeline<Input, [Child]> {
         then(PipelineStep<Output, [Child]>(name: name) { input, context, index, name in
             try await Self.runAll(children.map { child in

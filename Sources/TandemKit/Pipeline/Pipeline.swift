@@ -98,8 +98,10 @@ public struct Pipeline<Input: Sendable, Output: Sendable>: Sendable {
 
     /// Runs the pipeline in the calling task and returns the last step's output.
     ///
-    /// Cancelling the calling task cancels the running step cooperatively and no later step starts.
-    /// `onProgress` is called synchronously, in order, from the running task.
+    /// Cancelling the calling task cancels the running step cooperatively and no later step starts
+    /// (a last step that ignores cancellation and returns still yields its output). `onProgress` is
+    /// called synchronously from the task running the step, in step order; only `.retrying` events
+    /// of a parallel step's children can arrive concurrently, from the children's tasks.
     ///
     /// - Throws: the first step's failure or timeout, or `PipelineError.cancelled`.
     @inlinable
@@ -123,7 +125,7 @@ public struct Pipeline<Input: Sendable, Output: Sendable>: Sendable {
     /// Prepares a controllable run of this pipeline on `input`; call `start()` (or `resume()`) on it.
     ///
     /// `completion` is called exactly once with the outcome, whatever it is (see `PipelineRun`);
-    /// `onProgress` synchronously, in order, from the running task.
+    /// `onProgress` as for `run(_:environment:onProgress:)`.
     public func makeRun(
         _ input: Input,
         environment: PipelineEnvironment = .live,

@@ -12,6 +12,7 @@ import Synchronization
 /// - After a cancel no later step starts; the running step sees Swift task cancellation. The
 ///   outcome is delivered once that step has returned, so nothing of the run executes afterwards.
 /// - Handlers run synchronously on the task that ended the run, before `await result` resumes.
+/// - A run that is never started has no outcome yet: `cancel()` it to deliver `.cancelled`.
 ///
 /// Thread-safe: all methods may be called from any thread or task.
 public final class PipelineRun<Output: Sendable>: PipelineControl {
