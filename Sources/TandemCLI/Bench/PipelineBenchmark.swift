@@ -43,23 +43,25 @@ enum PipelineBenchmark {
 
         var directSamples: [Double] = []
         var pipelineSamples: [Double] = []
+        var ratios: [Double] = []
         var taskSamples: [Double] = []
         var runSamples: [Double] = []
+        var runRatios: [Double] = []
         var checksumOK = true
         for _ in 0..<runs {
-            let (d, dSum) = await measure(iterations: iterations) { try await direct($0) }
-            let (p, pSum) = await measure(iterations: iterations) { try await finalPipeline.run($0, environment: environment) }
-            let (t, tSum) = await measure(iterations: iterations / 10) { input in
+            let inline = await interleaved(iterations: iterations, { try await direct($0) }, { try await finalPipeline.run($0, environment: environment) })
+            let controlled = await interleaved(iterations: iterations / 10, { input in
                 try await Task { try await direct(input) }.value
-            }
-            let (r, rSum) = await measure(iterations: iterations / 10) { input in
+            }, { input in
                 try await finalPipeline.start(input, environment: environment).value()
-            }
-            checksumOK = checksumOK && dSum == pSum && tSum == rSum
-            directSamples.append(d)
-            pipelineSamples.append(p)
-            taskSamples.append(t)
-            runSamples.append(r)
+            })
+            checksumOK = checksumOK && inline.sameResults && controlled.sameResults
+            directSamples.append(inline.reference)
+            pipelineSamples.append(inline.candidate)
+            ratios.append(inline.candidate / inline.reference)
+            taskSamples.append(controlled.reference)
+            runSamples.append(controlled.candidate)
+            runRatios.append(controlled.candidate / controlled.reference)
         }
         guard checksumOK, (try? await finalPipeline.run(0, environment: environment)) == expected else {
             console.err("pipeline bench: pipeline and direct calls disagree on the result")
@@ -69,9 +71,9 @@ enum PipelineBenchmark {
         let pipelineNs = median(pipelineSamples)
         let taskNs = median(taskSamples)
         let runNs = median(runSamples)
-        let ratio = pipelineNs / directNs
-        let runRatio = runNs / taskNs
-        console.out("runs: \(runs) (median), \(iterations) iterations per run, \(stepCount) steps")
+        let ratio = median(ratios)
+        let runRatio = median(runRatios)
+        console.out("runs: \(runs) (median; ratios are medians of per-run ratios), \(iterations) iterations per run in 10 interleaved chunks, \(stepCount) steps")
         console.out(row("direct awaits (reference)", directNs, nil))
         console.out(row("Pipeline.run", pipelineNs, ratio))
         console.out(row("Task { direct awaits } (reference)", taskNs, nil))
@@ -82,6 +84,28 @@ enum PipelineBenchmark {
         }
         console.err("target missed: Pipeline.run is \(format(ratio))x direct awaits (target <= \(format(target))x)")
         return ExitCode.failure
+    }
+
+    /// Measures `reference` and `candidate` in alternating chunks (so a change in machine load hits
+    /// both alike); returns nanoseconds per call of each and whether their outputs agreed.
+    private static func interleaved(
+        iterations: Int,
+        _ reference: (Int) async throws -> Int,
+        _ candidate: (Int) async throws -> Int
+    ) async -> (reference: Double, candidate: Double, sameResults: Bool) {
+        let chunks = 10
+        let perChunk = max(1, iterations / chunks)
+        var referenceTotal = 0.0
+        var candidateTotal = 0.0
+        var same = true
+        for _ in 0..<chunks {
+            let (r, rSum) = await measure(iterations: perChunk, reference)
+            let (c, cSum) = await measure(iterations: perChunk, candidate)
+            referenceTotal += r
+            candidateTotal += c
+            same = same && rSum == cSum
+        }
+        return (referenceTotal / Double(chunks), candidateTotal / Double(chunks), same)
     }
 
     /// Runs `body` `iterations` times and returns nanoseconds per call and a checksum of the outputs.

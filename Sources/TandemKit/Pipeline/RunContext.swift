@@ -12,8 +12,10 @@ final class RunContext: Sendable {
 
     let environment: PipelineEnvironment
     let count: Int
+    @usableFromInline
     let progress: (@Sendable (PipelineProgress) -> Void)?
-    private let flags = Atomic<UInt8>(0)
+    @usableFromInline
+    let flags = Atomic<UInt8>(0)
     private let pauseWaiter = Mutex<CheckedContinuation<Void, any Error>?>(nil)
 
     @usableFromInline
@@ -36,21 +38,26 @@ final class RunContext: Sendable {
     /// Whether step boundaries must take the slow path: a pause or cancel was requested. One
     /// atomic load: runs that nobody controls take no lock. Cancellation of the task running the
     /// pipeline reaches this flag through a cancellation handler installed once per run.
-    @usableFromInline
+    @inlinable
     var mustWait: Bool {
         flags.load(ordering: .acquiring) != 0
     }
 
-    /// Reports that step `index` starts.
-    @usableFromInline
+    /// Reports that step `index` starts; a nil check only when nobody observes progress.
+    @inlinable
     func started(_ index: Int, _ name: String) {
-        progress?(PipelineProgress(index: index, count: count, name: name, phase: .started))
+        if let progress { report(progress, index, name, .started) }
     }
 
     /// Reports that step `index` returned.
-    @usableFromInline
+    @inlinable
     func finished(_ index: Int, _ name: String) {
-        progress?(PipelineProgress(index: index, count: count, name: name, phase: .finished))
+        if let progress { report(progress, index, name, .finished) }
+    }
+
+    @usableFromInline
+    func report(_ progress: @Sendable (PipelineProgress) -> Void, _ index: Int, _ name: String, _ phase: PipelineProgress.Phase) {
+        progress(PipelineProgress(index: index, count: count, name: name, phase: phase))
     }
 
     /// The slow path of a step boundary: throws `PipelineError.cancelled` if cancelled, and waits
