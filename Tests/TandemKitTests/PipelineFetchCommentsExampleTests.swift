@@ -4,7 +4,7 @@ import TandemKit
 
 /// The waterfall article's `fetchSomeJSON`: make a request → perform it → parse the comments,
 /// with each job a replaceable step and the network behind an injected transport.
-struct Comment: Codable, Equatable, Sendable {
+struct ArticleComment: Codable, Equatable, Sendable {
     let id: Int
     let body: String
 }
@@ -27,7 +27,7 @@ enum CommentsError: Error, Equatable {
 struct FetchCommentsSteps: Sendable {
     var makeRequest: PipelineStep<String, CommentsRequest>
     var perform: PipelineStep<CommentsRequest, Data>
-    var parse: PipelineStep<Data, [Comment]>
+    var parse: PipelineStep<Data, [ArticleComment]>
 
     static func live(transport: any CommentsTransport) -> Self {
         Self(
@@ -39,13 +39,13 @@ struct FetchCommentsSteps: Sendable {
                 try await transport.perform(request)
             },
             parse: PipelineStep("parse") { data in
-                try JSONDecoder().decode([Comment].self, from: data)
+                try JSONDecoder().decode([ArticleComment].self, from: data)
             }
         )
     }
 }
 
-func fetchSomeJSON(_ steps: FetchCommentsSteps) -> Pipeline<String, [Comment]> {
+func fetchSomeJSON(_ steps: FetchCommentsSteps) -> Pipeline<String, [ArticleComment]> {
     Pipeline(steps.makeRequest).then(steps.perform).then(steps.parse)
 }
 
@@ -71,7 +71,7 @@ final class FakeCommentsTransport: CommentsTransport {
     @Test func fetchesAndParsesComments() async throws {
         let transport = FakeCommentsTransport { _ in Self.json }
         let comments = try await fetchSomeJSON(.live(transport: transport)).run("https://example.com/comments", environment: Self.environment)
-        #expect(comments == [Comment(id: 1, body: "first"), Comment(id: 2, body: "second")])
+        #expect(comments == [ArticleComment(id: 1, body: "first"), ArticleComment(id: 2, body: "second")])
         #expect(transport.requests.all == [CommentsRequest(url: URL(string: "https://example.com/comments")!, method: "GET")])
     }
 
