@@ -1,7 +1,10 @@
 /// `tandem bench SUITE...`: runs benchmark suites (see docs/BENCHMARKS.md).
 enum BenchCommand {
     /// Every suite `tandem bench` knows, in the order `tandem bench` with no name runs them.
-    static let suites: [BenchSuite] = [StoreBenchmark.suite]
+    static let suites: [BenchSuite] = [
+        StoreBenchmark.suite,
+        PipelineBenchmark.suite,
+    ]
 
     static let spec = CommandSpec(
         name: "bench",

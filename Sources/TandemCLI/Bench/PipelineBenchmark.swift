@@ -1,0 +1,142 @@
+import TandemKit
+
+/// `tandem bench pipeline`: the cost of running trivial async steps through a `Pipeline`,
+/// against calling the same steps with direct `await`s in the same run.
+///
+/// Target: the inline pipeline costs at most 1.5× the direct calls (exit 1 otherwise). A second
+/// row reports a controllable `PipelineRun` against the same calls inside an unstructured task,
+/// for information.
+enum PipelineBenchmark {
+    /// The suite registered with `tandem bench`.
+    static let suite = BenchSuite(
+        name: "pipeline",
+        summary: "10 trivial async steps: Pipeline.run vs direct awaits (target <= 1.5x)"
+    ) { runs, console in
+        await run(runs: runs, console: console)
+    }
+
+    static let stepCount = 10
+    static let iterations = 20_000
+    static let target = 1.5
+
+    static func run(runs: Int, console: any Console) async -> Int32 {
+        let steps: [@Sendable (Int) async throws -> Int] = (0..<stepCount).map { offset in
+            { value in value &+ offset }
+        }
+        var pipeline = Pipeline<Int, Int>()
+        for (index, step) in steps.enumerated() {
+            pipeline = pipeline.then(name: "step\(index)", step)
+        }
+        let finalPipeline = pipeline
+        let environment = PipelineEnvironment()
+        let expected = (0..<stepCount).reduce(0, +)
+
+        @Sendable func direct(_ input: Int) async throws -> Int {
+            var value = input
+            for step in steps { value = try await step(value) }
+            return value
+        }
+
+        // Warm up caches and lazy runtime metadata before measuring.
+        _ = await measure(iterations: 1_000) { try await direct($0) }
+        _ = await measure(iterations: 1_000) { try await finalPipeline.run($0, environment: environment) }
+
+        var directSamples: [Double] = []
+        var pipelineSamples: [Double] = []
+        var ratios: [Double] = []
+        var taskSamples: [Double] = []
+        var runSamples: [Double] = []
+        var runRatios: [Double] = []
+        var checksumOK = true
+        for _ in 0..<runs {
+            let inline = await interleaved(iterations: iterations, { try await direct($0) }, { try await finalPipeline.run($0, environment: environment) })
+            let controlled = await interleaved(iterations: iterations / 10, { input in
+                try await Task { try await direct(input) }.value
+            }, { input in
+                try await finalPipeline.start(input, environment: environment).value()
+            })
+            checksumOK = checksumOK && inline.sameResults && controlled.sameResults
+            directSamples.append(inline.reference)
+            pipelineSamples.append(inline.candidate)
+            ratios.append(inline.candidate / inline.reference)
+            taskSamples.append(controlled.reference)
+            runSamples.append(controlled.candidate)
+            runRatios.append(controlled.candidate / controlled.reference)
+        }
+        guard checksumOK, (try? await finalPipeline.run(0, environment: environment)) == expected else {
+            console.err("pipeline bench: pipeline and direct calls disagree on the result")
+            return ExitCode.failure
+        }
+        let directNs = median(directSamples)
+        let pipelineNs = median(pipelineSamples)
+        let taskNs = median(taskSamples)
+        let runNs = median(runSamples)
+        let ratio = median(ratios)
+        let runRatio = median(runRatios)
+        console.out("runs: \(runs) (median; ratios are medians of per-run ratios), \(iterations) iterations per run in 10 interleaved chunks, \(stepCount) steps")
+        console.out(row("direct awaits (reference)", directNs, nil))
+        console.out(row("Pipeline.run", pipelineNs, ratio))
+        console.out(row("Task { direct awaits } (reference)", taskNs, nil))
+        console.out(row("PipelineRun start + value", runNs, runRatio))
+        if ratio <= target {
+            console.out("target met: Pipeline.run is \(format(ratio))x direct awaits (target <= \(format(target))x)")
+            return ExitCode.success
+        }
+        console.err("target missed: Pipeline.run is \(format(ratio))x direct awaits (target <= \(format(target))x)")
+        return ExitCode.failure
+    }
+
+    /// Measures `reference` and `candidate` in alternating chunks (so a change in machine load hits
+    /// both alike); returns nanoseconds per call of each and whether their outputs agreed.
+    private static func interleaved(
+        iterations: Int,
+        _ reference: (Int) async throws -> Int,
+        _ candidate: (Int) async throws -> Int
+    ) async -> (reference: Double, candidate: Double, sameResults: Bool) {
+        let chunks = 10
+        let perChunk = max(1, iterations / chunks)
+        var referenceTotal = 0.0
+        var candidateTotal = 0.0
+        var same = true
+        for _ in 0..<chunks {
+            let (r, rSum) = await measure(iterations: perChunk, reference)
+            let (c, cSum) = await measure(iterations: perChunk, candidate)
+            referenceTotal += r
+            candidateTotal += c
+            same = same && rSum == cSum
+        }
+        return (referenceTotal / Double(chunks), candidateTotal / Double(chunks), same)
+    }
+
+    /// Runs `body` `iterations` times and returns nanoseconds per call and a checksum of the outputs.
+    private static func measure(iterations: Int, _ body: (Int) async throws -> Int) async -> (Double, Int) {
+        let clock = ContinuousClock()
+        var checksum = 0
+        let start = clock.now
+        for iteration in 0..<iterations {
+            checksum &+= (try? await body(iteration & 0xFF)) ?? -1
+        }
+        let elapsed = clock.now - start
+        let nanoseconds = Double(elapsed.components.seconds) * 1e9 + Double(elapsed.components.attoseconds) / 1e9
+        return (nanoseconds / Double(iterations), checksum)
+    }
+
+    private static func median(_ samples: [Double]) -> Double {
+        let sorted = samples.sorted()
+        guard !sorted.isEmpty else { return 0 }
+        let middle = sorted.count / 2
+        return sorted.count.isMultiple(of: 2) ? (sorted[middle - 1] + sorted[middle]) / 2 : sorted[middle]
+    }
+
+    private static func row(_ label: String, _ nanoseconds: Double, _ ratio: Double?) -> String {
+        let padded = label + String(repeating: " ", count: max(1, 38 - label.count))
+        let time = "\(format(nanoseconds)) ns/run"
+        guard let ratio else { return "\(padded)\(time)" }
+        return "\(padded)\(time)  \(format(ratio))x"
+    }
+
+    private static func format(_ value: Double) -> String {
+        let scaled = (value * 100).rounded() / 100
+        return String(scaled)
+    }
+}
