@@ -51,11 +51,16 @@ private final class OutcomeLog: Sendable {
     }
 }
 
+/// A manual clock, a presenter that fades out over `fadeOut`, and a queue with standard timings.
+private func makeQueue(fadeOut: Duration = .milliseconds(250)) -> (ManualClock, RecordingPresenter, FeedbackQueue) {
+    let clock = ManualClock()
+    let presenter = RecordingPresenter(clock: clock, fadeOut: fadeOut)
+    return (clock, presenter, FeedbackQueue(presenter: presenter, clock: clock))
+}
+
 @Suite struct FeedbackQueueTests {
     @Test func showReturnsOnlyAfterTheDismissalAnimationHasFinished() async {
-        let clock = ManualClock()
-        let presenter = RecordingPresenter(clock: clock)
-        let queue = FeedbackQueue(presenter: presenter, clock: clock)
+        let (clock, presenter, queue) = makeQueue()
         let outcomes = OutcomeLog()
         queue.enqueue(.success("Saved"), completion: outcomes.record("saved"))
 
@@ -75,9 +80,7 @@ private final class OutcomeLog: Sendable {
 
     @Test func reloadHappensOnlyAfterTheSuccessToastHasDisappeared() async {
         // The article's flow: change user info → success toast → only after it has gone, reload.
-        let clock = ManualClock()
-        let presenter = RecordingPresenter(clock: clock)
-        let queue = FeedbackQueue(presenter: presenter, clock: clock)
+        let (clock, presenter, queue) = makeQueue()
         let screen = Task {
             presenter.note("update user info")
             await queue.show(.success("Profile updated"))
@@ -95,9 +98,7 @@ private final class OutcomeLog: Sendable {
     }
 
     @Test func aLoadingHUDReplacedByASuccessToastCompletesExactlyOnce() async {
-        let clock = ManualClock()
-        let presenter = RecordingPresenter(clock: clock)
-        let queue = FeedbackQueue(presenter: presenter, clock: clock)
+        let (clock, presenter, queue) = makeQueue()
         let outcomes = OutcomeLog()
         queue.enqueue(.loading("Submitting…"), completion: outcomes.record("loading"))
         while !presenter.log.contains("present Submitting…") { await Task.yield() }
@@ -121,9 +122,7 @@ private final class OutcomeLog: Sendable {
     }
 
     @Test func identicalMessagesBackToBackAreShownOnceAndCompleteEveryCaller() async {
-        let clock = ManualClock()
-        let presenter = RecordingPresenter(clock: clock, fadeOut: .zero)
-        let queue = FeedbackQueue(presenter: presenter, clock: clock)
+        let (clock, presenter, queue) = makeQueue(fadeOut: .zero)
         let outcomes = OutcomeLog()
         let first = queue.enqueue(.info("Copied"), completion: outcomes.record("first"))
         let second = queue.enqueue(.info("Copied"), completion: outcomes.record("second"))
@@ -142,9 +141,7 @@ private final class OutcomeLog: Sendable {
     }
 
     @Test func aMessageIdenticalToTheVisibleOneJoinsIt() async {
-        let clock = ManualClock()
-        let presenter = RecordingPresenter(clock: clock)
-        let queue = FeedbackQueue(presenter: presenter, clock: clock)
+        let (clock, presenter, queue) = makeQueue()
         let outcomes = OutcomeLog()
         let first = queue.enqueue(.success("Saved"), completion: outcomes.record("first"))
         await clock.waitForSleepers(1)
@@ -166,9 +163,7 @@ private final class OutcomeLog: Sendable {
     }
 
     @Test func anErrorJumpsAheadOfWaitingMessagesButDoesNotCutTheVisibleOneShort() async {
-        let clock = ManualClock()
-        let presenter = RecordingPresenter(clock: clock, fadeOut: .zero)
-        let queue = FeedbackQueue(presenter: presenter, clock: clock)
+        let (clock, presenter, queue) = makeQueue(fadeOut: .zero)
         queue.enqueue(.info("One"))
         await clock.waitForSleepers(1)
         queue.enqueue(.info("Two"))
@@ -187,9 +182,7 @@ private final class OutcomeLog: Sendable {
     }
 
     @Test func dismissingEndsTheVisibleMessageEarlyAndWithdrawsAWaitingOne() async {
-        let clock = ManualClock()
-        let presenter = RecordingPresenter(clock: clock, fadeOut: .zero)
-        let queue = FeedbackQueue(presenter: presenter, clock: clock)
+        let (clock, presenter, queue) = makeQueue(fadeOut: .zero)
         let outcomes = OutcomeLog()
         let visible = queue.enqueue(.info("Visible"), completion: outcomes.record("visible"))
         await clock.waitForSleepers(1)
@@ -221,9 +214,7 @@ private final class OutcomeLog: Sendable {
     }
 
     @Test func aLoadingHUDWithASuccessorAlreadyWaitingIsNeverFlashed() async {
-        let clock = ManualClock()
-        let presenter = RecordingPresenter(clock: clock, fadeOut: .zero)
-        let queue = FeedbackQueue(presenter: presenter, clock: clock)
+        let (clock, presenter, queue) = makeQueue(fadeOut: .zero)
         let outcomes = OutcomeLog()
         queue.enqueue(.info("Busy"))
         await clock.waitForSleepers(1)
@@ -239,9 +230,7 @@ private final class OutcomeLog: Sendable {
     }
 
     @Test func concurrentCallersEachCompleteExactlyOnceWithOneMessageVisibleAtATime() async {
-        let clock = ManualClock()
-        let presenter = RecordingPresenter(clock: clock, fadeOut: .zero)
-        let queue = FeedbackQueue(presenter: presenter, clock: clock)
+        let (_, presenter, queue) = makeQueue(fadeOut: .zero)
         let outcomes = await withTaskGroup(of: FeedbackOutcome.self) { group in
             for index in 0..<64 {
                 group.addTask { await queue.show(.info("Message \(index % 16)", duration: .zero)) }
