@@ -13,7 +13,7 @@ public enum ContainerError: Error, Sendable, Hashable, CustomStringConvertible {
         switch self {
         case let .notRegistered(service, path):
             let via = path.isEmpty ? "" : " (needed by \(path.joined(separator: " → ")))"
-            return "no registration for \(service)\(via); call register(\(service).self) { … } on the container (or an override) before resolving it"
+            return "no registration for \(service)\(via); register a factory for \(service) on the container (or in an override) before resolving it"
         case let .cycle(path):
             return "dependency cycle \(path.joined(separator: " → ")); break it by resolving one side lazily or injecting a factory"
         case let .factoryFailed(service, reason):

@@ -41,6 +41,13 @@ public struct ErrorTable<DomainError: Error & Sendable>: Sendable {
         public var shadowed: Int
         /// The codes both cover.
         public var codes: ClosedRange<Int>
+
+        /// Creates an overlap record.
+        public init(winner: Int, shadowed: Int, codes: ClosedRange<Int>) {
+            self.winner = winner
+            self.shadowed = shadowed
+            self.codes = codes
+        }
     }
 
     /// The rules, in matching order.
