@@ -1,7 +1,7 @@
 /// `tandem bench SUITE...`: runs benchmark suites (see docs/BENCHMARKS.md).
 enum BenchCommand {
     /// Every suite `tandem bench` knows, in the order `tandem bench` with no name runs them.
-    static let suites: [BenchSuite] = []
+    static let suites: [BenchSuite] = [ContainerBenchmark.suite]
 
     static let spec = CommandSpec(
         name: "bench",

@@ -10,16 +10,21 @@ import Synchronization
 /// No instance is global: each app, feature or test owns its container.
 public final class Container: Sendable {
     private struct Registration: Sendable {
+        var name: String
         var scope: ServiceScope
-        var factory: @Sendable (Resolver) throws -> any Sendable
+        var factory: @Sendable (Resolver) throws -> any AnyObject & Sendable
+        /// The built singleton (a `ServiceBox`), once there is one.
+        var instance: (any AnyObject & Sendable)?
     }
 
-    private struct State {
-        var registrations: [ObjectIdentifier: Registration] = [:]
-        var singletons: [ObjectIdentifier: any Sendable] = [:]
+    /// Wraps an instance in a class of its own registered type, so handing it out is a cheap
+    /// class cast rather than a protocol-conformance lookup on every resolve.
+    private final class ServiceBox<Service: Sendable>: Sendable {
+        let value: Service
+        init(_ value: Service) { self.value = value }
     }
 
-    private let state: Mutex<State>
+    private let registrations: Mutex<[ObjectIdentifier: Registration]>
     /// Held while a singleton is being built, so its factory runs once; recursive because a
     /// factory resolves its own singleton dependencies on the same thread.
     private let buildLock = NSRecursiveLock()
@@ -30,7 +35,7 @@ public final class Container: Sendable {
     }
 
     private init(registrations: [ObjectIdentifier: Registration]) {
-        state = Mutex(State(registrations: registrations))
+        self.registrations = Mutex(registrations)
     }
 
     /// Registers `factory` as the way to build `type`, replacing any earlier registration of that
@@ -42,17 +47,14 @@ public final class Container: Sendable {
         scope: ServiceScope = .singleton,
         factory: @escaping @Sendable (Resolver) throws -> Service
     ) {
-        let key = ObjectIdentifier(type)
-        let registration = Registration(scope: scope, factory: { try factory($0) })
-        state.withLock {
-            $0.registrations[key] = registration
-            $0.singletons[key] = nil
-        }
+        // The name is computed once here: describing a type is far slower than a resolve.
+        let registration = Registration(name: String(describing: type), scope: scope, factory: { ServiceBox(try factory($0)) })
+        registrations.withLock { $0[ObjectIdentifier(type)] = registration }
     }
 
     /// Whether `type` has a registration.
     public func isRegistered<Service>(_ type: Service.Type) -> Bool {
-        state.withLock { $0.registrations[ObjectIdentifier(type)] != nil }
+        registrations.withLock { $0[ObjectIdentifier(type)] != nil }
     }
 
     /// Returns the service registered for `type`: the cached instance for a singleton (built on
@@ -60,7 +62,7 @@ public final class Container: Sendable {
     ///
     /// - Throws: `ContainerError.notRegistered` naming the type (and who needed it),
     ///   `.cycle` for circular dependencies, `.factoryFailed` when a factory throws.
-    public func resolve<Service>(_ type: Service.Type = Service.self) throws(ContainerError) -> Service {
+    public func resolve<Service: Sendable>(_ type: Service.Type = Service.self) throws(ContainerError) -> Service {
         try resolve(type, path: [])
     }
 
@@ -71,52 +73,55 @@ public final class Container: Sendable {
     /// override also reaches the services that depend on it: ideal for tests that replace one
     /// adapter with a fake.
     public func overriding(_ overrides: (Container) -> Void) -> Container {
-        let child = Container(registrations: state.withLock { $0.registrations })
+        let child = Container(registrations: registrations.withLock { $0.mapValues { Registration(name: $0.name, scope: $0.scope, factory: $0.factory) } })
         overrides(child)
         return child
     }
 
-    func resolve<Service>(_ type: Service.Type, path: [String]) throws(ContainerError) -> Service {
+    func resolve<Service: Sendable>(_ type: Service.Type, path: [Resolver.Step]) throws(ContainerError) -> Service {
         let key = ObjectIdentifier(type)
-        let name = String(describing: type)
-        if path.contains(name) { throw .cycle(path: path + [name]) }
-        let (registration, cached) = state.withLock { ($0.registrations[key], $0.singletons[key]) }
-        guard let registration else { throw .notRegistered(service: name, path: path) }
-        if let cached { return try Self.cast(cached, to: type, name: name) }
-        let resolver = Resolver(container: self, path: path + [name])
+        guard let registration = registrations.withLock({ $0[key] }) else {
+            throw .notRegistered(service: String(describing: type), path: path.map(\.name))
+        }
+        if let instance = registration.instance { return try Self.cast(instance, to: type, name: registration.name) }
+        if path.contains(where: { $0.key == key }) {
+            throw .cycle(path: path.map(\.name) + [registration.name])
+        }
+        let resolver = Resolver(container: self, parents: path, current: Resolver.Step(key: key, name: registration.name))
         switch registration.scope {
         case .transient:
-            return try Self.cast(try Self.build(registration, name: name, resolver: resolver), to: type, name: name)
+            return try Self.cast(try Self.build(registration, resolver: resolver), to: type, name: registration.name)
         case .singleton:
             buildLock.lock()
             defer { buildLock.unlock() }
             // Another thread may have built it while this one waited for the lock; a
             // re-registration meanwhile means the newer factory wins.
-            let (current, built) = state.withLock { ($0.registrations[key], $0.singletons[key]) }
-            if let built { return try Self.cast(built, to: type, name: name) }
-            guard let current else { throw .notRegistered(service: name, path: path) }
-            let instance = try Self.build(current, name: name, resolver: resolver)
-            state.withLock { $0.singletons[key] = instance }
-            return try Self.cast(instance, to: type, name: name)
+            guard let current = registrations.withLock({ $0[key] }) else {
+                throw .notRegistered(service: registration.name, path: path.map(\.name))
+            }
+            if let instance = current.instance { return try Self.cast(instance, to: type, name: current.name) }
+            let instance = try Self.build(current, resolver: resolver)
+            registrations.withLock { $0[key]?.instance = instance }
+            return try Self.cast(instance, to: type, name: current.name)
         }
     }
 
-    private static func build(_ registration: Registration, name: String, resolver: Resolver) throws(ContainerError) -> any Sendable {
+    private static func build(_ registration: Registration, resolver: Resolver) throws(ContainerError) -> any AnyObject & Sendable {
         do {
             return try registration.factory(resolver)
         } catch let error as ContainerError {
             throw error
         } catch {
-            throw .factoryFailed(service: name, reason: String(describing: error))
+            throw .factoryFailed(service: registration.name, reason: String(describing: error))
         }
     }
 
-    private static func cast<Service>(_ instance: any Sendable, to type: Service.Type, name: String) throws(ContainerError) -> Service {
-        // Registrations are keyed by the exact type the factory returns, so this cannot fail; the
+    private static func cast<Service: Sendable>(_ instance: any AnyObject & Sendable, to type: Service.Type, name: String) throws(ContainerError) -> Service {
+        // Registrations are keyed by the exact type their box holds, so this cannot fail; the
         // check keeps a future bug from turning into a crash.
-        guard let service = instance as? Service else {
-            throw .factoryFailed(service: name, reason: "the factory returned \(Swift.type(of: instance))")
+        guard let box = instance as? ServiceBox<Service> else {
+            throw .factoryFailed(service: name, reason: "the registration holds \(Swift.type(of: instance))")
         }
-        return service
+        return box.value
     }
 }
