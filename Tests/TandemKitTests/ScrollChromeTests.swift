@@ -42,13 +42,18 @@ private struct SeededRandom: RandomNumberGenerator {
 
     @Test func jsonFileMatchesTheSwiftTable() throws {
         let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         if ProcessInfo.processInfo.environment["TANDEM_WRITE_SCROLL_CHROME_CASES"] == "1" {
             try encoder.encode(ScrollChromeCase.table).write(to: Self.jsonURL)
         }
         let data = try Data(contentsOf: Self.jsonURL)
         let decoded = try JSONDecoder().decode(ScrollChromeCaseTable.self, from: data)
-        #expect(decoded == ScrollChromeCase.table, "docs/scroll-chrome-cases.json is stale; rerun this test with TANDEM_WRITE_SCROLL_CHROME_CASES=1")
+        let stale = "docs/scroll-chrome-cases.json is stale; rerun this test with TANDEM_WRITE_SCROLL_CHROME_CASES=1"
+        #expect(decoded.description == ScrollChromeCase.table.description, "\(stale)")
+        #expect(decoded.cases.map(\.name) == ScrollChromeCase.table.cases.map(\.name), "\(stale)")
+        for (file, swift) in zip(decoded.cases, ScrollChromeCase.table.cases) where file != swift {
+            Issue.record("case \"\(swift.name)\" differs: \(stale)")
+        }
     }
 
     @Test func everyConfigurationInTheTableIsValidJSONConfiguration() throws {
