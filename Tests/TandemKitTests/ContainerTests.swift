@@ -53,20 +53,28 @@ private final class Counter: Sendable {
     @Test func concurrentFirstResolvesOfASingletonRunTheFactoryExactlyOnce() async throws {
         let container = Container()
         let counter = Counter()
+        let entered = Counter()
         container.register((any Greeter).self) { _ in
-            // A slow factory widens the window in which a second thread could start building too.
-            let until = ContinuousClock.now.advanced(by: .milliseconds(2))
-            while ContinuousClock.now < until {}
+            // Stay inside the factory until a second caller has started resolving (bounded), so a
+            // container without exactly-once construction would run this factory twice.
+            let until = ContinuousClock.now.advanced(by: .milliseconds(500))
+            while entered.count < 2 && ContinuousClock.now < until {}
+            let settle = ContinuousClock.now.advanced(by: .milliseconds(5))
+            while ContinuousClock.now < settle {}
             return EnglishGreeter(serial: counter.next())
         }
         let serials = try await withThrowingTaskGroup(of: Int.self) { group in
             for _ in 0..<200 {
-                group.addTask { try (container.resolve((any Greeter).self) as? EnglishGreeter)?.serial ?? -1 }
+                group.addTask {
+                    _ = entered.next()
+                    return try (container.resolve((any Greeter).self) as? EnglishGreeter)?.serial ?? -1
+                }
             }
             var serials: Set<Int> = []
             for try await serial in group { serials.insert(serial) }
             return serials
         }
+        #expect(entered.count == 200)
         #expect(counter.count == 1)
         #expect(serials == [1])
     }
