@@ -246,4 +246,18 @@ private func makeQueue(fadeOut: Duration = .milliseconds(250)) -> (ManualClock, 
         #expect(presented >= 16 && presented <= 64)
         #expect(queue.isIdle)
     }
+
+    @Test func dismissAllClearsTheQueueAndCompletesEveryCaller() async {
+        let (clock, presenter, queue) = makeQueue(fadeOut: .zero)
+        let outcomes = OutcomeLog()
+        queue.enqueue(.info("Syncing"), completion: outcomes.record("visible"))
+        await clock.waitForSleepers(1)
+        queue.enqueue(.info("Later"), completion: outcomes.record("waiting"))
+        queue.enqueue(.error("Failed"), completion: outcomes.record("error"))
+        queue.dismissAll()
+        while !queue.isIdle { await Task.yield() }
+        #expect(outcomes.all == ["error: discarded", "waiting: discarded", "visible: dismissed"], "queue order: the error had jumped ahead")
+        #expect(presenter.log.filter { $0.hasPrefix("present") } == ["present Syncing"])
+        #expect(clock.sleeperCount == 0)
+    }
 }

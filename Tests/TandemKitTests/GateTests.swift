@@ -122,3 +122,20 @@ private func waitUntil(_ condition: () async -> Bool) async {
         await #expect(throws: LoginRejected.self) { try await gate.run { _ in throw LoginRejected() } }
     }
 }
+
+@Suite struct GateHookTests {
+    @Test func aRemovedHookNoLongerRunsOnOpening() async throws {
+        let gate = Gate<Int>(name: "session")
+        let log = RunLog()
+        let kept = await gate.onEveryOpen { log.add("kept \($0)") }
+        let removed = await gate.onEveryOpen { log.add("removed \($0)") }
+        #expect(kept != removed)
+        await gate.open(1)
+        try await gate.run { _ in }
+        await gate.removeHook(removed)
+        await gate.close()
+        await gate.open(2)
+        try await gate.run { _ in }
+        #expect(log.all == ["kept 1", "removed 1", "kept 2"])
+    }
+}

@@ -144,6 +144,19 @@ public final class FeedbackQueue: Sendable {
         withdrawn?.completions.forEach { $0(.discarded) }
     }
 
+    /// Withdraws every waiting message (outcome `.discarded`) and dismisses the visible one
+    /// (`.dismissed`): e.g. when the user logs out or the screen that asked for them goes away.
+    public func dismissAll() {
+        let (interrupt, withdrawn) = state.withLock { state -> (AsyncStream<Void>.Continuation?, [Entry]) in
+            let withdrawn = state.pending
+            state.pending.removeAll()
+            guard let ticket = state.visible?.entry.ticket else { return (nil, withdrawn) }
+            return (Self.endDisplay(of: ticket, reason: .dismissed, in: &state), withdrawn)
+        }
+        interrupt?.finish()
+        for entry in withdrawn { entry.completions.forEach { $0(.discarded) } }
+    }
+
     /// Marks the visible message as ending for `reason` unless it already is; returns the signal to fire.
     private static func endDisplay(of ticket: FeedbackTicket, reason: FeedbackOutcome, in state: inout State) -> AsyncStream<Void>.Continuation? {
         guard var visible = state.visible, visible.entry.ticket == ticket, visible.phase == .presenting, visible.endReason == nil else {

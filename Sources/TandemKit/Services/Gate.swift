@@ -21,8 +21,14 @@ public actor Gate<Value: Sendable> {
     }
 
     private struct Hook {
+        var id: UInt64
         var body: @Sendable (Value) async -> Void
         var ranForOpening: UInt64
+    }
+
+    /// Identifies a hook registered with `onEveryOpen`, for `removeHook(_:)`.
+    public struct HookID: Sendable, Hashable {
+        let value: UInt64
     }
 
     /// The gate's name in error messages, e.g. "IM login".
@@ -101,9 +107,17 @@ public actor Gate<Value: Sendable> {
 
     /// Registers `hook` to run every time the gate opens (and once now, if it is open), before
     /// waiting operations: e.g. "send the profile again after every reconnect".
-    public func onEveryOpen(_ hook: @escaping @Sendable (Value) async -> Void) {
-        hooks.append(Hook(body: hook, ranForOpening: 0))
+    @discardableResult
+    public func onEveryOpen(_ hook: @escaping @Sendable (Value) async -> Void) -> HookID {
+        nextID += 1
+        hooks.append(Hook(id: nextID, body: hook, ranForOpening: 0))
         startDraining()
+        return HookID(value: nextID)
+    }
+
+    /// Stops running the hook `id` on later openings (a run in progress finishes).
+    public func removeHook(_ id: HookID) {
+        hooks.removeAll { $0.id == id.value }
     }
 
     private func withdraw(_ id: UInt64) {
@@ -124,7 +138,9 @@ public actor Gate<Value: Sendable> {
         while let value {
             if let index = hooks.firstIndex(where: { $0.ranForOpening != opening }) {
                 hooks[index].ranForOpening = opening
-                await hooks[index].body(value)
+                // Copied out: the array may change while the hook runs off the actor.
+                let body = hooks[index].body
+                await body(value)
                 continue
             }
             guard !waiters.isEmpty else { return }
