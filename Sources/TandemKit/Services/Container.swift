@@ -7,7 +7,9 @@ import Synchronization
 /// Thread-safe: registration and resolution may happen from any thread. A singleton's factory runs
 /// exactly once even when many tasks resolve it concurrently for the first time (singleton
 /// construction is serialised per container; nested resolves from inside factories are allowed).
-/// No instance is global: each app, feature or test owns its container.
+/// No instance is global: each app, feature or test owns its container. Because singleton
+/// construction is serialised, a factory must not wait for another thread that resolves from the
+/// same container (resolve dependencies through the `Resolver` it is given instead).
 public final class Container: Sendable {
     private struct Registration: Sendable {
         var name: String
