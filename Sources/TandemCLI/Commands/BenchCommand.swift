@@ -4,6 +4,7 @@ enum BenchCommand {
     static let suites: [BenchSuite] = [
         StoreBenchmark.suite,
         PipelineBenchmark.suite,
+        ContainerBenchmark.suite,
     ]
 
     static let spec = CommandSpec(
