@@ -29,7 +29,7 @@ private struct Broken: Error, CustomStringConvertible {
 }
 
 /// Counts factory calls from any thread.
-private final class Counter: Sendable {
+private final class BuildCounter: Sendable {
     private let value = Mutex(0)
     var count: Int { value.withLock { $0 } }
     func next() -> Int { value.withLock { $0 += 1; return $0 } }
@@ -38,7 +38,7 @@ private final class Counter: Sendable {
 @Suite struct ContainerTests {
     @Test func singletonReturnsTheSameInstanceAndTransientANewOne() throws {
         let container = Container()
-        let counter = Counter()
+        let counter = BuildCounter()
         container.register((any Greeter).self) { _ in EnglishGreeter(serial: counter.next()) }
         container.register(EnglishGreeter.self, scope: .transient) { _ in EnglishGreeter(serial: counter.next()) }
         let first = try container.resolve((any Greeter).self)
@@ -52,8 +52,8 @@ private final class Counter: Sendable {
 
     @Test func concurrentFirstResolvesOfASingletonRunTheFactoryExactlyOnce() async throws {
         let container = Container()
-        let counter = Counter()
-        let entered = Counter()
+        let counter = BuildCounter()
+        let entered = BuildCounter()
         container.register((any Greeter).self) { _ in
             // Stay inside the factory until a second caller has started resolving (bounded), so a
             // container without exactly-once construction would run this factory twice.
@@ -112,7 +112,7 @@ private final class Counter: Sendable {
 
     @Test func aThrowingFactoryIsWrappedAndNotCached() throws {
         let container = Container()
-        let counter = Counter()
+        let counter = BuildCounter()
         container.register(Int.self) { _ in
             if counter.next() == 1 { throw Broken() }
             return 42

@@ -14,14 +14,14 @@ struct FollowStatus: Equatable, Sendable {
     }
 }
 
-struct UserProfile: Equatable, Sendable {
+struct FollowProfile: Equatable, Sendable {
     var id: String
     var name: String
     var follow: FollowStatus
 }
 
 struct ProfileState: Equatable, Sendable {
-    var profile: UserProfile
+    var profile: FollowProfile
     var errorMessage: String?
 }
 
@@ -35,7 +35,7 @@ enum FollowError: Error, Equatable, CustomStringConvertible {
 struct FollowAPI: Sendable {
     var follow: @Sendable (_ userID: String) async throws -> Void
     var unfollow: @Sendable (_ userID: String) async throws -> Void
-    var fetchProfile: @Sendable (_ userID: String) async throws -> UserProfile
+    var fetchProfile: @Sendable (_ userID: String) async throws -> FollowProfile
 }
 
 enum ProfileAction: Equatable, Sendable {
@@ -47,7 +47,7 @@ enum ProfileAction: Equatable, Sendable {
     case followFailed(String)
     case rolledBack(Rollback<ProfileState, FollowStatus>, String)
     case refetch
-    case profileLoaded(UserProfile)
+    case profileLoaded(FollowProfile)
 }
 
 enum FollowStrategy: Sendable {

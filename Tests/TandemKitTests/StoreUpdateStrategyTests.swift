@@ -3,7 +3,7 @@ import TandemKit
 import TandemKitTesting
 
 @Suite struct StoreUpdateStrategyTests {
-    static let ann = UserProfile(id: "u1", name: "Ann", follow: FollowStatus(isFollowing: false, followerCount: 10))
+    static let ann = FollowProfile(id: "u1", name: "Ann", follow: FollowStatus(isFollowing: false, followerCount: 10))
     static let offline = FollowError.offline.description
 
     /// An API double that records its calls; requests wait for `gate` when one is given.
@@ -11,7 +11,7 @@ import TandemKitTesting
         calls: Recorder<String>,
         gate: TestGate? = nil,
         fails: Bool = false,
-        server: UserProfile = ann
+        server: FollowProfile = ann
     ) -> FollowAPI {
         FollowAPI(
             follow: { id in
