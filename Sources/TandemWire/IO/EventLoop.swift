@@ -236,6 +236,9 @@ public final class EventLoop: @unchecked Sendable {
         }
     }
 
+    /// Timers in the heap, cancelled ones included until they are due or compacted away.
+    var pendingTimerCount: Int { timers.count }
+
     // MARK: - Loop thread: registration
 
     /// Starts watching `fd` for `owner`; returns the token events will carry.

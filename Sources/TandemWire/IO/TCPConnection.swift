@@ -32,13 +32,17 @@ public final class TCPConnection: @unchecked Sendable, IOSelectable, IdleTracked
     private var interest: IOInterest = []
     private var wantsWrite = false
     private var inputOpen = true
+    private var readingPaused = false
     private var eofSeen = false
     private var outputShutdownRequested = false
     private var outputShut = false
     private var flushScheduled = false
     private var overflowed = false
     private var closeNotified = false
-    /// False while more than the high-water mark is queued; see `TCPConnectionHandler.connectionWritabilityChanged`.
+    private var unwritableNoticePending = false
+    /// False from the `write` that takes the queue past the high-water mark until it drains to the low-water
+    /// mark. A producer can loop `while connection.isWritable { write(...) }`; the matching
+    /// `connectionWritabilityChanged` calls follow in the loop's flush phase, one per change, in order.
     public private(set) var isWritable = true
     private var closeError: IOError?
     private var closeTimer: ScheduledTask?
@@ -87,6 +91,10 @@ public final class TCPConnection: @unchecked Sendable, IOSelectable, IdleTracked
             overflowed = true
         } else {
             queue.append(bytes)
+            if isWritable, queue.byteCount > configuration.highWaterMark {
+                isWritable = false
+                unwritableNoticePending = true
+            }
         }
         scheduleFlush()
     }
@@ -110,6 +118,28 @@ public final class TCPConnection: @unchecked Sendable, IOSelectable, IdleTracked
     public func send(_ shared: SharedBytes) {
         send(shared.bytes)
     }
+
+    // MARK: - Reading
+
+    /// Stops reading from the socket: the kernel buffers, then the peer's sends stall (TCP flow control).
+    /// Use it to propagate backpressure, e.g. while the other side of a relay is not writable.
+    public func pauseReading() {
+        assert(loop.inEventLoop, "TCPConnection.pauseReading called off its event loop")
+        guard !readingPaused else { return }
+        readingPaused = true
+        updateInterest()
+    }
+
+    /// Resumes reading after `pauseReading()`.
+    public func resumeReading() {
+        assert(loop.inEventLoop, "TCPConnection.resumeReading called off its event loop")
+        guard readingPaused else { return }
+        readingPaused = false
+        updateInterest()
+    }
+
+    /// True between `pauseReading()` and `resumeReading()`.
+    public var isReadingPaused: Bool { readingPaused }
 
     // MARK: - Closing
 
@@ -330,6 +360,11 @@ public final class TCPConnection: @unchecked Sendable, IOSelectable, IdleTracked
 
     private func updateWritability() {
         guard state == .open else { return }
+        if unwritableNoticePending {
+            unwritableNoticePending = false
+            handler?.connectionWritabilityChanged(self, isWritable: false)
+            guard state == .open else { return }
+        }
         if isWritable, queue.byteCount > configuration.highWaterMark {
             isWritable = false
             handler?.connectionWritabilityChanged(self, isWritable: false)
@@ -348,7 +383,8 @@ public final class TCPConnection: @unchecked Sendable, IOSelectable, IdleTracked
     private func updateInterest() {
         guard state != .closed, state != .connecting else { return }
         var wanted: IOInterest = []
-        if inputOpen, state == .open || state == .closing { wanted.insert(.read) }
+        // A closing connection keeps reading (and discarding) even when paused: it waits for the peer's FIN.
+        if inputOpen, (state == .open && !readingPaused) || state == .closing { wanted.insert(.read) }
         if wantsWrite { wanted.insert(.write) }
         guard wanted != interest else { return }
         interest = wanted
