@@ -136,6 +136,11 @@ final class BlockingPeer {
         }
     }
 
+    /// Sends FIN (half-close).
+    func shutdownWrite() {
+        _ = shutdown(fd, Int32(SHUT_WR))
+    }
+
     /// One `recv`: the bytes read (empty at end of stream), or the error (e.g. ECONNRESET, EAGAIN on timeout).
     func receive(max: Int = 65536) -> Result<[UInt8], IOError> {
         var buffer = [UInt8](repeating: 0, count: max)
