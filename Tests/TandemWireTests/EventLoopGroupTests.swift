@@ -55,4 +55,33 @@ import Testing
         #expect(!didRun)
         group.shutdown()  // idempotent
     }
+
+    @Test func workRacingWithShutdownFailsCleanly() async throws {
+        for _ in 0..<5 {
+            let group = try EventLoopGroup(threads: 2)
+            let listener = try TCPListener.bind(host: "127.0.0.1", port: 0, group: group) { _ in RecordingHandler() }
+            let port = listener.port
+            let outcomes = await withTaskGroup(of: Bool.self) { attempts in
+                for index in 0..<10 {
+                    attempts.addTask {
+                        do {
+                            _ = try await TCPConnection.connect(host: "127.0.0.1", port: port, on: group.loops[index % 2]) { _ in
+                                RecordingHandler()
+                            }
+                            return true
+                        } catch {
+                            return false
+                        }
+                    }
+                }
+                try? await Task.sleep(for: .milliseconds(1))
+                group.shutdown()
+                var all: [Bool] = []
+                for await outcome in attempts { all.append(outcome) }
+                return all
+            }
+            // Every attempt finished one way or the other: none hangs, none crashes a loop.
+            #expect(outcomes.count == 10)
+        }
+    }
 }

@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import Dispatch
 import Synchronization
 import Testing
 @testable import TandemWire
@@ -105,7 +106,7 @@ final class HandlerLog<Handler: TCPConnectionHandler>: @unchecked Sendable {
 
 /// A plain blocking socket for playing a peer the I/O layer does not control (one that never reads, or reads
 /// with a deadline). Test-only.
-final class BlockingPeer {
+final class BlockingPeer: @unchecked Sendable {
     let fd: Int32
 
     init(connectingTo address: SocketAddress, receiveTimeout: Duration = .seconds(5), receiveBuffer: Int32? = nil) throws {
@@ -147,6 +148,21 @@ final class BlockingPeer {
         let count = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
         if count < 0 { return .failure(IOError.lastError("recv")) }
         return .success(Array(buffer[0..<count]))
+    }
+
+    /// `receive` on a dispatch thread, so a blocking read never holds one of the few cooperative threads that
+    /// the other tests running in parallel need.
+    func receiveOffPool(max: Int = 65536) async -> Result<[UInt8], IOError> {
+        await withCheckedContinuation { continuation in
+            DispatchQueue.global().async { continuation.resume(returning: self.receive(max: max)) }
+        }
+    }
+
+    /// `receiveAll` on a dispatch thread (see `receiveOffPool`).
+    func receiveAllOffPool() async -> (bytes: [UInt8], end: IOError?) {
+        await withCheckedContinuation { continuation in
+            DispatchQueue.global().async { continuation.resume(returning: self.receiveAll()) }
+        }
     }
 
     /// Reads until end of stream or an error; returns everything read and how it ended.

@@ -43,7 +43,7 @@ import Testing
     @Test func aLargeTransferRespectingWritabilityArrivesCompleteAndStaysUnderTheHighWaterMark() async throws {
         let group = try EventLoopGroup(threads: 2)
         defer { group.shutdown() }
-        let payload = pattern(count: 4 * 1024 * 1024, seed: 3)
+        let payload = pattern(count: 2 * 1024 * 1024, seed: 3)
         let producerLog = HandlerLog<Producer>()
         let listener = try TCPListener.bind(
             host: "127.0.0.1", port: 0, group: group, configuration: .init(connection: limits)

@@ -65,7 +65,7 @@ final class ScriptedHandler: TCPConnectionHandler, @unchecked Sendable {
             connection.write([1, 2, 3])  // ignored after close
         }
         let peer = try BlockingPeer(connectingTo: listener.localAddress)
-        let (bytes, end) = peer.receiveAll()
+        let (bytes, end) = await peer.receiveAllOffPool()
         #expect(end == nil)
         #expect(bytes.count == payload.count)
         #expect(bytes == payload)
@@ -103,7 +103,7 @@ final class ScriptedHandler: TCPConnectionHandler, @unchecked Sendable {
         defer { group.shutdown() }
         let (listener, _) = try serve(group) { $0.abort() }
         let peer = try BlockingPeer(connectingTo: listener.localAddress)
-        let (bytes, end) = peer.receiveAll()
+        let (bytes, end) = await peer.receiveAllOffPool()
         #expect(bytes.isEmpty)
         #expect(end == nil)
     }
@@ -155,7 +155,7 @@ final class ScriptedHandler: TCPConnectionHandler, @unchecked Sendable {
         let clock = ContinuousClock()
         let start = clock.now
         let peer = try BlockingPeer(connectingTo: listener.localAddress)
-        let (_, end) = peer.receiveAll()
+        let (_, end) = await peer.receiveAllOffPool()
         #expect(end == nil)
         #expect(clock.now - start >= .milliseconds(100))
         #expect(clock.now - start < .seconds(2))
@@ -165,32 +165,41 @@ final class ScriptedHandler: TCPConnectionHandler, @unchecked Sendable {
         #expect(log.all[0].handler.recording.snapshot.idleFired == 1)
     }
 
-    @Test func rearmingOnEveryMessageKeepsATalkativeConnectionOpen() async throws {
+    @Test func rearmingOnEveryMessagePushesTheDeadlineAndSilenceFiresIt() async throws {
         let group = try EventLoopGroup(threads: 1, idleSweepInterval: .milliseconds(10))
         defer { group.shutdown() }
         let log = HandlerLog<RearmingHandler>()
         let listener = try TCPListener.bind(host: "127.0.0.1", port: 0, group: group) { connection in
-            let handler = RearmingHandler(timeout: .milliseconds(400))
-            connection.armIdleTimer(.milliseconds(400))
+            let handler = RearmingHandler(timeout: .seconds(3))
+            connection.armIdleTimer(.seconds(3))
             log.add(connection, handler)
             return handler
         }
         let peer = try BlockingPeer(connectingTo: listener.localAddress)
-        // Quiet gaps of ~40 ms, far below the 400 ms timeout, for longer than the timeout.
-        for _ in 0..<12 {
+        try await eventually("accepted") { log.count == 1 }
+        let (connection, handler) = log.all[0]
+        var deadlines: [UInt64] = [try await connection.loop.submit { connection.idleDeadline }]
+        for message in 1...3 {
+            try await Task.sleep(for: .milliseconds(5))
             try peer.send([1])
-            try await Task.sleep(for: .milliseconds(40))
+            try await eventually("message \(message) received") { handler.received.load(ordering: .relaxed) == message }
+            deadlines.append(try await connection.loop.submit { connection.idleDeadline })
         }
-        #expect(log.all[0].handler.fired.load(ordering: .relaxed) == 0)
-        try await eventually("fires once the peer goes quiet") { log.all[0].handler.fired.load(ordering: .relaxed) == 1 }
+        // Each message moved the deadline later (re-arming is what keeps a talkative connection alive).
+        #expect(zip(deadlines, deadlines.dropFirst()).allSatisfy { $0 < $1 })
+        #expect(handler.fired.load(ordering: .relaxed) == 0)
+        // Silence past a short deadline fires the timer exactly once; it stays quiet until re-armed.
+        try await connection.loop.submit { connection.armIdleTimer(.milliseconds(50)) }
+        try await eventually("fires once the peer is quiet") { handler.fired.load(ordering: .relaxed) >= 1 }
+        try await Task.sleep(for: .milliseconds(100))
+        #expect(handler.fired.load(ordering: .relaxed) == 1)
         // A disarmed timer does not fire.
-        let connection = log.all[0].connection
         try await connection.loop.submit {
             connection.armIdleTimer(.milliseconds(30))
             connection.disarmIdleTimer()
         }
         try await Task.sleep(for: .milliseconds(80))
-        #expect(log.all[0].handler.fired.load(ordering: .relaxed) == 1)
+        #expect(handler.fired.load(ordering: .relaxed) == 1)
     }
 }
 
@@ -198,11 +207,13 @@ final class ScriptedHandler: TCPConnectionHandler, @unchecked Sendable {
 final class RearmingHandler: TCPConnectionHandler, @unchecked Sendable {
     let timeout: Duration
     let fired = Atomic<Int>(0)
+    let received = Atomic<Int>(0)
 
     init(timeout: Duration) { self.timeout = timeout }
 
     func connectionDidReceive(_ connection: TCPConnection, bytes: UnsafeRawBufferPointer) {
         connection.armIdleTimer(timeout)
+        received.add(bytes.count, ordering: .relaxed)
     }
 
     func connectionIdleTimeoutFired(_ connection: TCPConnection) {

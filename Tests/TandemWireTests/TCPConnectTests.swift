@@ -48,7 +48,7 @@ import Testing
             } catch let error as IOError {
                 #expect(error == .connectTimeout(host: "127.0.0.1", port: port))
                 #expect(clock.now - start >= .milliseconds(150))
-                #expect(clock.now - start < .seconds(2))
+                #expect(clock.now - start < .seconds(10))
                 timedOut += 1
             }
         }

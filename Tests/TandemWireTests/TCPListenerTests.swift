@@ -63,7 +63,7 @@ import Testing
         try await eventually("two accepted") { accepted.count == 2 }
         let third = try BlockingPeer(connectingTo: listener.localAddress, receiveTimeout: .seconds(2))
         // The third is accepted and closed by the server: it reads end of stream (or a reset), not a timeout.
-        switch third.receive() {
+        switch await third.receiveOffPool() {
         case .success(let bytes): #expect(bytes.isEmpty)
         case .failure(let error): #expect(error.isConnectionReset)
         }

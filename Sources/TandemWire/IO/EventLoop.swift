@@ -151,15 +151,21 @@ public final class EventLoop: @unchecked Sendable {
                 let current = MonotonicTime.now()
                 timeout = deadline > current ? deadline - current : 0
             }
+            var refreshed = false
             do {
                 try selector.wait(timeoutNanoseconds: timeout) { token, events in
+                    // Handlers arm deadlines from `now`: read the clock once the wait is over, before the first.
+                    if !refreshed {
+                        now = MonotonicTime.now()
+                        refreshed = true
+                    }
                     dispatch(token: token, events: events)
                 }
             } catch {
                 // A failing wait (EBADF, ENOMEM) cannot be retried meaningfully: stop the loop cleanly.
                 break
             }
-            now = MonotonicTime.now()
+            if !refreshed { now = MonotonicTime.now() }
             runDueTimers()
             runSubmittedWork()
             flushPending()
@@ -242,8 +248,9 @@ public final class EventLoop: @unchecked Sendable {
     // MARK: - Loop thread: registration
 
     /// Starts watching `fd` for `owner`; returns the token events will carry.
+    /// - Throws: `IOError.eventLoopShutdown` once the loop is tearing down (work that raced with shutdown).
     func register(_ owner: any IOSelectable, fd: Int32, interest: IOInterest) throws -> UInt64 {
-        precondition(!shutDown, "register on a loop that has shut down")
+        guard !shutDown else { throw IOError.eventLoopShutdown }
         let slot = Int(fd)
         if slot >= registry.count {
             registry.append(contentsOf: repeatElement(RegistrySlot(), count: max(slot + 1 - registry.count, registry.count)))
@@ -267,9 +274,6 @@ public final class EventLoop: @unchecked Sendable {
         let slot = Int(fd)
         if slot < registry.count { registry[slot] = RegistrySlot(owner: nil, generation: 0) }
     }
-
-    /// True when the loop has torn down (or is tearing down) and accepts no registrations.
-    var isShutDown: Bool { shutDown }
 
     // MARK: - Loop thread: idle deadlines
 
