@@ -66,6 +66,29 @@ import Testing
         _ = client
     }
 
+    @Test func pausingInsideACallbackStopsTheCurrentBurst() async throws {
+        // A tiny read buffer makes one burst span many reads; the pause must take effect after the first.
+        let group = try EventLoopGroup(threads: 1, readBufferSize: 1024)
+        defer { group.shutdown() }
+        let log = HandlerLog<PauseOnFirstChunk>()
+        let listener = try TCPListener.bind(host: "127.0.0.1", port: 0, group: group) { connection in
+            let handler = PauseOnFirstChunk()
+            log.add(connection, handler)
+            return handler
+        }
+        let peer = try BlockingPeer(connectingTo: listener.localAddress)
+        try await eventually("accepted") { log.count == 1 }
+        let payload = pattern(count: 20_000, seed: 5)
+        try peer.send(payload)
+        let (connection, handler) = log.all[0]
+        try await eventually("first chunk") { !handler.received.withLock { $0.isEmpty } }
+        try await Task.sleep(for: .milliseconds(30))
+        #expect(handler.received.withLock { $0.count } <= 1024)
+        try await connection.loop.submit { connection.resumeReading() }
+        try await eventually("rest delivered") { handler.received.withLock { $0.count } == payload.count }
+        #expect(handler.received.withLock { $0 } == payload)
+    }
+
     @Test func pausedReadingStopsDeliveryUntilResumed() async throws {
         let group = try EventLoopGroup(threads: 1)
         defer { group.shutdown() }
@@ -85,6 +108,22 @@ import Testing
         try await group.loops[0].submit { connection.resumeReading() }
         try await eventually("delivered after resume") { handler.snapshot.received == [1, 2, 3] }
     }
+}
+
+/// Pauses reading after the first chunk it receives.
+final class PauseOnFirstChunk: TCPConnectionHandler, @unchecked Sendable {
+    let received = Mutex<[UInt8]>([])
+
+    func connectionDidReceive(_ connection: TCPConnection, bytes: UnsafeRawBufferPointer) {
+        let copy = [UInt8](bytes)
+        let isFirst = received.withLock { received in
+            defer { received.append(contentsOf: copy) }
+            return received.isEmpty
+        }
+        if isFirst { connection.pauseReading() }
+    }
+
+    func connectionDidClose(_ connection: TCPConnection, error: IOError?) {}
 }
 
 /// Writes a payload in chunks, only while the connection is writable, then closes.

@@ -24,8 +24,9 @@ public final class TCPConnection: @unchecked Sendable, IOSelectable, IdleTracked
     /// hands the connection to a new handler); released after `connectionDidClose`.
     public var handler: (any TCPConnectionHandler)?
 
+    /// The settings this connection was created with (write-queue marks, close bound).
+    public let configuration: TCPConnectionConfiguration
     let fd: Int32
-    let configuration: TCPConnectionConfiguration
     private var token: UInt64 = 0
     private var queue = WriteQueue()
     private var state: State
@@ -269,7 +270,8 @@ public final class TCPConnection: @unchecked Sendable, IOSelectable, IdleTracked
                 if state == .open, let handler {
                     handler.connectionDidReceive(self, bytes: UnsafeRawBufferPointer(start: buffer.baseAddress, count: count))
                 }
-                guard state != .closed, count == buffer.count else { return }
+                // Stop when the handler closed or paused us, or when the socket is drained.
+                guard state != .closed, !(state == .open && readingPaused), count == buffer.count else { return }
             } else if count == 0 {
                 inputEnded()
                 return

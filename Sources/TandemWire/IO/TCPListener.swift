@@ -156,12 +156,10 @@ public final class TCPListener: @unchecked Sendable, IOSelectable {
             do {
                 guard let accepted = try Socket.accept(listenFD) else { return }
                 fd = accepted
-            } catch let error as IOError {
-                if error.errno == EMFILE || error.errno == ENFILE || error.errno == ENOBUFS || error.errno == ENOMEM {
-                    pauseAccepting()
-                }
-                return
             } catch {
+                // Typically EMFILE/ENFILE (out of descriptors) or ENOBUFS/ENOMEM. The pending connection stays
+                // queued and the level-triggered selector would report it again at once, so back off briefly.
+                pauseAccepting()
                 return
             }
             guard counter.tryAcquire(limit: configuration.maxConnections) else {
@@ -184,8 +182,7 @@ public final class TCPListener: @unchecked Sendable, IOSelectable {
         }
     }
 
-    /// Out of descriptors: the pending connection stays in the backlog and would wake the loop forever, so stop
-    /// watching for a moment and retry.
+    /// Stops watching the listening socket for 100 ms, then resumes.
     private func pauseAccepting() {
         guard registered else { return }
         try? loop.reregister(fd: listenFD, token: token, interest: [])
