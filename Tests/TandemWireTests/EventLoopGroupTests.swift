@@ -21,12 +21,7 @@ import Testing
 
     @Test func shutdownClosesConnectionsJoinsThreadsAndRefusesLaterWork() async throws {
         let group = try EventLoopGroup(threads: 2)
-        let serverSide = HandlerLog<RecordingHandler>()
-        let listener = try TCPListener.bind(host: "127.0.0.1", port: 0, group: group) { connection in
-            let handler = RecordingHandler()
-            serverSide.add(connection, handler)
-            return handler
-        }
+        let (listener, serverSide) = try listenLogging(host: "127.0.0.1", group: group) { _ in RecordingHandler() }
         var clients: [RecordingHandler] = []
         for _ in 0..<4 {
             let handler = RecordingHandler()

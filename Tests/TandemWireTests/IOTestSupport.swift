@@ -104,6 +104,23 @@ final class HandlerLog<Handler: TCPConnectionHandler>: @unchecked Sendable {
     var count: Int { entries.withLock { $0.count } }
 }
 
+/// Binds a listener on `host` (ephemeral port) whose handlers, made by `make` on the connection's loop, are
+/// logged with their connections.
+func listenLogging<Handler: TCPConnectionHandler & SendableMetatype>(
+    host: String = "127.0.0.1",
+    group: EventLoopGroup,
+    configuration: TCPListener.Configuration = .init(),
+    _ make: @escaping @Sendable (TCPConnection) -> Handler
+) throws -> (TCPListener, HandlerLog<Handler>) {
+    let log = HandlerLog<Handler>()
+    let listener = try TCPListener.bind(host: host, port: 0, group: group, configuration: configuration) { connection in
+        let handler = make(connection)
+        log.add(connection, handler)
+        return handler
+    }
+    return (listener, log)
+}
+
 /// A plain blocking socket for playing a peer the I/O layer does not control (one that never reads, or reads
 /// with a deadline). Test-only.
 final class BlockingPeer: @unchecked Sendable {

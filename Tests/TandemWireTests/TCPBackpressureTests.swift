@@ -70,12 +70,7 @@ import Testing
         // A tiny read buffer makes one burst span many reads; the pause must take effect after the first.
         let group = try EventLoopGroup(threads: 1, readBufferSize: 1024)
         defer { group.shutdown() }
-        let log = HandlerLog<PauseOnFirstChunk>()
-        let listener = try TCPListener.bind(host: "127.0.0.1", port: 0, group: group) { connection in
-            let handler = PauseOnFirstChunk()
-            log.add(connection, handler)
-            return handler
-        }
+        let (listener, log) = try listenLogging(host: "127.0.0.1", group: group) { _ in PauseOnFirstChunk() }
         let peer = try BlockingPeer(connectingTo: listener.localAddress)
         try await eventually("accepted") { log.count == 1 }
         let payload = pattern(count: 20_000, seed: 5)
@@ -92,10 +87,8 @@ import Testing
     @Test func pausedReadingStopsDeliveryUntilResumed() async throws {
         let group = try EventLoopGroup(threads: 1)
         defer { group.shutdown() }
-        let serverSide = HandlerLog<RecordingHandler>()
-        let listener = try TCPListener.bind(host: "127.0.0.1", port: 0, group: group) { connection in
+        let (listener, serverSide) = try listenLogging(host: "127.0.0.1", group: group) { connection in
             let handler = RecordingHandler()
-            serverSide.add(connection, handler)
             connection.pauseReading()
             return handler
         }

@@ -45,10 +45,8 @@ final class ScriptedHandler: TCPConnectionHandler, @unchecked Sendable {
         onEndOfInput: @escaping @Sendable (TCPConnection) -> Void = { $0.close() },
         onReceive: @escaping @Sendable (TCPConnection) -> Void = { _ in }
     ) throws -> (TCPListener, HandlerLog<ScriptedHandler>) {
-        let log = HandlerLog<ScriptedHandler>()
-        let listener = try TCPListener.bind(host: "127.0.0.1", port: 0, group: group, configuration: configuration) { connection in
+        let (listener, log) = try listenLogging(host: "127.0.0.1", group: group, configuration: configuration) { connection in
             let handler = ScriptedHandler(onAccept: onAccept, onEndOfInput: onEndOfInput, onReceive: onReceive)
-            log.add(connection, handler)
             handler.onAccept(connection)
             return handler
         }
@@ -168,11 +166,9 @@ final class ScriptedHandler: TCPConnectionHandler, @unchecked Sendable {
     @Test func rearmingOnEveryMessagePushesTheDeadlineAndSilenceFiresIt() async throws {
         let group = try EventLoopGroup(threads: 1, idleSweepInterval: .milliseconds(10))
         defer { group.shutdown() }
-        let log = HandlerLog<RearmingHandler>()
-        let listener = try TCPListener.bind(host: "127.0.0.1", port: 0, group: group) { connection in
+        let (listener, log) = try listenLogging(host: "127.0.0.1", group: group) { connection in
             let handler = RearmingHandler(timeout: .seconds(3))
             connection.armIdleTimer(.seconds(3))
-            log.add(connection, handler)
             return handler
         }
         let peer = try BlockingPeer(connectingTo: listener.localAddress)

@@ -11,12 +11,7 @@ import Testing
         let group = try EventLoopGroup(threads: 1)
         defer { group.shutdown() }
         for host in ["127.0.0.1", "::1"] {
-            let accepted = HandlerLog<RecordingHandler>()
-            let listener = try TCPListener.bind(host: host, port: 0, group: group) { connection in
-                let handler = RecordingHandler()
-                accepted.add(connection, handler)
-                return handler
-            }
+            let (listener, accepted) = try listenLogging(host: host, group: group) { _ in RecordingHandler() }
             #expect(listener.port > 0)
             #expect(listener.localAddress.host == host)
             #expect(listener.localAddress.isIPv6 == (host == "::1"))
@@ -83,12 +78,7 @@ import Testing
     @Test func acceptedConnectionsAreSpreadAcrossTheLoops() async throws {
         let group = try EventLoopGroup(threads: 2)
         defer { group.shutdown() }
-        let accepted = HandlerLog<RecordingHandler>()
-        let listener = try TCPListener.bind(host: "127.0.0.1", port: 0, group: group) { connection in
-            let handler = RecordingHandler()
-            accepted.add(connection, handler)
-            return handler
-        }
+        let (listener, accepted) = try listenLogging(host: "127.0.0.1", group: group) { _ in RecordingHandler() }
         let peers = try (0..<6).map { _ in try BlockingPeer(connectingTo: listener.localAddress) }
         try await eventually("all accepted") { accepted.count == 6 }
         let perLoop = Dictionary(grouping: accepted.all, by: { $0.connection.loop.index }).mapValues(\.count)
