@@ -35,6 +35,7 @@ public struct FileDescriptorLimit: Sendable, Equatable, CustomStringConvertible 
         return try current()
     }
 
+    /// The limits as text, e.g. `open files: soft 1024, hard 524288`.
     public var description: String { "open files: soft \(soft), hard \(hard)" }
 
     #if os(Linux)

@@ -35,6 +35,7 @@ public enum IOError: Error, Equatable, Sendable, CustomStringConvertible {
         errno == ECONNRESET || errno == EPIPE
     }
 
+    /// A message naming what failed and why, with the errno number where there is one.
     public var description: String {
         switch self {
         case .system(let operation, let code):

@@ -22,6 +22,7 @@ public struct IdleConnectionProbe: Sendable, CustomStringConvertible {
     /// Growth per single connection end (half a pair), in bytes.
     public var bytesPerConnection: Int { bytesPerPair / 2 }
 
+    /// The measurement in one line: resident set before and after, bytes per pair and per connection.
     public var description: String {
         "\(connections) idle loopback connections: RSS \(residentBefore / 1024) KiB → \(residentAfter / 1024) KiB, "
             + "\(bytesPerPair) B per client+server pair, \(bytesPerConnection) B per connection"

@@ -79,6 +79,7 @@ public struct SocketAddress: Sendable, Hashable, CustomStringConvertible {
         return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
+    /// `host:port`, with IPv6 hosts in brackets (`[::1]:8080`).
     public var description: String {
         isIPv6 ? "[\(host)]:\(port)" : "\(host):\(port)"
     }
