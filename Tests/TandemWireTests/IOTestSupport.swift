@@ -136,11 +136,9 @@ final class BlockingPeer: @unchecked Sendable {
             _ = setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
         }
         let status = address.withSockAddr { connect(fd, $0, $1) }
-        guard status == 0 else {
-            let error = IOError.lastError("connect")
-            _ = close(fd)
-            throw error
-        }
+        // On failure deinit closes the descriptor (all properties are set), so it must not be closed here too:
+        // a second close would hit whatever descriptor another thread opened under the same number meanwhile.
+        guard status == 0 else { throw IOError.lastError("connect") }
     }
 
     deinit { _ = close(fd) }
