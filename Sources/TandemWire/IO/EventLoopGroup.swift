@@ -1,0 +1,140 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import Synchronization
+
+/// A fixed set of event loops, one thread each, handed out round-robin by `next()`.
+///
+/// Create one per process (it is the server's or client's I/O engine) and call `shutdown()` before exit:
+/// it closes every connection and listener on every loop and joins the threads.
+public final class EventLoopGroup: Sendable {
+    /// The loops, in index order.
+    public let loops: [EventLoop]
+    private let cursor = Atomic<Int>(0)
+    private let threads: Mutex<[LoopThread]>
+
+    /// The number of online processor cores (at least 1): the default thread count.
+    public static var defaultThreadCount: Int {
+        max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))
+    }
+
+    /// Starts `threads` loops and returns once every loop thread is running.
+    /// - Parameters:
+    ///   - threads: how many loops (threads); at least 1.
+    ///   - idleSweepInterval: how often each loop checks armed idle timers (the precision of idle timeouts).
+    ///   - readBufferSize: the size of each loop's shared read buffer, the most one read can hand to a handler.
+    /// - Throws: `IOError` when the selector or a thread cannot be created.
+    public init(
+        threads: Int = EventLoopGroup.defaultThreadCount,
+        idleSweepInterval: Duration = .seconds(1),
+        readBufferSize: Int = 64 * 1024
+    ) throws {
+        precondition(threads >= 1, "an event loop group needs at least one thread")
+        var loops: [EventLoop] = []
+        var started: [LoopThread] = []
+        do {
+            for index in 0..<threads {
+                let loop = try EventLoop(index: index, idleSweepInterval: idleSweepInterval, readBufferSize: readBufferSize)
+                loops.append(loop)
+                started.append(try LoopThread.start(name: "tandem-loop-\(index)") { loop.run() })
+            }
+        } catch {
+            for loop in loops { loop.requestShutdown() }
+            for thread in started { thread.join() }
+            throw error
+        }
+        // Wait until every loop has published its thread id, so `inEventLoop` is right from the start.
+        for loop in loops {
+            while !loop.hasStarted { sched_yield() }
+        }
+        self.loops = loops
+        self.threads = Mutex(started)
+    }
+
+    /// The next loop in round-robin order. Safe from any thread.
+    public func next() -> EventLoop {
+        let position = cursor.wrappingAdd(1, ordering: .relaxed).oldValue
+        return loops[Int(UInt(bitPattern: position) % UInt(loops.count))]
+    }
+
+    /// Stops every loop (closing its connections and listeners, delivering `connectionDidClose`) and waits for
+    /// their threads to end. Idempotent. Must not be called on one of the group's own loop threads.
+    public func shutdown() {
+        precondition(!loops.contains { $0.inEventLoop }, "EventLoopGroup.shutdown() called on one of its own loops")
+        for loop in loops { loop.requestShutdown() }
+        let joining = threads.withLock { threads -> [LoopThread] in
+            defer { threads = [] }
+            return threads
+        }
+        for thread in joining { thread.join() }
+    }
+}
+
+/// A joinable POSIX thread.
+struct LoopThread: Sendable {
+    #if os(Linux)
+    private let handle: pthread_t
+    #else
+    private let handle: UInt
+    #endif
+
+    private final class Start {
+        let name: String
+        let body: () -> Void
+        init(name: String, body: @escaping () -> Void) {
+            self.name = name
+            self.body = body
+        }
+    }
+
+    static func start(name: String, _ body: @escaping () -> Void) throws -> LoopThread {
+        let start = Unmanaged.passRetained(Start(name: name, body: body)).toOpaque()
+        #if os(Linux)
+        var handle = pthread_t()
+        let status = pthread_create(&handle, nil, { raw in
+            let start = Unmanaged<Start>.fromOpaque(raw!).takeRetainedValue()
+            nameCurrentThread(start.name)
+            start.body()
+            return nil
+        }, start)
+        guard status == 0 else {
+            Unmanaged<Start>.fromOpaque(start).release()
+            throw IOError.system(operation: "pthread_create", errno: status)
+        }
+        return LoopThread(handle: handle)
+        #else
+        var handle: pthread_t?
+        let status = pthread_create(&handle, nil, { raw in
+            let start = Unmanaged<Start>.fromOpaque(raw).takeRetainedValue()
+            _ = pthread_setname_np(String(start.name.prefix(15)))
+            start.body()
+            return nil
+        }, start)
+        guard status == 0, let handle else {
+            Unmanaged<Start>.fromOpaque(start).release()
+            throw IOError.system(operation: "pthread_create", errno: status)
+        }
+        return LoopThread(handle: UInt(bitPattern: handle))
+        #endif
+    }
+
+    func join() {
+        #if os(Linux)
+        _ = pthread_join(handle, nil)
+        #else
+        if let pointer = pthread_t(bitPattern: handle) { _ = pthread_join(pointer, nil) }
+        #endif
+    }
+}
+
+#if os(Linux)
+/// Names the calling thread (visible in `top -H` and debuggers). `pthread_setname_np` is a GNU extension the
+/// Glibc module does not export, so it is looked up at run time; naming is skipped if it is missing.
+private func nameCurrentThread(_ name: String) {
+    typealias SetName = @convention(c) (pthread_t, UnsafePointer<CChar>) -> Int32
+    guard let symbol = dlsym(nil, "pthread_setname_np") else { return }
+    _ = unsafeBitCast(symbol, to: SetName.self)(pthread_self(), String(name.prefix(15)))
+}
+#endif

@@ -1,0 +1,599 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// One TCP connection, bound to one `EventLoop`: a non-blocking socket whose received bytes go to its handler
+/// and whose writes are queued and flushed in batches.
+///
+/// Threading: every method except `send(_:)` must be called on `loop`'s thread (from a handler callback or
+/// via `connection.loop.execute { ... }`); the connection never locks. Writes queued during one loop iteration
+/// leave together, in order, in as few `sendmsg` calls as the kernel allows, at the end of that iteration.
+///
+/// Memory: the object holds no read buffer (reads go to the loop's shared buffer) and an empty write queue
+/// holds no allocation, so an idle connection costs about two hundred bytes of user memory.
+public final class TCPConnection: @unchecked Sendable, IOSelectable, IdleTracked {
+    enum State: UInt8 {
+        case connecting, open, closing, closed
+    }
+
+    /// The loop that owns this connection; all its callbacks run there.
+    public let loop: EventLoop
+    /// The owner of the connection's events. Replaceable on the loop thread (e.g. when a protocol upgrade
+    /// hands the connection to a new handler); released after `connectionDidClose`.
+    public var handler: (any TCPConnectionHandler)?
+
+    /// The settings this connection was created with (write-queue marks, close bound).
+    public let configuration: TCPConnectionConfiguration
+    let fd: Int32
+    private var token: UInt64 = 0
+    private var queue = WriteQueue()
+    private var state: State
+    private var interest: IOInterest = []
+    private var wantsWrite = false
+    private var inputOpen = true
+    private var readingPaused = false
+    private var eofSeen = false
+    private var outputShutdownRequested = false
+    private var outputShut = false
+    private var flushScheduled = false
+    private var overflowed = false
+    private var closeNotified = false
+    private var unwritableNoticePending = false
+    /// False from the `write` that takes the queue past the high-water mark until it drains to the low-water
+    /// mark. A producer can loop `while connection.isWritable { write(...) }`; the matching
+    /// `connectionWritabilityChanged` calls follow in the loop's flush phase, one per change, in order.
+    public private(set) var isWritable = true
+    private var closeError: IOError?
+    private var closeTimer: ScheduledTask?
+    private var connectAttempt: ConnectAttempt?
+    private var counter: ConnectionCounter?
+    var idleDeadline: UInt64 = 0
+    var idleSlot = -1
+
+    init(fd: Int32, loop: EventLoop, configuration: TCPConnectionConfiguration, state: State) {
+        self.fd = fd
+        self.loop = loop
+        self.configuration = configuration
+        self.state = state
+    }
+
+    // MARK: - Public state
+
+    /// True from the moment the connection is established until `close()`, `abort()` or a failure.
+    public var isOpen: Bool { state == .open }
+
+    /// True once the descriptor is closed.
+    public var isClosed: Bool { state == .closed }
+
+    /// Bytes accepted by `write` and not yet taken by the kernel.
+    public var queuedBytes: Int { queue.byteCount }
+
+    /// The local address of the socket. Call on the loop thread while the connection is not closed.
+    public func localAddress() throws -> SocketAddress {
+        try Socket.localAddress(fd)
+    }
+
+    /// The peer's address. Call on the loop thread while the connection is not closed.
+    public func remoteAddress() throws -> SocketAddress {
+        try Socket.peerAddress(fd)
+    }
+
+    // MARK: - Writing
+
+    /// Queues `bytes` to be sent after everything queued before. Ignored once the connection is closing or
+    /// closed, or after `shutdownOutput()`. A write that would take the queue past
+    /// `configuration.maxQueuedBytes` is dropped and the connection is aborted with `IOError.writeQueueOverflow`.
+    public func write(_ bytes: [UInt8]) {
+        assert(loop.inEventLoop, "TCPConnection.write called off its event loop")
+        guard state == .open, !outputShutdownRequested, !overflowed, !bytes.isEmpty else { return }
+        if queue.byteCount + bytes.count > configuration.maxQueuedBytes {
+            overflowed = true
+        } else {
+            queue.append(bytes)
+            if isWritable, queue.byteCount > configuration.highWaterMark {
+                isWritable = false
+                unwritableNoticePending = true
+            }
+        }
+        scheduleFlush()
+    }
+
+    /// Queues a shared buffer without copying it; otherwise exactly like `write(_: [UInt8])`.
+    public func write(_ shared: SharedBytes) {
+        write(shared.bytes)
+    }
+
+    /// Thread-safe `write`: writes at once on the loop thread, otherwise hops there first. Sends from one
+    /// thread keep their order.
+    public func send(_ bytes: [UInt8]) {
+        if loop.inEventLoop {
+            write(bytes)
+        } else {
+            loop.execute { self.write(bytes) }
+        }
+    }
+
+    /// Thread-safe `write` of a shared buffer (see `send(_: [UInt8])`).
+    public func send(_ shared: SharedBytes) {
+        send(shared.bytes)
+    }
+
+    // MARK: - Reading
+
+    /// Stops reading from the socket: the kernel buffers, then the peer's sends stall (TCP flow control).
+    /// Use it to propagate backpressure, e.g. while the other side of a relay is not writable.
+    public func pauseReading() {
+        assert(loop.inEventLoop, "TCPConnection.pauseReading called off its event loop")
+        guard !readingPaused else { return }
+        readingPaused = true
+        updateInterest()
+    }
+
+    /// Resumes reading after `pauseReading()`.
+    public func resumeReading() {
+        assert(loop.inEventLoop, "TCPConnection.resumeReading called off its event loop")
+        guard readingPaused else { return }
+        readingPaused = false
+        updateInterest()
+    }
+
+    /// True between `pauseReading()` and `resumeReading()`.
+    public var isReadingPaused: Bool { readingPaused }
+
+    // MARK: - Closing
+
+    /// Half-closes: once the queued bytes are written, sends FIN; reading continues. Later writes are ignored.
+    public func shutdownOutput() {
+        assert(loop.inEventLoop, "TCPConnection.shutdownOutput called off its event loop")
+        guard state == .open, !outputShutdownRequested else { return }
+        outputShutdownRequested = true
+        scheduleFlush()
+    }
+
+    /// Closes gracefully: stops delivering input, writes what is queued, sends FIN, waits for the peer's end of
+    /// stream (so unread input cannot turn into a reset that destroys the last bytes written), then releases the
+    /// descriptor. Bounded by `configuration.closeTimeout`; past it the connection is dropped. Idempotent.
+    public func close() {
+        assert(loop.inEventLoop, "TCPConnection.close called off its event loop")
+        guard state == .open else { return }
+        state = .closing
+        loop.idle.disarm(self)
+        closeTimer = loop.schedule(after: configuration.closeTimeout) { [weak self] in self?.closeTimedOut() }
+        updateInterest()
+        scheduleFlush()
+    }
+
+    /// Closes at once, discarding queued bytes. With `reset`, sets `SO_LINGER` 0 so the peer gets a RST
+    /// (it sees "connection reset") instead of a FIN. `connectionDidClose` follows with `error: nil`. Idempotent.
+    public func abort(reset: Bool = false) {
+        assert(loop.inEventLoop, "TCPConnection.abort called off its event loop")
+        guard state == .open || state == .closing else { return }
+        finishClose(error: nil, reset: reset)
+    }
+
+    // MARK: - Idle timer
+
+    /// Arms (or re-arms) the idle timer: unless re-armed or disarmed, `connectionIdleTimeoutFired` is called
+    /// once `timeout` has passed (late by at most the loop's `idleSweepInterval`). Re-arming is a couple of
+    /// stores, cheap enough to do for every message received. Ignored unless the connection is open.
+    public func armIdleTimer(_ timeout: Duration) {
+        assert(loop.inEventLoop, "TCPConnection.armIdleTimer called off its event loop")
+        guard state == .open else { return }
+        loop.armIdle(self, deadline: MonotonicTime.deadline(after: timeout, from: loop.now))
+    }
+
+    /// Stops the idle timer, if armed.
+    public func disarmIdleTimer() {
+        assert(loop.inEventLoop, "TCPConnection.disarmIdleTimer called off its event loop")
+        loop.idle.disarm(self)
+    }
+
+    func idleTimerFired() {
+        guard state == .open else { return }
+        if let handler {
+            handler.connectionIdleTimeoutFired(self)
+        } else {
+            close()
+        }
+    }
+
+    // MARK: - Loop callbacks
+
+    func handleIO(_ events: IOEvents) {
+        switch state {
+        case .connecting:
+            finishConnect()
+            return
+        case .closed:
+            return
+        case .open, .closing:
+            break
+        }
+        if events.contains(.writable) { flushNow() }
+        guard state != .closed else { return }
+        if interest.contains(.read), !events.isDisjoint(with: [.readable, .error, .hangup]) {
+            readNow()
+        } else if !events.isDisjoint(with: [.error, .hangup]) {
+            let code = Socket.pendingError(fd)
+            if code == 0, eofSeen, state == .closing {
+                finishClose(error: nil)
+            } else {
+                finishClose(error: .system(operation: "connection", errno: code != 0 ? code : ECONNRESET))
+            }
+        }
+    }
+
+    func loopDidShutDown() {
+        switch state {
+        case .connecting:
+            failConnect(.eventLoopShutdown)
+        case .open, .closing:
+            finishClose(error: .eventLoopShutdown)
+        case .closed:
+            break
+        }
+    }
+
+    /// Called in the loop's flush phase for every connection that scheduled a flush this iteration.
+    func flushFromLoop() {
+        flushScheduled = false
+        switch state {
+        case .closed:
+            notifyClosed()
+        case .open, .closing:
+            if overflowed {
+                finishClose(error: .writeQueueOverflow(limit: configuration.maxQueuedBytes), reset: true)
+            } else {
+                flushNow()
+            }
+        case .connecting:
+            break
+        }
+    }
+
+    // MARK: - Internals
+
+    private func scheduleFlush() {
+        guard !flushScheduled else { return }
+        flushScheduled = true
+        loop.flushList.append(self)
+    }
+
+    private func readNow() {
+        let buffer = loop.readBuffer
+        // A few reads per readiness event keep a fast sender from starving the loop's other connections.
+        for _ in 0..<4 {
+            let count = read(fd, buffer.baseAddress, buffer.count)
+            if count > 0 {
+                if state == .open, let handler {
+                    handler.connectionDidReceive(self, bytes: UnsafeRawBufferPointer(start: buffer.baseAddress, count: count))
+                }
+                // Stop when the handler closed or paused us, or when the socket is drained.
+                guard state != .closed, !(state == .open && readingPaused), count == buffer.count else { return }
+            } else if count == 0 {
+                inputEnded()
+                return
+            } else {
+                let code = currentErrno()
+                if code == EINTR { continue }
+                if code == EAGAIN || code == EWOULDBLOCK { return }
+                finishClose(error: .system(operation: "read", errno: code))
+                return
+            }
+        }
+    }
+
+    private func inputEnded() {
+        eofSeen = true
+        inputOpen = false
+        updateInterest()
+        switch state {
+        case .closing:
+            if queue.isEmpty, outputShut { finishClose(error: nil) }
+        case .open:
+            if outputShut {
+                finishClose(error: nil)
+            } else if let handler {
+                handler.connectionDidReachEndOfInput(self)
+            } else {
+                close()
+            }
+        case .connecting, .closed:
+            break
+        }
+    }
+
+    private func flushNow() {
+        guard state == .open || state == .closing else { return }
+        while !queue.isEmpty {
+            let written = queue.withIOVectors(loop.ioVectors, capacity: EventLoop.ioVectorCapacity) { count in
+                sendVectors(count)
+            }
+            if written >= 0 {
+                queue.consume(written)
+                continue
+            }
+            let code = Int32(-written)
+            if code == EINTR { continue }
+            if code == EAGAIN || code == EWOULDBLOCK {
+                setWriteInterest(true)
+                updateWritability()
+                return
+            }
+            finishClose(error: .system(operation: "write", errno: code))
+            return
+        }
+        setWriteInterest(false)
+        if outputShutdownRequested || state == .closing, !outputShut {
+            outputShut = true
+            _ = shutdown(fd, Int32(SHUT_WR))
+        }
+        if outputShut, eofSeen {
+            finishClose(error: nil)
+            return
+        }
+        updateWritability()
+    }
+
+    /// Sends the first `count` prepared vectors; returns bytes written or `-errno`.
+    private func sendVectors(_ count: Int) -> Int {
+        #if os(Linux)
+        let flags = Int32(MSG_NOSIGNAL)
+        #else
+        let flags: Int32 = 0  // SO_NOSIGPIPE is set on the socket instead
+        #endif
+        let result: Int
+        if count == 1 {
+            result = systemSend(fd, loop.ioVectors[0].iov_base, loop.ioVectors[0].iov_len, flags)
+        } else {
+            var message = msghdr()
+            message.msg_iov = loop.ioVectors
+            #if os(Linux)
+            message.msg_iovlen = count
+            #else
+            message.msg_iovlen = Int32(count)
+            #endif
+            result = sendmsg(fd, &message, flags)
+        }
+        return result >= 0 ? result : -Int(currentErrno())
+    }
+
+    private func updateWritability() {
+        guard state == .open else { return }
+        if unwritableNoticePending {
+            unwritableNoticePending = false
+            handler?.connectionWritabilityChanged(self, isWritable: false)
+            guard state == .open else { return }
+        }
+        if isWritable, queue.byteCount > configuration.highWaterMark {
+            isWritable = false
+            handler?.connectionWritabilityChanged(self, isWritable: false)
+        } else if !isWritable, queue.byteCount <= configuration.lowWaterMark {
+            isWritable = true
+            handler?.connectionWritabilityChanged(self, isWritable: true)
+        }
+    }
+
+    private func setWriteInterest(_ on: Bool) {
+        guard wantsWrite != on else { return }
+        wantsWrite = on
+        updateInterest()
+    }
+
+    private func updateInterest() {
+        guard state != .closed, state != .connecting else { return }
+        var wanted: IOInterest = []
+        // A closing connection keeps reading (and discarding) even when paused: it waits for the peer's FIN.
+        if inputOpen, (state == .open && !readingPaused) || state == .closing { wanted.insert(.read) }
+        if wantsWrite { wanted.insert(.write) }
+        guard wanted != interest else { return }
+        interest = wanted
+        try? loop.reregister(fd: fd, token: token, interest: wanted)
+    }
+
+    private func closeTimedOut() {
+        guard state == .closing else { return }
+        closeTimer = nil
+        // Everything was written and only the peer's FIN is missing: that is still a clean close.
+        finishClose(error: queue.isEmpty ? nil : .closeTimeout, reset: !queue.isEmpty)
+    }
+
+    /// Releases the descriptor and schedules `connectionDidClose` for the flush phase.
+    private func finishClose(error: IOError?, reset: Bool = false) {
+        guard state != .closed else { return }
+        state = .closed
+        closeError = error
+        scheduleFlush()
+        closeTimer?.cancel()
+        closeTimer = nil
+        loop.idle.disarm(self)
+        loop.deregister(fd: fd)
+        if reset { Socket.setLingerZero(fd) }
+        _ = systemClose(fd)
+        queue.removeAll()
+        counter?.release()
+        counter = nil
+    }
+
+    private func notifyClosed() {
+        guard !closeNotified else { return }
+        closeNotified = true
+        let owner = handler
+        handler = nil
+        owner?.connectionDidClose(self, error: closeError)
+        closeError = nil
+    }
+}
+
+@inline(__always)
+private func systemSend(_ fd: Int32, _ base: UnsafeMutableRawPointer?, _ length: Int, _ flags: Int32) -> Int {
+    send(fd, base, length, flags)
+}
+
+// MARK: - Accepting and connecting
+
+extension TCPConnection {
+    /// Wraps a freshly accepted descriptor on the loop thread: registers it, asks `makeHandler` for its
+    /// handler (which may already write or close), then starts reading.
+    static func adopt(
+        fd: Int32,
+        on loop: EventLoop,
+        configuration: TCPConnectionConfiguration,
+        counter: ConnectionCounter?,
+        makeHandler: @Sendable (TCPConnection) -> any TCPConnectionHandler
+    ) {
+        if configuration.noDelay { try? Socket.setNoDelay(fd) }
+        let connection = TCPConnection(fd: fd, loop: loop, configuration: configuration, state: .open)
+        connection.counter = counter
+        do {
+            connection.token = try loop.register(connection, fd: fd, interest: [])
+        } catch {
+            _ = systemClose(fd)
+            counter?.release()
+            return
+        }
+        connection.handler = makeHandler(connection)
+        connection.updateInterest()
+    }
+
+    /// Opens a connection to `host:port`. IP literals connect directly; host names are resolved first off the
+    /// loop (`getaddrinfo` on a dispatch queue) and tried in the resolver's order until one connects.
+    ///
+    /// `makeHandler` runs on the loop thread as soon as the connection is established and before any byte is
+    /// delivered; it may write at once (e.g. a request). The returned connection is already live.
+    /// - Parameter timeout: the bound for each address tried.
+    /// - Throws: `IOError.connectTimeout`, `IOError.system` (e.g. ECONNREFUSED), `IOError.unresolvableHost`,
+    ///   `IOError.eventLoopShutdown`.
+    public static func connect(
+        host: String,
+        port: Int,
+        timeout: Duration = .seconds(10),
+        on loop: EventLoop,
+        configuration: TCPConnectionConfiguration = TCPConnectionConfiguration(),
+        handler makeHandler: @escaping @Sendable (TCPConnection) -> any TCPConnectionHandler
+    ) async throws -> TCPConnection {
+        let addresses = try await SocketAddress.resolve(host: host, port: port)
+        var lastError: any Error = IOError.unresolvableHost(host: host, message: "no address")
+        for address in addresses {
+            do {
+                return try await connect(to: address, timeout: timeout, on: loop, configuration: configuration, handler: makeHandler)
+            } catch {
+                lastError = error
+            }
+        }
+        throw lastError
+    }
+
+    /// Opens a connection to `address` (see `connect(host:port:timeout:on:configuration:handler:)`).
+    public static func connect(
+        to address: SocketAddress,
+        timeout: Duration = .seconds(10),
+        on loop: EventLoop,
+        configuration: TCPConnectionConfiguration = TCPConnectionConfiguration(),
+        handler makeHandler: @escaping @Sendable (TCPConnection) -> any TCPConnectionHandler
+    ) async throws -> TCPConnection {
+        try await withCheckedThrowingContinuation { continuation in
+            let attempt = ConnectAttempt(continuation: continuation, address: address, makeHandler: makeHandler)
+            let accepted = loop.execute {
+                startConnect(attempt, timeout: timeout, on: loop, configuration: configuration)
+            }
+            if !accepted { continuation.resume(throwing: IOError.eventLoopShutdown) }
+        }
+    }
+
+    private static func startConnect(
+        _ attempt: ConnectAttempt,
+        timeout: Duration,
+        on loop: EventLoop,
+        configuration: TCPConnectionConfiguration
+    ) {
+        let fd: Int32
+        do {
+            fd = try Socket.makeStream(family: attempt.address.family)
+            if configuration.noDelay { try Socket.setNoDelay(fd) }
+        } catch {
+            attempt.continuation.resume(throwing: error)
+            return
+        }
+        let status = attempt.address.withSockAddr { systemConnect(fd, $0, $1) }
+        let code = status == 0 ? 0 : currentErrno()
+        guard status == 0 || code == EINPROGRESS || code == EINTR else {
+            _ = systemClose(fd)
+            attempt.continuation.resume(throwing: IOError.system(operation: "connect to \(attempt.address)", errno: code))
+            return
+        }
+        let connection = TCPConnection(fd: fd, loop: loop, configuration: configuration, state: .connecting)
+        connection.connectAttempt = attempt
+        do {
+            connection.token = try loop.register(connection, fd: fd, interest: status == 0 ? [] : [.write])
+        } catch {
+            _ = systemClose(fd)
+            connection.state = .closed
+            connection.closeNotified = true
+            attempt.continuation.resume(throwing: error)
+            return
+        }
+        if status == 0 {
+            connection.finishConnect()
+        } else {
+            connection.interest = [.write]
+            attempt.timer = loop.schedule(after: timeout) { [weak connection] in
+                connection?.failConnect(.connectTimeout(host: attempt.address.host, port: attempt.address.port))
+            }
+        }
+    }
+
+    /// The socket became writable (or failed) while connecting: finish or fail.
+    private func finishConnect() {
+        guard state == .connecting, let attempt = connectAttempt else { return }
+        let code = Socket.pendingError(fd)
+        if code != 0 {
+            failConnect(.system(operation: "connect to \(attempt.address)", errno: code))
+            return
+        }
+        connectAttempt = nil
+        attempt.timer?.cancel()
+        state = .open
+        interest = [.write]
+        handler = attempt.makeHandler(self)
+        updateInterest()
+        attempt.continuation.resume(returning: self)
+    }
+
+    private func failConnect(_ error: IOError) {
+        guard state == .connecting, let attempt = connectAttempt else { return }
+        connectAttempt = nil
+        attempt.timer?.cancel()
+        state = .closed
+        closeNotified = true  // no handler was ever created
+        loop.deregister(fd: fd)
+        _ = systemClose(fd)
+        attempt.continuation.resume(throwing: error)
+    }
+}
+
+@inline(__always)
+private func systemConnect(_ fd: Int32, _ address: UnsafePointer<sockaddr>, _ length: socklen_t) -> Int32 {
+    connect(fd, address, length)
+}
+
+/// The state of an outgoing connection until it is established.
+final class ConnectAttempt: @unchecked Sendable {
+    let continuation: CheckedContinuation<TCPConnection, any Error>
+    let address: SocketAddress
+    let makeHandler: @Sendable (TCPConnection) -> any TCPConnectionHandler
+    /// Set and read on the loop thread only.
+    var timer: ScheduledTask?
+
+    init(
+        continuation: CheckedContinuation<TCPConnection, any Error>,
+        address: SocketAddress,
+        makeHandler: @escaping @Sendable (TCPConnection) -> any TCPConnectionHandler
+    ) {
+        self.continuation = continuation
+        self.address = address
+        self.makeHandler = makeHandler
+    }
+}

@@ -1,0 +1,103 @@
+import Dispatch
+import Synchronization
+import Testing
+@testable import TandemWire
+
+@Suite struct EventLoopTests {
+    @Test func executeFromManyThreadsRunsEverythingOnTheLoopInPerThreadOrder() async throws {
+        let group = try EventLoopGroup(threads: 1)
+        defer { group.shutdown() }
+        let loop = group.next()
+        let seen = Mutex<[Int: [Int]]>([:])
+        let offLoop = Atomic<Int>(0)
+        let threads = 8, perThread = 500
+        DispatchQueue.concurrentPerform(iterations: threads) { thread in
+            for value in 0..<perThread {
+                loop.execute {
+                    if !loop.inEventLoop { offLoop.add(1, ordering: .relaxed) }
+                    seen.withLock { $0[thread, default: []].append(value) }
+                }
+            }
+        }
+        try await eventually("all work ran") { seen.withLock { $0.values.reduce(0) { $0 + $1.count } } == threads * perThread }
+        #expect(offLoop.load(ordering: .relaxed) == 0)
+        for thread in 0..<threads {
+            #expect(seen.withLock { $0[thread] } == Array(0..<perThread))
+        }
+        #expect(!loop.inEventLoop)
+    }
+
+    @Test func submitReturnsTheResultAndPropagatesErrors() async throws {
+        let group = try EventLoopGroup(threads: 1)
+        defer { group.shutdown() }
+        let loop = group.next()
+        let onLoop = try await loop.submit { loop.inEventLoop }
+        #expect(onLoop)
+        await #expect(throws: IOError.closeTimeout) {
+            try await loop.submit { () throws -> Int in throw IOError.closeTimeout }
+        }
+    }
+
+    @Test func timersFireInDeadlineOrderAndNotEarly() async throws {
+        let group = try EventLoopGroup(threads: 1)
+        defer { group.shutdown() }
+        let loop = group.next()
+        let fired = Mutex<[(String, ContinuousClock.Instant)]>([])
+        let start = ContinuousClock.now
+        for (name, delay) in [("c", 60), ("a", 20), ("b", 40), ("a2", 20)] {
+            loop.schedule(after: .milliseconds(delay)) { fired.withLock { $0.append((name, .now)) } }
+        }
+        try await eventually("four timers fired") { fired.withLock { $0.count } == 4 }
+        let record = fired.withLock { $0 }
+        #expect(record.map(\.0) == ["a", "a2", "b", "c"])
+        let delays = ["a": 20, "a2": 20, "b": 40, "c": 60]
+        for (name, instant) in record {
+            #expect(instant - start >= .milliseconds(delays[name]!), "\(name) fired early")
+        }
+    }
+
+    @Test func cancelledTimersNeverRun() async throws {
+        let group = try EventLoopGroup(threads: 1)
+        defer { group.shutdown() }
+        let loop = group.next()
+        let fired = Mutex<[Int]>([])
+        let cancelled = loop.schedule(after: .milliseconds(10)) { fired.withLock { $0.append(1) } }
+        loop.schedule(after: .milliseconds(30)) { fired.withLock { $0.append(2) } }
+        cancelled.cancel()
+        #expect(cancelled.isCancelled)
+        try await eventually("second timer fired") { fired.withLock { $0 } == [2] }
+        #expect(fired.withLock { $0 } == [2])
+    }
+
+    @Test func timersScheduledOnTheLoopFromATimerRunLater() async throws {
+        let group = try EventLoopGroup(threads: 1)
+        defer { group.shutdown() }
+        let loop = group.next()
+        let order = Mutex<[String]>([])
+        loop.execute {
+            loop.schedule(after: .zero) {
+                order.withLock { $0.append("outer") }
+                loop.schedule(after: .zero) { order.withLock { $0.append("inner") } }
+                loop.execute { order.withLock { $0.append("task") } }
+            }
+        }
+        try await eventually("nested work ran") { order.withLock { $0.count } == 3 }
+        #expect(order.withLock { $0.first } == "outer")
+    }
+
+    @Test func manyCancelledTimersAreCompactedAway() async throws {
+        let group = try EventLoopGroup(threads: 1)
+        defer { group.shutdown() }
+        let loop = group.next()
+        let fired = Atomic<Int>(0)
+        try await loop.submit {
+            for _ in 0..<5_000 {
+                loop.schedule(after: .seconds(3600)) { fired.add(1, ordering: .relaxed) }.cancel()
+            }
+            loop.schedule(after: .milliseconds(5)) { fired.add(100, ordering: .relaxed) }
+        }
+        try await eventually("live timer fired") { fired.load(ordering: .relaxed) == 100 }
+        let pending = try await loop.submit { loop.pendingTimerCount }
+        #expect(pending < 2_100)
+    }
+}
