@@ -121,15 +121,24 @@ public struct WebSocketFrameDecoder: Sendable {
     /// Parses and validates the header at `readIndex`; consumes it only once complete.
     private mutating func parseHeader() throws(WebSocketProtocolError) -> Header? {
         let available = buffer.count - readIndex
-        guard available >= 2 else { return nil }
+        guard available >= 1 else { return nil }
+        // Everything decidable from the first byte fails before the second arrives.
         let first = buffer[readIndex]
-        let second = buffer[readIndex + 1]
-
         guard first & 0x70 == 0 else { throw .reservedBitsSet }
         guard let opcode = WebSocketOpcode(rawValue: first & 0x0F) else {
             throw .reservedOpcode(first & 0x0F)
         }
         let fin = first & 0x80 != 0
+        if opcode.isControl {
+            guard fin else { throw .fragmentedControlFrame }
+        } else if opcode == .continuation {
+            guard messageInProgress else { throw .unexpectedContinuation }
+        } else {
+            guard !messageInProgress else { throw .expectedContinuation }
+        }
+
+        guard available >= 2 else { return nil }
+        let second = buffer[readIndex + 1]
         let masked = second & 0x80 != 0
         switch role {
         case .server where !masked: throw .unmaskedClientFrame
@@ -138,12 +147,7 @@ public struct WebSocketFrameDecoder: Sendable {
         }
         let shortLength = Int(second & 0x7F)
         if opcode.isControl {
-            guard fin else { throw .fragmentedControlFrame }
             guard shortLength <= 125 else { throw .controlFrameTooLong }
-        } else if opcode == .continuation {
-            guard messageInProgress else { throw .unexpectedContinuation }
-        } else {
-            guard !messageInProgress else { throw .expectedContinuation }
         }
 
         var headerLength = 2

@@ -22,11 +22,10 @@ enum WebSocketMasking {
             destination.storeBytes(of: value, toByteOffset: index, as: UInt64.self)
             index &+= 8
         }
-        // index is a multiple of 8, so the key phase of the tail starts at 0 again.
-        var phase = 0
+        // The tail: the key byte follows the position (the word loop kept the phase).
         while index < count {
             let keyByte: UInt8
-            switch phase {
+            switch index & 3 {
             case 0: keyByte = key.0
             case 1: keyByte = key.1
             case 2: keyByte = key.2
@@ -35,7 +34,6 @@ enum WebSocketMasking {
             let value = source.load(fromByteOffset: index, as: UInt8.self) ^ keyByte
             destination.storeBytes(of: value, toByteOffset: index, as: UInt8.self)
             index &+= 1
-            phase &+= 1
         }
     }
 }
