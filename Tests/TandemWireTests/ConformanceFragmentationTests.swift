@@ -69,10 +69,7 @@ import TandemWire
     func messageSplitIntoOneByteFragmentsIsReassembled(role: WebSocketRole) {
         let text = "Tandem ✓ 同步"
         let bytes = Array(text.utf8)
-        var input: [UInt8] = []
-        for (index, byte) in bytes.enumerated() {
-            input += peerFrame(to: role, fin: index == bytes.count - 1, opcode: index == 0 ? 0x1 : 0x0, payload: [byte])
-        }
+        let input = oneByteFragments(to: role, bytes)
         #expect(outcome(role, input).events == [.text(text)])
     }
 }

@@ -28,10 +28,7 @@ import TandemWire
 
     @Test(arguments: bothRoles, invalidSequences)
     func invalidUTF8SplitIntoOneByteFragmentsFailsWith1007(role: WebSocketRole, bytes: [UInt8]) throws {
-        var input: [UInt8] = []
-        for (index, byte) in bytes.enumerated() {
-            input += peerFrame(to: role, fin: index == bytes.count - 1, opcode: index == 0 ? 0x1 : 0x0, payload: [byte])
-        }
+        let input = oneByteFragments(to: role, bytes)
         let result = outcome(role, input)
         #expect(result.error == .invalidUTF8)
         try expectFailed(result, role: role, code: 1007)

@@ -120,3 +120,12 @@ func expectFailed(
     #expect(last.opcode == .close, sourceLocation: sourceLocation)
     #expect(Array(last.payload.prefix(2)) == closePayload(code), sourceLocation: sourceLocation)
 }
+
+/// A text message sent as one fragment per byte, as the peer of `role` sends it.
+func oneByteFragments(to role: WebSocketRole, _ bytes: [UInt8]) -> [UInt8] {
+    var input: [UInt8] = []
+    for (index, byte) in bytes.enumerated() {
+        input += peerFrame(to: role, fin: index == bytes.count - 1, opcode: index == 0 ? 0x1 : 0x0, payload: [byte])
+    }
+    return input
+}
