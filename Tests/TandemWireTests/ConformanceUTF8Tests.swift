@@ -45,6 +45,35 @@ import TandemWire
     }
 
     @Test(arguments: bothRoles)
+    func invalidBytesInsideAnIncompleteFrameFailBeforeTheFrameEnds(role: WebSocketRole) throws {
+        // A 1000-byte text frame whose 6th byte is impossible; only its first 10 bytes arrive.
+        var payload = [UInt8](repeating: 0x61, count: 1000)
+        payload[5] = 0xC0
+        let frame = peerFrame(to: role, opcode: 0x1, payload: payload)
+        let headerLength = frame.count - 1000
+        let result = outcome(role, Array(frame.prefix(headerLength + 10)))
+        #expect(result.error == .invalidUTF8)
+        try expectFailed(result, role: role, code: 1007)
+    }
+
+    @Test(arguments: bothRoles)
+    func textArrivingInPiecesAtEveryMaskPhaseIsUnmaskedCorrectly(role: WebSocketRole) {
+        let text = "phase ✓ κόσμε 𝄞 " + String(repeating: "0123456789", count: 5)
+        let frame = peerFrame(to: role, fin: false, opcode: 0x1, payload: Array(text.utf8))
+            + peerFrame(to: role, opcode: 0x0, payload: Array(text.utf8))
+        for chunk in 1...9 {
+            var machine = WebSocketConnectionStateMachine(role: role)
+            var results: [WebSocketReceiveResult] = []
+            var offset = 0
+            while offset < frame.count {
+                results.append(machine.receive(Array(frame[offset..<min(offset + chunk, frame.count)])))
+                offset += chunk
+            }
+            #expect(merged(results).events == [.text(text + text)], "chunk \(chunk)")
+        }
+    }
+
+    @Test(arguments: bothRoles)
     func codePointSplitAcrossFragmentsIsAccepted(role: WebSocketRole) {
         let text = "κόσμε𝄞"
         let bytes = Array(text.utf8)

@@ -1,12 +1,14 @@
 /// Incremental RFC 6455 frame decoder: append bytes as they arrive, in chunks of any size,
 /// and pull complete frames with their payload unmasked.
 ///
-/// Besides the frame format it enforces everything decidable from frame headers alone: the
-/// masking rule of the role, reserved bits and opcodes, minimal length encoding, control-frame
-/// limits and the fragmentation sequence (§5.4). The message size limit is checked from the
-/// header (and the sizes of earlier fragments) before any payload byte is buffered, so an
-/// oversized message is refused without holding it in memory. After the first error every
-/// further call throws the same error.
+/// Besides the frame format it enforces everything decidable from frame headers: the masking
+/// rule of the role, reserved bits and opcodes, minimal length encoding, control-frame limits
+/// and the fragmentation sequence (§5.4). The message size limit is checked from the header
+/// (and the sizes of earlier fragments) before any payload byte is buffered, so an oversized
+/// message is refused without holding it in memory. Text messages are validated as UTF-8 while
+/// their bytes arrive, across fragments and inside a frame that is still incomplete, so an
+/// invalid prefix fails at once (§8.1). After the first error every further call throws the
+/// same error.
 ///
 /// Cost: one allocation per frame (its payload); unmasking works eight bytes at a time.
 public struct WebSocketFrameDecoder: Sendable {
@@ -20,6 +22,8 @@ public struct WebSocketFrameDecoder: Sendable {
         var opcode: WebSocketOpcode
         var maskKey: (UInt8, UInt8, UInt8, UInt8)?
         var payloadLength: Int
+        /// True for frames of a text message, whose payload is validated as it arrives.
+        var isText: Bool
     }
 
     private var buffer: [UInt8] = []
@@ -27,6 +31,10 @@ public struct WebSocketFrameDecoder: Sendable {
     private var pending: Header?
     private var messageInProgress = false
     private var messageLength = 0
+    private var messageIsText = false
+    private var validator = UTF8Validator()
+    /// Payload bytes of the pending text frame already unmasked in place and validated.
+    private var validatedLength = 0
     private var failure: WebSocketProtocolError?
 
     /// Creates a decoder for `role` that refuses data messages above `maxMessageSize` bytes.
@@ -77,19 +85,28 @@ public struct WebSocketFrameDecoder: Sendable {
         if pending == nil {
             guard let header = try parseHeader() else { return nil }
             pending = header
+            validatedLength = 0
         }
-        guard let header = pending, bufferedByteCount >= header.payloadLength else { return nil }
+        guard let header = pending else { return nil }
         let length = header.payloadLength
+        if header.isText {
+            try validateArrivedText(of: header)
+            guard bufferedByteCount >= length else { return nil }
+            if header.fin && !validator.isComplete { throw .invalidUTF8 }
+        }
+        guard bufferedByteCount >= length else { return nil }
         let start = readIndex
         let payload: [UInt8]
         if length == 0 {
             payload = []
         } else {
+            // Text payloads were unmasked in place while being validated.
+            let key = header.isText ? nil : header.maskKey
             payload = [UInt8](unsafeUninitializedCapacity: length) { output, initialized in
                 buffer.withUnsafeBytes { raw in
                     let source = raw.baseAddress! + start
                     let destination = UnsafeMutableRawPointer(output.baseAddress!)
-                    if let key = header.maskKey {
+                    if let key {
                         WebSocketMasking.apply(key: key, from: source, to: destination, count: length)
                     } else {
                         destination.copyMemory(from: source, byteCount: length)
@@ -110,6 +127,27 @@ public struct WebSocketFrameDecoder: Sendable {
             readIndex = 0
         }
         return WebSocketFrame(fin: header.fin, opcode: header.opcode, payload: payload)
+    }
+
+    /// Unmasks (in the buffer) and validates the text payload bytes that arrived since the
+    /// last call, so that an invalid prefix fails before the rest of the frame is received.
+    private mutating func validateArrivedText(of header: Header) throws(WebSocketProtocolError) {
+        let arrived = min(bufferedByteCount, header.payloadLength)
+        guard arrived > validatedLength else { return }
+        let from = readIndex + validatedLength
+        let count = arrived - validatedLength
+        let phase = validatedLength
+        var validator = self.validator
+        let valid = buffer.withUnsafeMutableBytes { raw in
+            let region = raw.baseAddress! + from
+            if let key = header.maskKey {
+                WebSocketMasking.apply(key: WebSocketMasking.rotated(key, by: phase), from: region, to: region, count: count)
+            }
+            return validator.validate(UnsafeRawBufferPointer(start: region, count: count))
+        }
+        self.validator = validator
+        validatedLength = arrived
+        guard valid else { throw .invalidUTF8 }
     }
 
     private mutating func compactIfUseful() {
@@ -184,7 +222,12 @@ public struct WebSocketFrameDecoder: Sendable {
         if !opcode.isControl {
             messageLength = fin ? 0 : (opcode == .continuation ? messageLength + length : length)
             messageInProgress = !fin
+            if opcode != .continuation {
+                messageIsText = opcode == .text
+                validator.reset()
+            }
         }
-        return Header(fin: fin, opcode: opcode, maskKey: maskKey, payloadLength: length)
+        let isText = !opcode.isControl && messageIsText
+        return Header(fin: fin, opcode: opcode, maskKey: maskKey, payloadLength: length, isText: isText)
     }
 }

@@ -36,4 +36,15 @@ enum WebSocketMasking {
             index &+= 1
         }
     }
+
+    /// The key as seen from payload offset `phase`: XOR-ing bytes that start at that offset
+    /// with the rotated key continues the mask where an earlier piece stopped.
+    static func rotated(_ key: (UInt8, UInt8, UInt8, UInt8), by phase: Int) -> (UInt8, UInt8, UInt8, UInt8) {
+        switch phase & 3 {
+        case 0: key
+        case 1: (key.1, key.2, key.3, key.0)
+        case 2: (key.2, key.3, key.0, key.1)
+        default: (key.3, key.0, key.1, key.2)
+        }
+    }
 }

@@ -1,13 +1,12 @@
-/// Turns a validated frame sequence (from ``WebSocketFrameDecoder``) into ``WebSocketEvent``s:
-/// joins fragments into messages, validates text incrementally and parses close payloads.
+/// Turns the frame sequence of a ``WebSocketFrameDecoder`` into ``WebSocketEvent``s: joins
+/// fragments into messages and parses (and validates) close payloads.
 ///
-/// Text is validated fragment by fragment, so a message whose prefix is already invalid
-/// UTF-8 fails at that fragment without waiting for the rest. Control frames may arrive between
+/// It relies on the decoder for the fragmentation rules and for the UTF-8 validity of text
+/// messages, which the decoder checks while the bytes arrive. Control frames may arrive between
 /// the fragments of a message and are reported at once.
 public struct WebSocketMessageAssembler: Sendable {
     private var messageOpcode: WebSocketOpcode?
     private var fragments: [UInt8] = []
-    private var validator = UTF8Validator()
 
     /// Creates an assembler with no message in progress.
     public init() {}
@@ -18,29 +17,19 @@ public struct WebSocketMessageAssembler: Sendable {
         case .text, .binary:
             guard messageOpcode == nil else { throw .expectedContinuation }
             if frame.fin {
-                return try Self.message(frame.opcode, frame.payload)
+                return Self.message(frame.opcode, frame.payload)
             }
             messageOpcode = frame.opcode
             fragments = frame.payload
-            if frame.opcode == .text {
-                validator.reset()
-                guard validator.validate(frame.payload) else { throw .invalidUTF8 }
-            }
             return nil
         case .continuation:
             guard let opcode = messageOpcode else { throw .unexpectedContinuation }
             fragments.append(contentsOf: frame.payload)
-            if opcode == .text {
-                guard validator.validate(frame.payload) else { throw .invalidUTF8 }
-            }
             guard frame.fin else { return nil }
-            if opcode == .text {
-                guard validator.isComplete else { throw .invalidUTF8 }
-            }
             let bytes = fragments
             fragments = []
             messageOpcode = nil
-            return opcode == .text ? .text(String(decoding: bytes, as: UTF8.self)) : .binary(bytes)
+            return Self.message(opcode, bytes)
         case .ping:
             return .ping(frame.payload)
         case .pong:
@@ -50,10 +39,8 @@ public struct WebSocketMessageAssembler: Sendable {
         }
     }
 
-    private static func message(_ opcode: WebSocketOpcode, _ payload: [UInt8]) throws(WebSocketProtocolError) -> WebSocketEvent {
-        guard opcode == .text else { return .binary(payload) }
-        guard UTF8Validator.isValid(payload) else { throw .invalidUTF8 }
-        return .text(String(decoding: payload, as: UTF8.self))
+    private static func message(_ opcode: WebSocketOpcode, _ payload: [UInt8]) -> WebSocketEvent {
+        opcode == .text ? .text(String(decoding: payload, as: UTF8.self)) : .binary(payload)
     }
 
     /// Parses a close payload (§5.5.1): empty, or a valid 2-byte code plus a UTF-8 reason.
