@@ -153,6 +153,32 @@ import Testing
         #expect(!decoder.isInsideFragmentedMessage)
     }
 
+    @Test func assemblerJoinsFragmentsAndReportsInterleavedControlFrames() throws {
+        var assembler = WebSocketMessageAssembler()
+        #expect(try assembler.process(WebSocketFrame(fin: false, opcode: .binary, payload: [1])) == nil)
+        #expect(try assembler.process(WebSocketFrame(opcode: .pong, payload: [9])) == .pong([9]))
+        #expect(try assembler.process(WebSocketFrame(fin: false, opcode: .continuation, payload: [2])) == nil)
+        #expect(try assembler.process(WebSocketFrame(fin: true, opcode: .continuation, payload: [3])) == .binary([1, 2, 3]))
+        #expect(try assembler.process(WebSocketFrame(opcode: .text, payload: Array("next".utf8))) == .text("next"))
+    }
+
+    @Test func assemblerRefusesOutOfSequenceFrames() throws {
+        var assembler = WebSocketMessageAssembler()
+        #expect(throws: WebSocketProtocolError.unexpectedContinuation) { try assembler.process(WebSocketFrame(opcode: .continuation)) }
+        _ = try assembler.process(WebSocketFrame(fin: false, opcode: .text, payload: [0x61]))
+        #expect(throws: WebSocketProtocolError.expectedContinuation) { try assembler.process(WebSocketFrame(opcode: .binary)) }
+    }
+
+    @Test func decoderAcceptsSlicesAndRawBuffers() throws {
+        let frames = rawFrame(opcode: 0x2, payload: [1, 2]) + rawFrame(opcode: 0x2, payload: [3])
+        var decoder = WebSocketFrameDecoder(role: .client)
+        decoder.append(frames[0..<3])
+        Array(frames[3...]).withUnsafeBytes { decoder.append($0) }
+        #expect(try decoder.nextFrame()?.payload == [1, 2])
+        #expect(try decoder.nextFrame()?.payload == [3])
+        #expect(try decoder.nextFrame() == nil)
+    }
+
     @Test func protocolErrorsMapToTheirCloseCodes() {
         #expect(WebSocketProtocolError.invalidUTF8.closeCode == .invalidFramePayloadData)
         #expect(WebSocketProtocolError.invalidCloseReason.closeCode == .invalidFramePayloadData)
