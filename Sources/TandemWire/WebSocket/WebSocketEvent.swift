@@ -1,0 +1,13 @@
+/// Something the peer said, as the application sees it: whole messages and control frames.
+public enum WebSocketEvent: Sendable, Equatable {
+    /// A complete text message, validated as UTF-8 (across all its fragments).
+    case text(String)
+    /// A complete binary message.
+    case binary([UInt8])
+    /// A ping with its payload; the connection state machine has already queued the pong.
+    case ping([UInt8])
+    /// A pong with its payload (an answer to our ping, or an unsolicited heartbeat).
+    case pong([UInt8])
+    /// The peer's close frame: `code` is nil when the frame had no payload (1005 semantics).
+    case close(code: WebSocketCloseCode?, reason: String)
+}

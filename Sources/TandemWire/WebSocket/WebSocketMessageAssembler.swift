@@ -1,0 +1,56 @@
+/// Turns the frame sequence of a ``WebSocketFrameDecoder`` into ``WebSocketEvent``s: joins
+/// fragments into messages and parses (and validates) close payloads.
+///
+/// It relies on the decoder for the fragmentation rules and for the UTF-8 validity of text
+/// messages, which the decoder checks while the bytes arrive. Control frames may arrive between
+/// the fragments of a message and are reported at once.
+public struct WebSocketMessageAssembler: Sendable {
+    private var messageOpcode: WebSocketOpcode?
+    private var fragments: [UInt8] = []
+
+    /// Creates an assembler with no message in progress.
+    public init() {}
+
+    /// Feeds the next frame; returns the event it completes, or nil for a non-final fragment.
+    public mutating func process(_ frame: WebSocketFrame) throws(WebSocketProtocolError) -> WebSocketEvent? {
+        switch frame.opcode {
+        case .text, .binary:
+            guard messageOpcode == nil else { throw .expectedContinuation }
+            if frame.fin {
+                return Self.message(frame.opcode, frame.payload)
+            }
+            messageOpcode = frame.opcode
+            fragments = frame.payload
+            return nil
+        case .continuation:
+            guard let opcode = messageOpcode else { throw .unexpectedContinuation }
+            fragments.append(contentsOf: frame.payload)
+            guard frame.fin else { return nil }
+            let bytes = fragments
+            fragments = []
+            messageOpcode = nil
+            return Self.message(opcode, bytes)
+        case .ping:
+            return .ping(frame.payload)
+        case .pong:
+            return .pong(frame.payload)
+        case .close:
+            return try Self.closeEvent(frame.payload)
+        }
+    }
+
+    private static func message(_ opcode: WebSocketOpcode, _ payload: [UInt8]) -> WebSocketEvent {
+        opcode == .text ? .text(String(decoding: payload, as: UTF8.self)) : .binary(payload)
+    }
+
+    /// Parses a close payload (§5.5.1): empty, or a valid 2-byte code plus a UTF-8 reason.
+    static func closeEvent(_ payload: [UInt8]) throws(WebSocketProtocolError) -> WebSocketEvent {
+        if payload.isEmpty { return .close(code: nil, reason: "") }
+        guard payload.count >= 2 else { throw .invalidClosePayload }
+        let code = WebSocketCloseCode(UInt16(payload[0]) << 8 | UInt16(payload[1]))
+        guard code.isValidOnWire else { throw .invalidCloseCode(code.rawValue) }
+        let reason = Array(payload[2...])
+        guard UTF8Validator.isValid(reason) else { throw .invalidCloseReason }
+        return .close(code: code, reason: String(decoding: reason, as: UTF8.self))
+    }
+}
