@@ -249,9 +249,9 @@ struct JSONParser {
     }
 
     private mutating func parseHex4() throws(JSONParseError) -> UInt16 {
-        guard index + 4 <= count else { throw JSONParseError(.unexpectedEnd, at: count) }
         var value: UInt16 = 0
         for _ in 0..<4 {
+            guard index < count else { throw JSONParseError(.unexpectedEnd, at: count) }
             let byte = bytes[index]
             let digit: UInt8
             switch byte {
