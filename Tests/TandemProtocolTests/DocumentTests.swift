@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 import TandemProtocol
 
@@ -25,8 +26,8 @@ import TandemProtocol
 
     @Test func setReplacesExistingValuesAndArrayElements() throws {
         var doc = try document(["list": [1, 2, 3], "a": ["b": 1]])
-        try doc.apply([set("/list/1", "two"), set("/a/b", ["c": nil]), set("/list/0", [])])
-        #expect(doc.root == ["list": [[], "two", 3], "a": ["b": ["c": nil]]])
+        try doc.apply([set("/list/1", "two"), set("/a/b", ["c": .null]), set("/list/0", [])])
+        #expect(doc.root == ["list": [[], "two", 3], "a": ["b": ["c": .null]]])
         expectConsistent(doc)
     }
 

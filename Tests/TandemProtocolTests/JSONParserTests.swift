@@ -20,13 +20,13 @@ import Testing
 
     @Test func parsesEveryKindOfValue() throws {
         let value = try parse(#" {"a": [1, -2.5, 3e2, true, false, null], "b": {"c": "d"}, "e": "" } "#)
-        #expect(value == ["a": [1, -2.5, 300, true, false, nil], "b": ["c": "d"], "e": ""])
+        #expect(value == ["a": [1, -2.5, 300, true, false, .null], "b": ["c": "d"], "e": ""])
     }
 
     @Test func parsesTopLevelScalars() throws {
         #expect(try parse("42") == 42)
         #expect(try parse(#""x""#) == "x")
-        #expect(try parse("null") == nil)
+        #expect(try parse("null") == .null)
         #expect(try parse("\t true \r\n") == true)
     }
 

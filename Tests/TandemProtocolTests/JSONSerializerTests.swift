@@ -5,7 +5,7 @@ import Testing
     private func text(_ value: JSONValue) -> String { value.description }
 
     @Test func writesCompactJSON() {
-        #expect(text(["a": [1, true, nil, "x"], "b": .object([:]), "c": []]) == #"{"a":[1,true,null,"x"],"b":{},"c":[]}"#)
+        #expect(text(["a": [1, true, .null, "x"], "b": .object([:]), "c": []]) == #"{"a":[1,true,null,"x"],"b":{},"c":[]}"#)
     }
 
     @Test func sortsKeysByUTF8Bytes() {

@@ -47,7 +47,7 @@ import TandemProtocol
     }
 
     @Test func jsonValueIsCodableThroughFoundation() throws {
-        let value: JSONValue = ["b": true, "n": 1, "f": 0.5, "s": "x", "a": [nil, false, 0], "o": .object([:])]
+        let value: JSONValue = ["b": true, "n": 1, "f": 0.5, "s": "x", "a": [.null, false, 0], "o": .object([:])]
         let data = try JSONEncoder().encode(value)
         #expect(try JSONValue.parse(data) == value)
         let decoded = try JSONDecoder().decode(JSONValue.self, from: data)

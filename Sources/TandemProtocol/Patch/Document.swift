@@ -88,7 +88,7 @@ public struct Document: Sendable, Hashable {
             if let createdAt {
                 undo.append((tokens[...createdAt], nil))
             } else {
-                undo.append((tokens[...], previous ?? nil))
+                undo.append((tokens[...], previous.flatMap { $0 }))
             }
         case .remove:
             guard !tokens.isEmpty else { throw .path("the document root cannot be removed") }
@@ -97,7 +97,7 @@ public struct Document: Sendable, Hashable {
                 (parent: inout JSONValue, growth: inout Int) throws(OpFault) -> JSONValue? in
                 try parent.removeMember(tokens[tokens.count - 1], growth: &growth)
             }
-            if let removed = removed ?? nil {
+            if let removed = removed.flatMap({ $0 }) {
                 undo.append((tokens[...], removed))
             }
         }
