@@ -3,6 +3,9 @@ import Foundation
 /// A micro-benchmark of the message hot path: parse + serialize a typical patch message with
 /// Tandem's JSON code and, as the reference, with Foundation's `JSONSerialization`, in the
 /// same run. Not a test; run it from `tandem bench` or a release build.
+///
+/// Times are the calling thread's CPU time, so other processes competing for the cores do
+/// not inflate them (wall-clock time on a shared machine varies several-fold between runs).
 public enum JSONBenchmark {
     /// A typical client `patch` message (about 200 bytes): a scroll offset, a tab change, a
     /// mark set and a mark removed.
@@ -40,13 +43,12 @@ public enum JSONBenchmark {
 
     /// Runs each contender `iterations` times on `message` after a short warm-up.
     public static func run(iterations: Int = 100_000, message: [UInt8] = samplePatchMessage) -> Report {
-        let clock = ContinuousClock()
         var sink = 0
         var output: [UInt8] = []
         output.reserveCapacity(message.count * 2)
 
         func timeTandem(_ count: Int) -> Duration {
-            clock.measure {
+            measureCPU {
                 for _ in 0..<count {
                     output.removeAll(keepingCapacity: true)
                     guard let value = try? JSONValue.parse(message) else { continue }
@@ -56,7 +58,7 @@ public enum JSONBenchmark {
             }
         }
         func timeMessages(_ count: Int) -> Duration {
-            clock.measure {
+            measureCPU {
                 for _ in 0..<count {
                     output.removeAll(keepingCapacity: true)
                     guard case .patch(let seq, let ops)? = try? ClientMessage.decode(message) else { continue }
@@ -67,7 +69,7 @@ public enum JSONBenchmark {
         }
         let data = Data(message)
         func timeFoundation(_ count: Int) -> Duration {
-            clock.measure {
+            measureCPU {
                 for _ in 0..<count {
                     guard let object = try? JSONSerialization.jsonObject(with: data),
                         let bytes = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])
@@ -90,5 +92,17 @@ public enum JSONBenchmark {
         return Report(
             iterations: iterations, messageBytes: message.count, tandemNanoseconds: perMessage(tandem),
             tandemMessageNanoseconds: perMessage(messages), foundationNanoseconds: perMessage(foundation))
+    }
+
+    /// The CPU time the calling thread spends in `work`.
+    static func measureCPU(_ work: () -> Void) -> Duration {
+        func now() -> Duration {
+            var time = timespec()
+            clock_gettime(CLOCK_THREAD_CPUTIME_ID, &time)
+            return .seconds(time.tv_sec) + .nanoseconds(time.tv_nsec)
+        }
+        let start = now()
+        work()
+        return now() - start
     }
 }
