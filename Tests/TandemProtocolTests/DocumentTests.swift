@@ -174,21 +174,11 @@ import TandemProtocol
     }
 
     @Test func largeDocumentPatchesStayFast() throws {
-        // About 1 MiB: 2 000 sections of 10 fields each.
-        var members: [String: JSONValue] = [:]
-        for section in 0..<2_000 {
-            var fields: [String: JSONValue] = [:]
-            for field in 0..<10 { fields["field\(field)"] = .string(String(repeating: "v", count: 38)) }
-            members["section\(section)"] = .object(fields)
-        }
-        var doc = Document(members)
+        var doc = DocumentBenchmark.sampleDocument()
         #expect(doc.byteCount > 1_000_000 && doc.byteCount < 1 << 20)
         let clock = ContinuousClock()
         let elapsed = try clock.measure {
-            for round in 0..<20 {
-                let ops = (0..<100).map { set("/section\(($0 * 20 + round) % 2_000)/field3", .number(Double(round))) }
-                try doc.apply(ops)
-            }
+            for round in 0..<20 { try doc.apply(DocumentBenchmark.samplePatch(round: round)) }
         }
         #expect(doc.root[pointer("/section19/field3")] == 19)
         #expect(doc.root[pointer("/section0/field3")] == 0)

@@ -27,20 +27,30 @@ public enum DocumentBenchmark {
         }
     }
 
-    /// Builds the document (2 000 sections of 10 string fields) and applies `patches` patches.
-    public static func run(patches: Int = 200) -> Report {
+    /// A document of about 1 MiB (just under the default limit): `/section0` … `/section1999`,
+    /// each an object of ten 38-character strings `field0` … `field9`.
+    public static func sampleDocument() -> Document {
         var members: [String: JSONValue] = [:]
         for section in 0..<2_000 {
             var fields: [String: JSONValue] = [:]
             for field in 0..<10 { fields["field\(field)"] = .string(String(repeating: "v", count: 38)) }
             members["section\(section)"] = .object(fields)
         }
-        var document = Document(members)
-        let workload = (0..<patches).map { round in
-            (0..<100).map { index in
-                PatchOp.set(JSONPointer(tokens: ["section\((index * 20 + round) % 2_000)", "field3"]), .number(Double(round)))
-            }
+        return Document(members)
+    }
+
+    /// Patch number `round` of the workload: 100 ops setting `/section…/field3` to `round`,
+    /// spread over the document (20 consecutive rounds touch every section once).
+    public static func samplePatch(round: Int) -> [PatchOp] {
+        (0..<100).map { index in
+            PatchOp.set(JSONPointer(tokens: ["section\((index * 20 + round) % 2_000)", "field3"]), .number(Double(round)))
         }
+    }
+
+    /// Applies `patches` sample patches to the sample document.
+    public static func run(patches: Int = 200) -> Report {
+        var document = sampleDocument()
+        let workload = (0..<patches).map(samplePatch(round:))
         var failures = 0
         let applying = JSONBenchmark.measureCPU {
             for ops in workload {
