@@ -14,6 +14,11 @@ struct JSONParser {
     private var depth = 0
     /// Reused for strings with escapes so each one does not allocate its own buffer.
     private var scratch: [UInt8] = []
+    /// Members of the objects being parsed, innermost last: each object's dictionary is then
+    /// created once at its final size instead of growing member by member.
+    private var memberStack: [(key: String, value: JSONValue, offset: Int)] = []
+    /// Elements of the arrays being parsed, innermost last (exactly sized arrays, as above).
+    private var elementStack: [JSONValue] = []
 
     init(bytes: UnsafePointer<UInt8>, count: Int, maxDepth: Int) {
         self.bytes = bytes
@@ -66,12 +71,12 @@ struct JSONParser {
 
     private mutating func parseObject() throws(JSONParseError) -> JSONValue {
         try enterContainer()
-        var members: [String: JSONValue] = [:]
         if index < count && bytes[index] == UInt8(ascii: "}") {
             index += 1
             depth -= 1
-            return .object(members)
+            return .emptyObject
         }
+        let base = memberStack.count
         while true {
             guard index < count else { throw JSONParseError(.unexpectedEnd, at: index) }
             guard bytes[index] == UInt8(ascii: "\"") else {
@@ -82,28 +87,34 @@ struct JSONParser {
             skipWhitespace()
             try expect(UInt8(ascii: ":"))
             skipWhitespace()
-            let value = try parseValue()
-            if members.updateValue(value, forKey: key) != nil {
-                throw JSONParseError(.duplicateKey(key), at: keyOffset)
-            }
+            memberStack.append((key, try parseValue(), keyOffset))
             skipWhitespace()
-            if try endOfContainer(closing: UInt8(ascii: "}")) { return .object(members) }
+            if try endOfContainer(closing: UInt8(ascii: "}")) { break }
         }
+        var members = [String: JSONValue](minimumCapacity: memberStack.count - base)
+        for (key, value, offset) in memberStack[base...] where members.updateValue(value, forKey: key) != nil {
+            throw JSONParseError(.duplicateKey(key), at: offset)
+        }
+        memberStack.removeSubrange(base...)
+        return .object(members)
     }
 
     private mutating func parseArray() throws(JSONParseError) -> JSONValue {
         try enterContainer()
-        var elements: [JSONValue] = []
         if index < count && bytes[index] == UInt8(ascii: "]") {
             index += 1
             depth -= 1
-            return .array(elements)
+            return .array([])
         }
+        let base = elementStack.count
         while true {
-            elements.append(try parseValue())
+            elementStack.append(try parseValue())
             skipWhitespace()
-            if try endOfContainer(closing: UInt8(ascii: "]")) { return .array(elements) }
+            if try endOfContainer(closing: UInt8(ascii: "]")) { break }
         }
+        let elements = Array(elementStack[base...])
+        elementStack.removeSubrange(base...)
+        return .array(elements)
     }
 
     /// After a member or element: consumes `,` (returning `false`, another item follows) or the
@@ -249,9 +260,9 @@ struct JSONParser {
     }
 
     private mutating func parseHex4() throws(JSONParseError) -> UInt16 {
-        guard index + 4 <= count else { throw JSONParseError(.unexpectedEnd, at: count) }
         var value: UInt16 = 0
         for _ in 0..<4 {
+            guard index < count else { throw JSONParseError(.unexpectedEnd, at: count) }
             let byte = bytes[index]
             let digit: UInt8
             switch byte {

@@ -99,12 +99,12 @@ extension JSONValue: CustomStringConvertible {
     }
 }
 
-extension JSONValue: ExpressibleByNilLiteral, ExpressibleByBooleanLiteral, ExpressibleByIntegerLiteral,
+// Deliberately not `ExpressibleByNilLiteral`: with it, `nil` in a `JSONValue?` context (a
+// ternary, a default argument) can silently become `.null` instead of `Optional.none`.
+extension JSONValue: ExpressibleByBooleanLiteral, ExpressibleByIntegerLiteral,
     ExpressibleByFloatLiteral, ExpressibleByStringLiteral, ExpressibleByArrayLiteral,
     ExpressibleByDictionaryLiteral
 {
-    /// Creates `null`.
-    public init(nilLiteral: ()) { self = .null }
     /// Creates a `bool`.
     public init(booleanLiteral value: Bool) { self = .bool(value) }
     /// Creates a `number` from an integer literal.

@@ -1,3 +1,9 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// Low-level compact JSON output into a byte array, shared by `JSONValue` serialization and
 /// the hand-written wire-message encoders.
 ///
@@ -42,7 +48,23 @@ enum JSONWriter {
     /// Members in the canonical order: by the keys' UTF-8 bytes (not Swift's `String <`, which
     /// compares canonically equivalent forms as equal).
     static func sortedMembers(_ members: [String: JSONValue]) -> [(key: String, value: JSONValue)] {
-        members.sorted { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }
+        members.sorted { utf8Precedes($0.key, $1.key) }
+    }
+
+    /// Whether `lhs` sorts before `rhs` by UTF-8 bytes, comparing contiguous storage directly.
+    static func utf8Precedes(_ lhs: String, _ rhs: String) -> Bool {
+        var lhs = lhs
+        var rhs = rhs
+        return lhs.withUTF8 { left in
+            rhs.withUTF8 { right in
+                let common = min(left.count, right.count)
+                if common > 0, let a = left.baseAddress, let b = right.baseAddress {
+                    let order = memcmp(a, b, common)
+                    if order != 0 { return order < 0 }
+                }
+                return left.count < right.count
+            }
+        }
     }
 
     @inline(__always)

@@ -2,7 +2,7 @@
 ///
 /// `decode` is strict about the fields it uses (missing or wrong-typed ones are errors naming
 /// the field) and ignores unknown ones; `encode` writes compact JSON with `type` first.
-public enum ClientMessage: Sendable, Hashable {
+public enum ClientMessage: WireMessage {
     /// Opens the session.
     case hello(Hello)
     /// A reliable change; `seq` strictly increases per client id, across reconnects.
@@ -64,23 +64,10 @@ public enum ClientMessage: Sendable, Hashable {
         out.append(UInt8(ascii: "}"))
     }
 
-    /// The message's JSON text as UTF-8 bytes.
-    public func encoded() -> [UInt8] {
-        var out: [UInt8] = []
-        out.reserveCapacity(128)
-        encode(into: &out)
-        return out
-    }
-
-    /// Decodes a client message from the UTF-8 JSON text of one frame.
+    /// Decodes a client message from an already parsed JSON value.
     ///
     /// A `patch` whose `seq` is readable but whose `ops` are not valid throws
     /// `.invalidPatch(seq:_:)` so the server can `reject` that seq.
-    public static func decode(_ bytes: some Collection<UInt8>) throws(MessageDecodingError) -> ClientMessage {
-        try decode(FieldReader(message: bytes))
-    }
-
-    /// Decodes a client message from an already parsed JSON value.
     public static func decode(_ value: JSONValue) throws(MessageDecodingError) -> ClientMessage {
         guard case .object(let members) = value else { throw .notAnObject }
         return try decode(FieldReader(members))

@@ -9,18 +9,6 @@ struct FieldReader {
         self.prefix = prefix
     }
 
-    /// Reads the top-level object of a message.
-    init(message bytes: some Collection<UInt8>) throws(MessageDecodingError) {
-        let value: JSONValue
-        do {
-            value = try JSONValue.parse(bytes)
-        } catch {
-            throw .malformedJSON(error)
-        }
-        guard case .object(let members) = value else { throw .notAnObject }
-        self.init(members)
-    }
-
     func name(_ key: String) -> String { prefix + key }
 
     func has(_ key: String) -> Bool {

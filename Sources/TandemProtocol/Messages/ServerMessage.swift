@@ -3,7 +3,7 @@
 /// `decode` is strict about the fields it uses (missing or wrong-typed ones are errors naming
 /// the field) and ignores unknown ones; `encode` writes compact JSON with `type` first,
 /// directly into the caller's buffer without building an intermediate `JSONValue`.
-public enum ServerMessage: Sendable, Hashable {
+public enum ServerMessage: WireMessage {
     /// The session is established.
     case welcome(Welcome)
     /// A change applied from another connection, in rev order.
@@ -100,19 +100,6 @@ public enum ServerMessage: Sendable, Hashable {
         JSONWriter.write(string: peer.user, into: &out)
         JSONWriter.raw(#","client":"#, into: &out)
         JSONWriter.write(string: peer.client, into: &out)
-    }
-
-    /// The message's JSON text as UTF-8 bytes.
-    public func encoded() -> [UInt8] {
-        var out: [UInt8] = []
-        out.reserveCapacity(128)
-        encode(into: &out)
-        return out
-    }
-
-    /// Decodes a server message from the UTF-8 JSON text of one frame.
-    public static func decode(_ bytes: some Collection<UInt8>) throws(MessageDecodingError) -> ServerMessage {
-        try decode(FieldReader(message: bytes))
     }
 
     /// Decodes a server message from an already parsed JSON value.

@@ -88,7 +88,7 @@ public struct Document: Sendable, Hashable {
             if let createdAt {
                 undo.append((tokens[...createdAt], nil))
             } else {
-                undo.append((tokens[...], previous ?? nil))
+                undo.append((tokens[...], previous.flatMap { $0 }))
             }
         case .remove:
             guard !tokens.isEmpty else { throw .path("the document root cannot be removed") }
@@ -97,7 +97,7 @@ public struct Document: Sendable, Hashable {
                 (parent: inout JSONValue, growth: inout Int) throws(OpFault) -> JSONValue? in
                 try parent.removeMember(tokens[tokens.count - 1], growth: &growth)
             }
-            if let removed = removed ?? nil {
+            if let removed = removed.flatMap({ $0 }) {
                 undo.append((tokens[...], removed))
             }
         }
@@ -145,7 +145,9 @@ extension JSONValue {
 
     /// Calls `body` in place with the container that holds the last token of `tokens`,
     /// descending from `tokens[depth]`. Each container on the way is taken out of its enum
-    /// case while it is modified so that it stays uniquely referenced (no copy).
+    /// case while it is modified so that it stays uniquely referenced (no copy). `if case`
+    /// binds are used on purpose: a `switch self` keeps a second reference to the payload
+    /// alive for the whole case body and would copy the container on every op.
     ///
     /// A missing object member is created as `{}` when `creating` (its bytes added to
     /// `growth`, the depth of the first one created stored in `createdAt`); otherwise the walk
@@ -155,10 +157,12 @@ extension JSONValue {
         of tokens: [String], from depth: Int, creating: Bool, growth: inout Int, createdAt: inout Int?,
         _ body: (_ parent: inout JSONValue, _ growth: inout Int) throws(OpFault) -> R
     ) throws(OpFault) -> R? {
-        if depth == tokens.count - 1 { return try body(&self, &growth) }
+        if depth == tokens.count - 1 {
+            if creating, !isContainer { throw traversalFault(tokens, depth) }
+            return try body(&self, &growth)
+        }
         let token = tokens[depth]
-        switch self {
-        case .object(var members):
+        if case .object(var members) = self {
             self = .null
             defer { self = .object(members) }
             if members.index(forKey: token) == nil {
@@ -170,7 +174,8 @@ extension JSONValue {
             let slot = members.index(forKey: token)!
             return try members.values[slot].withParent(
                 of: tokens, from: depth + 1, creating: creating, growth: &growth, createdAt: &createdAt, body)
-        case .array(var elements):
+        }
+        if case .array(var elements) = self {
             guard let index = JSONPointer.arrayIndex(token), index < elements.count else {
                 guard creating else { return nil }
                 throw .path("\"\(token)\" is not an index of the array at \"\(JSONPointer(tokens: Array(tokens[..<depth])))\" (count \(elements.count))")
@@ -179,17 +184,27 @@ extension JSONValue {
             defer { self = .array(elements) }
             return try elements[index].withParent(
                 of: tokens, from: depth + 1, creating: creating, growth: &growth, createdAt: &createdAt, body)
-        default:
-            guard creating else { return nil }
-            throw .path("\"\(JSONPointer(tokens: Array(tokens[..<depth])))\" is \(kindName), not an object or array")
         }
+        guard creating else { return nil }
+        throw traversalFault(tokens, depth)
+    }
+
+    private var isContainer: Bool {
+        switch self {
+        case .object, .array: true
+        default: false
+        }
+    }
+
+    /// The error for a path that continues below this scalar, found at `tokens[..<depth]`.
+    private func traversalFault(_ tokens: [String], _ depth: Int) -> OpFault {
+        .path("\"\(JSONPointer(tokens: Array(tokens[..<depth])))\" is \(kindName), not an object or array")
     }
 
     /// Sets member `token` of this container (object member, or existing array element) and
     /// returns the value it replaced, `nil` when a member was added.
     mutating func setMember(_ token: String, to value: JSONValue, growth: inout Int) throws(OpFault) -> JSONValue? {
-        switch self {
-        case .object(var members):
+        if case .object(var members) = self {
             self = .null
             defer { self = .object(members) }
             let added = JSONWriter.byteCount(of: value)
@@ -199,38 +214,39 @@ extension JSONValue {
             }
             growth += (members.count > 1 ? 1 : 0) + JSONWriter.byteCount(ofString: token) + 1 + added
             return nil
-        case .array(var elements):
+        }
+        if case .array(var elements) = self {
             guard let index = JSONPointer.arrayIndex(token), index < elements.count else {
                 throw .path("\"\(token)\" is not an existing index of the array (count \(elements.count)); set the whole array to add elements")
             }
             self = .null
             defer { self = .array(elements) }
-            let old = elements[index]
-            growth += JSONWriter.byteCount(of: value) - JSONWriter.byteCount(of: old)
-            elements[index] = value
-            return old
-        default:
-            throw .path("the parent is \(kindName), not an object or array")
+            growth += JSONWriter.byteCount(of: value) - JSONWriter.byteCount(of: elements[index])
+            return swap(value, into: &elements[index])
         }
+        throw .path("the parent is \(kindName), not an object or array")
     }
 
     /// Removes member `token` of this object and returns it; `nil` when there was none.
     /// Array elements cannot be removed (see `PatchOp`).
     mutating func removeMember(_ token: String, growth: inout Int) throws(OpFault) -> JSONValue? {
-        switch self {
-        case .object(var members):
+        if case .object(var members) = self {
             self = .null
             defer { self = .object(members) }
             guard let old = members.removeValue(forKey: token) else { return nil }
             growth -= (members.isEmpty ? 0 : 1) + JSONWriter.byteCount(ofString: token) + 1 + JSONWriter.byteCount(of: old)
             return old
-        case .array(let elements):
-            if let index = JSONPointer.arrayIndex(token), index < elements.count {
-                throw .path("array elements cannot be removed; set the whole array instead")
-            }
-            return nil
-        default:
-            return nil
         }
+        if case .array(let elements) = self, let index = JSONPointer.arrayIndex(token), index < elements.count {
+            throw .path("array elements cannot be removed; set the whole array instead")
+        }
+        return nil
     }
+}
+
+/// Stores `value` in `slot` and returns what was there.
+private func swap(_ value: JSONValue, into slot: inout JSONValue) -> JSONValue {
+    var replaced = value
+    Swift.swap(&replaced, &slot)
+    return replaced
 }
