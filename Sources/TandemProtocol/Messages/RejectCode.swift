@@ -1,0 +1,46 @@
+/// Why the server refused a patch, as carried by a `reject` message's `code`.
+///
+/// Codes this version does not know decode as `.other` so an older client still rolls the
+/// patch back and shows the message.
+public enum RejectCode: Sendable, Hashable, CustomStringConvertible {
+    /// The sender's role may not patch (a `viewer`), or the sender was removed from the room.
+    case forbidden
+    /// A path is not a valid JSON Pointer, or does not fit the document (traverses a scalar,
+    /// indexes an array out of range, removes an array element, removes the root).
+    case invalidPath
+    /// An op is malformed: unknown `op`, missing `value`, or a root `set` to a non-object.
+    case invalidOp
+    /// The patch has more ops than `limits.maxOps`.
+    case tooManyOps
+    /// The document would exceed `limits.maxDocument` bytes after the patch.
+    case tooLarge
+    /// A code from a newer protocol revision.
+    case other(String)
+
+    /// The wire string of this code.
+    public var wireValue: String {
+        switch self {
+        case .forbidden: "forbidden"
+        case .invalidPath: "invalid_path"
+        case .invalidOp: "invalid_op"
+        case .tooManyOps: "too_many_ops"
+        case .tooLarge: "too_large"
+        case .other(let code): code
+        }
+    }
+
+    /// Maps a wire string to its code (`.other` for unknown strings).
+    public init(wireValue: String) {
+        switch wireValue {
+        case "forbidden": self = .forbidden
+        case "invalid_path": self = .invalidPath
+        case "invalid_op": self = .invalidOp
+        case "too_many_ops": self = .tooManyOps
+        case "too_large": self = .tooLarge
+        default: self = .other(wireValue)
+        }
+    }
+
+    /// The wire string.
+    public var description: String { wireValue }
+}

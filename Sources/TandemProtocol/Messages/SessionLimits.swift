@@ -1,0 +1,27 @@
+/// The limits the server enforces on a connection (`welcome.limits`).
+public struct SessionLimits: Sendable, Hashable {
+    /// Sustained messages per second the server accepts (token-bucket refill rate, default 60).
+    public var rate: Double
+    /// Token-bucket capacity: messages that may arrive in a burst (default 120).
+    public var burst: Int
+    /// The largest message in bytes (default 64 KiB).
+    public var maxMessage: Int
+    /// The most ops per patch (default 100).
+    public var maxOps: Int
+    /// The largest serialized document in bytes (default 1 MiB).
+    public var maxDocument: Int
+
+    /// Creates limits; the defaults are protocol v1's defaults.
+    public init(rate: Double = 60, burst: Int = 120, maxMessage: Int = 64 << 10, maxOps: Int = 100, maxDocument: Int = 1 << 20) {
+        self.rate = rate
+        self.burst = burst
+        self.maxMessage = maxMessage
+        self.maxOps = maxOps
+        self.maxDocument = maxDocument
+    }
+
+    /// The patch-related part, as `Document.apply` takes it.
+    public var patchLimits: PatchLimits {
+        PatchLimits(maxOps: maxOps, maxDocument: maxDocument)
+    }
+}

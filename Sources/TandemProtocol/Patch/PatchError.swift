@@ -1,0 +1,44 @@
+/// Why a patch was refused as a whole. Each case maps to the `reject` code the server sends
+/// (`code`); `description` is the human-readable `message`.
+public enum PatchError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// Op number `op` (zero-based) has a path that is malformed or does not fit the document.
+    case invalidPath(op: Int, path: String, reason: String)
+    /// Op number `op` (zero-based) is malformed.
+    case invalidOp(op: Int, reason: String)
+    /// The patch has `count` ops; at most `limit` are allowed.
+    case tooManyOps(count: Int, limit: Int)
+    /// The document would be `size` bytes; at most `limit` are allowed.
+    case tooLarge(size: Int, limit: Int)
+    /// The sender may not change the document (role check done by the server).
+    case forbidden(reason: String)
+
+    /// The `reject` code for this error.
+    public var code: RejectCode {
+        switch self {
+        case .invalidPath: .invalidPath
+        case .invalidOp: .invalidOp
+        case .tooManyOps: .tooManyOps
+        case .tooLarge: .tooLarge
+        case .forbidden: .forbidden
+        }
+    }
+
+    /// The zero-based index of the op at fault, for errors about one op.
+    public var opIndex: Int? {
+        switch self {
+        case .invalidPath(let op, _, _), .invalidOp(let op, _): op
+        case .tooManyOps, .tooLarge, .forbidden: nil
+        }
+    }
+
+    /// A message a developer can act on, naming the op and path at fault.
+    public var description: String {
+        switch self {
+        case .invalidPath(let op, let path, let reason): "op \(op): invalid path \"\(path)\": \(reason)"
+        case .invalidOp(let op, let reason): "op \(op): \(reason)"
+        case .tooManyOps(let count, let limit): "patch has \(count) ops; at most \(limit) are allowed"
+        case .tooLarge(let size, let limit): "document would be \(size) bytes; at most \(limit) are allowed"
+        case .forbidden(let reason): "forbidden: \(reason)"
+        }
+    }
+}

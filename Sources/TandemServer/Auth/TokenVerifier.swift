@@ -1,0 +1,32 @@
+import TandemProtocol
+
+/// Checks the tokens presented in `hello`: HS256 with the server's secret, not expired.
+///
+/// The HMAC and the wall clock are injected, so the rules are tested without real time and the
+/// module's crypto stays behind one seam.
+public struct TokenVerifier: Sendable {
+    private let secret: [UInt8]
+    private let hmac: @Sendable (_ key: [UInt8], _ message: [UInt8]) -> [UInt8]
+    private let now: @Sendable () -> Int64
+
+    /// Creates a verifier; `now` returns unix seconds.
+    public init(secret: [UInt8], hmac: @escaping @Sendable (_ key: [UInt8], _ message: [UInt8]) -> [UInt8], now: @escaping @Sendable () -> Int64) {
+        self.secret = secret
+        self.hmac = hmac
+        self.now = now
+    }
+
+    /// The claims of a valid token.
+    /// - Throws: `TokenError` for a malformed, wrongly signed, non-HS256 or expired token.
+    public func verify(_ token: String) throws(TokenError) -> TokenClaims {
+        try JWT.verify(token, now: now(), signer: { hmac(secret, $0) })
+    }
+
+    /// Mints a token with the same secret (for `tandem token` and the demo room's examples).
+    public func mint(_ claims: TokenClaims) -> String {
+        JWT.sign(claims, signer: { hmac(secret, $0) })
+    }
+
+    /// The current unix time as this verifier sees it.
+    public var currentTime: Int64 { now() }
+}

@@ -1,0 +1,13 @@
+import TandemProtocol
+
+/// A verified request to enter a room: who (from the token), and what the `hello` said.
+struct JoinRequest: Sendable {
+    /// User, client id and role.
+    var identity: SessionIdentity
+    /// Display name from the token, if any.
+    var name: String?
+    /// Initial presence data from `hello.presence`.
+    var presence: JSONValue
+    /// Where the client left off, from `hello.resume`.
+    var resume: ResumePoint?
+}

@@ -1,0 +1,354 @@
+import Synchronization
+import TandemProtocol
+
+/// One live room: its `RoomCore`, its participants, and the ordered release of everything
+/// that must wait for storage.
+///
+/// Thread-safety: every method may be called from any thread; state is behind one mutex.
+/// Ordering: patches, acks, rejects and welcomes are released from commit-queue completions,
+/// which run in submission order, so every connection sees them in rev order, and nothing is
+/// shown to anyone before it is durable. Presence and signals are ephemeral and go out at once.
+final class Room: Sendable {
+    /// How a join ended up.
+    enum JoinOutcome: Sendable, Equatable {
+        /// Accepted; the welcome follows once storage has caught up.
+        case accepted
+        /// Refused and closed (room full, client id held by another user).
+        case refused
+        /// This room instance was unloaded meanwhile; look the room up again.
+        case retired
+    }
+
+    private enum Phase {
+        /// Waiting for its welcome to be released.
+        case pending
+        /// Welcomed: receives patches, presence, signals.
+        case live
+        /// Connection lost; kept until the grace timer fires.
+        case dropped(any ScheduledTimer)
+    }
+
+    private struct Member {
+        var identity: SessionIdentity
+        var name: String?
+        var data: JSONValue
+        var sink: any SessionSink
+        var connection: ConnectionID
+        var phase: Phase
+        /// Whether the others have been told of this participant (join sent).
+        var announced: Bool
+
+        var participant: Participant {
+            Participant(user: identity.user, client: identity.client, role: identity.role, name: name, data: data)
+        }
+
+        var isLive: Bool { if case .live = phase { true } else { false } }
+    }
+
+    private struct State {
+        var core: RoomCore
+        var members: [String: Member] = [:]
+        var retired = false
+        /// Set when storage failed: the room refuses everything until it is reloaded.
+        var broken = false
+    }
+
+    let name: String
+    private let state: Mutex<State>
+    private let commits: CommitQueue
+    private let scheduler: any TimerScheduler
+    private let settings: RoomSettings
+    private let metrics: ServerMetrics
+    private let logger: Logger
+    /// Called (outside the lock) when the last participant has gone, or storage failed.
+    private let onIdle: @Sendable (Room) -> Void
+
+    init(core: RoomCore, commits: CommitQueue, scheduler: any TimerScheduler, settings: RoomSettings,
+         metrics: ServerMetrics, logger: Logger, onIdle: @escaping @Sendable (Room) -> Void) {
+        name = core.name
+        state = Mutex(State(core: core))
+        self.commits = commits
+        self.scheduler = scheduler
+        self.settings = settings
+        self.metrics = metrics
+        self.logger = logger
+        self.onIdle = onIdle
+    }
+
+    /// The room's epoch and rev (for tests and diagnostics).
+    var position: (epoch: String, rev: Int64) { state.withLock { ($0.core.epoch, $0.core.rev) } }
+
+    /// The current document (for tests and diagnostics).
+    var document: Document { state.withLock { $0.core.document } }
+
+    /// Number of participants, including those in their grace period.
+    var participantCount: Int { state.withLock { $0.members.count } }
+
+    /// Admits a connection. A newer connection with the same client id replaces the older one
+    /// (closed with 4009); one arriving within the grace period of a dropped connection takes
+    /// its place without leave/join events.
+    func join(_ request: JoinRequest, sink: any SessionSink, connection: ConnectionID) -> JoinOutcome {
+        let client = request.identity.client
+        var replaced: (any SessionSink)?
+        let outcome: JoinOutcome = state.withLock { state in
+            guard !state.retired, !state.broken else { return .retired }
+            let existing = state.members[client]
+            if let existing, existing.identity.user != request.identity.user {
+                sink.close(.forbidden, error: OutboundMessage(.error(code: .forbidden, message: "client id '\(client)' is in use by another user in this room")))
+                return .refused
+            }
+            if existing == nil && state.members.count >= settings.maxParticipants {
+                sink.close(.roomFull, error: OutboundMessage(.error(code: .roomFull, message: "room '\(name)' is full (\(settings.maxParticipants) participants)")))
+                return .refused
+            }
+            var announced = false
+            if let existing {
+                switch existing.phase {
+                case .dropped(let timer): timer.cancel()
+                case .pending, .live: replaced = existing.sink
+                }
+                announced = existing.announced
+                if announced && existing.data != request.presence {
+                    broadcast(OutboundMessage(.presence(existing.participant.peer, data: request.presence)), in: state, except: client)
+                }
+            }
+            state.members[client] = Member(identity: request.identity, name: request.name, data: request.presence, sink: sink,
+                                           connection: connection, phase: .pending, announced: announced)
+            scheduleWelcome(for: request, connection: connection, in: state)
+            return .accepted
+        }
+        replaced?.close(.replaced, error: OutboundMessage(.error(code: .replaced, message: "a newer connection with the same client id took over")))
+        return outcome
+    }
+
+    /// Submits a patch from `connection`. Its ack (or reject) and the others' patch events are
+    /// released after the commit, in rev order.
+    func submit(seq: Int64, ops: [PatchOp], from connection: ConnectionID, client: String) {
+        let arrival = ContinuousClock.now
+        state.withLock { state in
+            guard !state.broken, let member = state.members[client], member.connection == connection else { return }
+            switch state.core.submit(seq: seq, ops: ops, author: member.identity) {
+            case .applied(let event, let writes):
+                commits.write(writes) { [self] result in
+                    release(event, from: connection, arrival: arrival, result: result)
+                }
+            case .duplicate(let seq, let rev):
+                let room = name
+                let fallback = state.core.rev
+                commits.read({ (store) throws(StorageError) -> Int64 in
+                    // A seq older than the stored history gets the current rev, as the protocol says.
+                    if let rev { return rev }
+                    return try store.revision(room: room, client: client, seq: seq) ?? fallback
+                }) { [self] result in
+                    let rev = (try? result.get()) ?? fallback
+                    deliver(OutboundMessage(.ack(seq: seq, rev: rev, duplicate: true)), to: client, connection: connection)
+                }
+            case .rejected(let seq, let error):
+                metrics.rejects.increment(error.code.wireValue)
+                // Through the queue, so the reject cannot overtake acks still waiting for their commit.
+                commits.read({ (_) throws(StorageError) in () }) { [self] _ in
+                    deliver(OutboundMessage(.reject(seq: seq, code: error.code, message: error.description)), to: client, connection: connection)
+                }
+            }
+        }
+    }
+
+    /// Replaces a participant's presence data and tells the others.
+    func updatePresence(_ data: JSONValue, from connection: ConnectionID, client: String) {
+        state.withLock { state in
+            guard var member = state.members[client], member.connection == connection else { return }
+            member.data = data
+            state.members[client] = member
+            if member.announced {
+                broadcast(OutboundMessage(.presence(member.participant.peer, data: data)), in: state, except: client)
+            }
+        }
+    }
+
+    /// Relays an ephemeral event to the other live participants; nothing is stored.
+    func signal(event: String, data: JSONValue, from connection: ConnectionID, client: String) {
+        state.withLock { state in
+            guard let member = state.members[client], member.connection == connection, member.isLive else { return }
+            broadcast(OutboundMessage(.signal(from: member.participant.peer, event: event, data: data)), in: state, except: client)
+        }
+    }
+
+    /// A connection ended. A clean close (1000) leaves at once; a dropped connection is kept for
+    /// the grace period so that a quick reconnect causes no leave/join.
+    func disconnect(_ connection: ConnectionID, client: String, clean: Bool) {
+        let becameIdle: Bool = state.withLock { state in
+            guard let member = state.members[client], member.connection == connection else { return false }
+            if clean || !member.announced {
+                remove(client, in: &state)
+                return state.members.isEmpty
+            }
+            let timer = scheduler.schedule(after: settings.presenceGrace) { [weak self] in
+                self?.expire(client, connection: connection)
+            }
+            state.members[client]?.phase = .dropped(timer)
+            return false
+        }
+        if becameIdle { onIdle(self) }
+    }
+
+    /// Whether this instance accepts no more joins (unloaded, shut down or broken).
+    var isRetired: Bool { state.withLock { $0.retired || $0.broken } }
+
+    /// Marks the room retired if nobody is in it; a retired room accepts no joins (the caller
+    /// then loads a fresh instance). Returns whether it was retired.
+    func retireIfIdle() -> Bool {
+        state.withLock { state in
+            guard state.members.isEmpty else { return false }
+            state.retired = true
+            return true
+        }
+    }
+
+    /// Closes every connection (e.g. server shutdown) without waiting for grace periods.
+    func closeAll(_ code: CloseCode, error: ErrorCode, message: String) {
+        let sinks: [any SessionSink] = state.withLock { state in
+            let sinks = state.members.values.map(\.sink)
+            for member in state.members.values { if case .dropped(let timer) = member.phase { timer.cancel() } }
+            state.members.removeAll()
+            state.retired = true
+            return sinks
+        }
+        for sink in sinks { sink.close(code, error: OutboundMessage(.error(code: error, message: message))) }
+    }
+
+    // MARK: - Release after storage
+
+    private func scheduleWelcome(for request: JoinRequest, connection: ConnectionID, in state: State) {
+        let core = state.core
+        let client = request.identity.client
+        let lastSeq = core.lastSeq(of: client)
+        let welcome: @Sendable (Welcome.Sync) -> Void = { [self] sync in
+            releaseWelcome(Welcome(epoch: core.epoch, rev: core.rev, sync: sync, lastSeq: lastSeq, you: request.identity,
+                                   participants: [], heartbeat: settings.heartbeat, limits: settings.limits),
+                           client: client, connection: connection)
+        }
+        switch core.plan(resume: request.resume) {
+        case .snapshot:
+            metrics.snapshots.increment()
+            let snapshot = core.document.root
+            commits.read({ (_) throws(StorageError) in () }) { _ in welcome(.state(snapshot)) }
+        case .replay(let events):
+            if request.resume != nil { metrics.resumes.increment() }
+            commits.read({ (_) throws(StorageError) in () }) { _ in welcome(.replay(events)) }
+        case .replayFromStorage(let after):
+            metrics.resumes.increment()
+            let room = name, through = core.rev
+            commits.read({ (store) throws(StorageError) -> [StoredPatch] in
+                try store.patches(room: room, after: after, limit: Int(through - after))
+            }) { [self] result in
+                do {
+                    let events = try result.get().map { (patch) throws -> PatchEvent in
+                        PatchEvent(rev: patch.rev, user: patch.user, client: patch.client, seq: patch.seq,
+                                   ops: try PatchOp.list(from: try JSONValue.parse(patch.ops)))
+                    }
+                    guard events.count == Int(through - after) else { throw StorageError.unknownRoom(room) }
+                    welcome(.replay(events))
+                } catch {
+                    logger.error("room.replay_failed", LogField("room", room), LogField("error", "\(error)"))
+                    fail(client: client, connection: connection)
+                }
+            }
+        }
+    }
+
+    private func releaseWelcome(_ base: Welcome, client: String, connection: ConnectionID) {
+        state.withLock { state in
+            guard var member = state.members[client], member.connection == connection else { return }
+            member.phase = .live
+            let wasAnnounced = member.announced
+            member.announced = true
+            state.members[client] = member
+            var welcome = base
+            welcome.participants = state.members.values.filter(\.announced).map(\.participant).sorted { ($0.user, $0.client) < ($1.user, $1.client) }
+            member.sink.send(OutboundMessage(.welcome(welcome)))
+            if !wasAnnounced {
+                broadcast(OutboundMessage(.join(member.participant)), in: state, except: client)
+            }
+        }
+    }
+
+    private func release(_ event: PatchEvent, from connection: ConnectionID, arrival: ContinuousClock.Instant, result: Result<Void, StorageError>) {
+        switch result {
+        case .success:
+            let elapsed = ContinuousClock.now - arrival
+            metrics.commitLatency.observe(Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
+            let ack = OutboundMessage(.ack(seq: event.seq, rev: event.rev, duplicate: false))
+            let patch = OutboundMessage(.patch(event))
+            state.withLock { state in
+                for member in state.members.values where member.isLive {
+                    // The sending connection gets its ack; everyone else, a newer connection of the
+                    // same client included, gets the patch event.
+                    member.sink.send(member.connection == connection && member.identity.client == event.client ? ack : patch)
+                }
+            }
+        case .failure(let error):
+            logger.error("room.commit_failed", LogField("room", name), LogField("rev", "\(event.rev)"), LogField("error", error.description))
+            failAll()
+        }
+    }
+
+    private func deliver(_ message: OutboundMessage, to client: String, connection: ConnectionID) {
+        state.withLock { state in
+            guard let member = state.members[client], member.connection == connection else { return }
+            member.sink.send(message)
+        }
+    }
+
+    private func fail(client: String, connection: ConnectionID) {
+        let sink: (any SessionSink)? = state.withLock { state in
+            guard let member = state.members[client], member.connection == connection else { return nil }
+            remove(client, in: &state)
+            return member.sink
+        }
+        sink?.close(.internalError, error: OutboundMessage(.error(code: .internal, message: "the server could not read the room's history; reconnect to resume")))
+    }
+
+    /// Storage lost a write that memory already holds: stop serving this instance, close
+    /// everyone (they resume against a fresh load from storage), and let the registry drop it.
+    private func failAll() {
+        state.withLock { $0.broken = true }
+        closeAll(.internalError, error: .internal, message: "the server could not store a change; reconnect to resume")
+        onIdle(self)
+    }
+
+    private func expire(_ client: String, connection: ConnectionID) {
+        let becameIdle: Bool = state.withLock { state in
+            guard let member = state.members[client], member.connection == connection, case .dropped = member.phase else { return false }
+            remove(client, in: &state)
+            return state.members.isEmpty
+        }
+        if becameIdle { onIdle(self) }
+    }
+
+    private func remove(_ client: String, in state: inout State) {
+        guard let member = state.members.removeValue(forKey: client) else { return }
+        if case .dropped(let timer) = member.phase { timer.cancel() }
+        if member.announced {
+            broadcast(OutboundMessage(.leave(member.participant.peer)), in: state, except: client)
+        }
+    }
+
+    private func broadcast(_ message: OutboundMessage, in state: State, except client: String) {
+        for (key, member) in state.members where key != client && member.isLive {
+            member.sink.send(message)
+        }
+    }
+}
+
+/// Identifies one connection for the lifetime of the server, so a room can tell a stale
+/// connection from the one that replaced it under the same client id.
+public struct ConnectionID: Hashable, Sendable, CustomStringConvertible {
+    /// The number, unique per server.
+    public let rawValue: UInt64
+
+    /// Wraps a number.
+    public init(_ rawValue: UInt64) { self.rawValue = rawValue }
+
+    /// `#N`.
+    public var description: String { "#\(rawValue)" }
+}

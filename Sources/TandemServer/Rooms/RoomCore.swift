@@ -1,0 +1,157 @@
+import TandemProtocol
+
+/// The sequencing logic of one room, free of I/O and threads: assigns revs in one total order,
+/// applies each patch atomically, remembers every client's last seq for exactly-once delivery,
+/// and says which storage writes make each step durable.
+///
+/// A value type with a single owner (`Room`), so every rule here is tested directly.
+struct RoomCore: Sendable {
+    /// Tunables that come from the server configuration.
+    struct Settings: Sendable, Equatable {
+        var limits = PatchLimits()
+        /// Revisions a client may be behind and still resume by replay.
+        var historyWindow: Int64 = 10_000
+        /// Patch events kept in memory for fast replay.
+        var recentCapacity = 1_024
+        /// A snapshot of the document is stored every this many revisions.
+        var snapshotInterval: Int64 = 1_000
+    }
+
+    /// The outcome of a submitted patch.
+    enum Submission: Sendable, Equatable {
+        /// Applied at `event.rev`; `writes` make it durable.
+        case applied(PatchEvent, [StorageWrite])
+        /// The seq had been applied before, at `rev`; `nil` means "look it up in storage".
+        case duplicate(seq: Int64, rev: Int64?)
+        /// Not applied; nothing changed.
+        case rejected(seq: Int64, PatchError)
+    }
+
+    /// How to bring a (re)joining client up to date.
+    enum ResumePlan: Sendable, Equatable {
+        /// Send the whole document.
+        case snapshot
+        /// Send these events (possibly none).
+        case replay([PatchEvent])
+        /// Send the stored events with rev > `after` (older than memory holds).
+        case replayFromStorage(after: Int64)
+    }
+
+    let name: String
+    let settings: Settings
+    private(set) var epoch: String
+    private(set) var rev: Int64
+    private(set) var document: Document
+    /// Progress per client id.
+    private(set) var progress: [String: ClientProgress]
+    private(set) var recent: RecentHistory
+    /// The oldest rev whose patch is still in storage (`rev + 1` when none is).
+    private(set) var oldestStoredRev: Int64
+    private(set) var snapshotRev: Int64
+
+    /// A new, empty room, and the write that stores it.
+    static func create(name: String, epoch: String, settings: Settings) -> (RoomCore, StorageWrite) {
+        let core = RoomCore(name: name, settings: settings, epoch: epoch, rev: 0, document: Document(), progress: [:],
+                            recent: RecentHistory(capacity: settings.recentCapacity), oldestStoredRev: 1, snapshotRev: 0)
+        return (core, .createRoom(room: name, epoch: epoch, snapshot: Array("{}".utf8)))
+    }
+
+    /// A room brought back from storage: the snapshot with the later patches replayed onto it.
+    /// - Throws: `RoomRestoreError` when the stored snapshot or a patch cannot be read back.
+    static func restore(from record: RoomRecord, settings: Settings) throws(RoomRestoreError) -> RoomCore {
+        let snapshot: JSONValue
+        do {
+            snapshot = try JSONValue.parse(record.snapshot)
+        } catch {
+            throw .corruptSnapshot(room: record.room, reason: error.description)
+        }
+        guard var document = Document(snapshot) else { throw .corruptSnapshot(room: record.room, reason: "not a JSON object") }
+        var recent = RecentHistory(capacity: settings.recentCapacity)
+        var expected = record.snapshotRev + 1
+        // Stored patches passed the limits when they were applied; limits may have shrunk since.
+        let unlimited = PatchLimits(maxOps: .max, maxDocument: .max)
+        for patch in record.patchesAfterSnapshot {
+            guard patch.rev == expected else { throw .gap(room: record.room, expected: expected, found: patch.rev) }
+            let ops: [PatchOp]
+            do {
+                ops = try PatchOp.list(from: try JSONValue.parse(patch.ops))
+                try document.apply(ops, limits: unlimited)
+            } catch {
+                throw .corruptPatch(room: record.room, rev: patch.rev, reason: "\(error)")
+            }
+            recent.append(PatchEvent(rev: patch.rev, user: patch.user, client: patch.client, seq: patch.seq, ops: ops))
+            expected += 1
+        }
+        guard expected - 1 == record.rev else { throw .gap(room: record.room, expected: record.rev, found: expected - 1) }
+        return RoomCore(name: record.room, settings: settings, epoch: record.epoch, rev: record.rev, document: document,
+                        progress: record.clients, recent: recent, oldestStoredRev: record.oldestRev, snapshotRev: record.snapshotRev)
+    }
+
+    /// The last seq applied from `client` (0 when none).
+    func lastSeq(of client: String) -> Int64 { progress[client]?.lastSeq ?? 0 }
+
+    /// Validates and applies one patch from `author`, all or nothing.
+    ///
+    /// Exactly-once: a seq at or below the client's last applied seq is never applied again.
+    /// A viewer's patch is rejected `forbidden`; an invalid one is rejected with the
+    /// document unchanged and no rev consumed.
+    mutating func submit(seq: Int64, ops: [PatchOp], author: SessionIdentity) -> Submission {
+        if let known = progress[author.client], seq <= known.lastSeq {
+            if seq == known.lastSeq { return .duplicate(seq: seq, rev: known.lastRev) }
+            return .duplicate(seq: seq, rev: recent.revision(client: author.client, seq: seq))
+        }
+        guard author.role != .viewer else {
+            return .rejected(seq: seq, .forbidden(reason: "a viewer may not change the room"))
+        }
+        guard seq >= 1 else {
+            return .rejected(seq: seq, .invalidOp(op: 0, reason: "seq must be 1 or more"))
+        }
+        do {
+            try document.apply(ops, limits: settings.limits)
+        } catch {
+            return .rejected(seq: seq, error)
+        }
+        rev += 1
+        let event = PatchEvent(rev: rev, user: author.user, client: author.client, seq: seq, ops: ops)
+        progress[author.client] = ClientProgress(lastSeq: seq, lastRev: rev)
+        recent.append(event)
+        var encodedOps: [UInt8] = []
+        PatchOp.write(ops, into: &encodedOps)
+        var writes: [StorageWrite] = [.appendPatch(StoredPatch(room: name, rev: rev, user: author.user, client: author.client, seq: seq, ops: encodedOps))]
+        if rev - snapshotRev >= settings.snapshotInterval {
+            let keepFrom = max(1, rev - settings.historyWindow + 1)
+            writes.append(.snapshot(room: name, rev: rev, state: document.root.serializedBytes(), keepFrom: keepFrom))
+            snapshotRev = rev
+            oldestStoredRev = max(oldestStoredRev, keepFrom)
+        }
+        return .applied(event, writes)
+    }
+
+    /// How a client that last saw `resume` catches up: replay when its epoch matches and the
+    /// missed patches are inside the history window, else a snapshot.
+    func plan(resume: ResumePoint?) -> ResumePlan {
+        guard let resume, resume.epoch == epoch, resume.rev >= 0, resume.rev <= rev else { return .snapshot }
+        if resume.rev == rev { return .replay([]) }
+        guard rev - resume.rev <= settings.historyWindow, resume.rev + 1 >= oldestStoredRev else { return .snapshot }
+        if let events = recent.events(after: resume.rev, through: rev) { return .replay(events) }
+        return .replayFromStorage(after: resume.rev)
+    }
+}
+
+/// Why a stored room could not be brought back; the room then starts a new epoch.
+enum RoomRestoreError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// The stored snapshot is not a JSON object.
+    case corruptSnapshot(room: String, reason: String)
+    /// A stored patch could not be parsed or applied.
+    case corruptPatch(room: String, rev: Int64, reason: String)
+    /// The stored revisions are not contiguous.
+    case gap(room: String, expected: Int64, found: Int64)
+
+    var description: String {
+        switch self {
+        case .corruptSnapshot(let room, let reason): "room '\(room)': stored snapshot unreadable (\(reason))"
+        case .corruptPatch(let room, let rev, let reason): "room '\(room)': stored patch at rev \(rev) unreadable (\(reason))"
+        case .gap(let room, let expected, let found): "room '\(room)': stored history has a gap (expected rev \(expected), found \(found))"
+        }
+    }
+}

@@ -1,0 +1,149 @@
+import Synchronization
+import TandemProtocol
+
+/// The rooms loaded in memory: created on first join, restored from storage when known,
+/// unloaded some time after the last participant left.
+///
+/// Thread-safe. Concurrent joins to a room that is loading wait for the one load.
+final class RoomRegistry: Sendable {
+    private enum Entry {
+        case loading([@Sendable (Result<Room, StorageError>) -> Void])
+        case ready(Room)
+    }
+
+    private let rooms = Mutex<[String: Entry]>([:])
+    private let commits: CommitQueue
+    private let scheduler: any TimerScheduler
+    private let settings: RoomSettings
+    private let metrics: ServerMetrics
+    private let logger: Logger
+    private let unloadDelay: Duration
+    private let makeEpoch: @Sendable () -> String
+
+    init(commits: CommitQueue, scheduler: any TimerScheduler, settings: RoomSettings, metrics: ServerMetrics, logger: Logger,
+         unloadDelay: Duration = .seconds(30), makeEpoch: @escaping @Sendable () -> String = RoomRegistry.randomEpoch) {
+        self.commits = commits
+        self.scheduler = scheduler
+        self.settings = settings
+        self.metrics = metrics
+        self.logger = logger
+        self.unloadDelay = unloadDelay
+        self.makeEpoch = makeEpoch
+    }
+
+    /// 16 random hex characters.
+    static func randomEpoch() -> String {
+        var generator = SystemRandomNumberGenerator()
+        let value = generator.next() as UInt64
+        let hex = String(value, radix: 16)
+        return String(repeating: "0", count: 16 - hex.count) + hex
+    }
+
+    /// Number of rooms in memory.
+    var loadedCount: Int { rooms.withLock { $0.count } }
+
+    /// Calls `body` with the room named `name`, loading or creating it first if needed.
+    func withRoom(_ name: String, _ body: @escaping @Sendable (Result<Room, StorageError>) -> Void) {
+        let ready: Room? = rooms.withLock { rooms in
+            switch rooms[name] {
+            case .ready(let room) where !room.isRetired: return room
+            case .ready:
+                // Retired (unloaded while a join raced it, or broken by a storage failure):
+                // load a fresh instance from storage.
+                metrics.rooms.add(-1)
+                rooms[name] = .loading([body])
+                load(name)
+                return nil
+            case .loading(var waiters):
+                waiters.append(body)
+                rooms[name] = .loading(waiters)
+                return nil
+            case nil:
+                rooms[name] = .loading([body])
+                load(name)
+                return nil
+            }
+        }
+        if let ready { body(.success(ready)) }
+    }
+
+    /// Closes every connection of every room (server shutdown).
+    func closeAll(_ code: CloseCode, error: ErrorCode, message: String) {
+        let loaded: [Room] = rooms.withLock { rooms in
+            rooms.values.compactMap { if case .ready(let room) = $0 { room } else { nil } }
+        }
+        for room in loaded { room.closeAll(code, error: error, message: message) }
+    }
+
+    private func load(_ name: String) {
+        commits.read({ (store) throws(StorageError) -> RoomRecord? in try store.loadRoom(name) }) { [self] result in
+            switch result {
+            case .failure(let error):
+                logger.error("room.load_failed", LogField("room", name), LogField("error", error.description))
+                finishLoading(name, with: .failure(error))
+            case .success(let record?):
+                do throws(RoomRestoreError) {
+                    let core = try RoomCore.restore(from: record, settings: settings.core)
+                    finishLoading(name, with: .success(makeRoom(core)))
+                } catch {
+                    // The stored history cannot be trusted: start a new epoch so every client
+                    // takes a fresh snapshot rather than resuming onto a broken history.
+                    logger.error("room.restore_failed", LogField("room", name), LogField("error", error.description))
+                    create(name)
+                }
+            case .success(nil):
+                create(name)
+            }
+        }
+    }
+
+    private func create(_ name: String) {
+        let (core, write) = RoomCore.create(name: name, epoch: makeEpoch(), settings: settings.core)
+        commits.write([write]) { [self] result in
+            switch result {
+            case .success:
+                logger.info("room.created", LogField("room", name), LogField("epoch", core.epoch))
+                finishLoading(name, with: .success(makeRoom(core)))
+            case .failure(let error):
+                logger.error("room.create_failed", LogField("room", name), LogField("error", error.description))
+                finishLoading(name, with: .failure(error))
+            }
+        }
+    }
+
+    private func makeRoom(_ core: RoomCore) -> Room {
+        Room(core: core, commits: commits, scheduler: scheduler, settings: settings, metrics: metrics, logger: logger) { [weak self] room in
+            self?.roomBecameIdle(room)
+        }
+    }
+
+    private func finishLoading(_ name: String, with result: Result<Room, StorageError>) {
+        let waiters: [@Sendable (Result<Room, StorageError>) -> Void] = rooms.withLock { rooms in
+            guard case .loading(let waiters) = rooms[name] else { return [] }
+            switch result {
+            case .success(let room):
+                rooms[name] = .ready(room)
+                metrics.rooms.add(1)
+            case .failure:
+                rooms[name] = nil
+            }
+            return waiters
+        }
+        for waiter in waiters { waiter(result) }
+    }
+
+    private func roomBecameIdle(_ room: Room) {
+        _ = scheduler.schedule(after: unloadDelay) { [weak self] in self?.unloadIfIdle(room) }
+    }
+
+    /// Drops `room` from memory if it is still the loaded instance and still empty. Its state
+    /// is entirely in storage (snapshot + patches), so nothing is lost.
+    func unloadIfIdle(_ room: Room) {
+        rooms.withLock { rooms in
+            guard case .ready(let current) = rooms[room.name], current === room, room.isRetired || room.retireIfIdle() else { return }
+            rooms[room.name] = nil
+            metrics.rooms.add(-1)
+        }
+        logger.debug("room.unloaded", LogField("room", room.name))
+    }
+}

@@ -1,0 +1,230 @@
+import Synchronization
+import TandemProtocol
+
+/// The protocol logic of one WebSocket connection on the server, free of sockets: takes each
+/// complete text message, enforces the rate limit and the hello-first rule, verifies the token,
+/// and drives the room. The connection layer feeds it messages and implements its `SessionSink`.
+///
+/// Thread-safety: state is behind a mutex; room callbacks arrive from the storage thread while
+/// messages arrive on the connection's loop thread.
+final class ServerSession: Sendable {
+    /// What the session needs from the server.
+    struct Context: Sendable {
+        var registry: RoomRegistry
+        var verifier: TokenVerifier
+        var scheduler: any TimerScheduler
+        var configuration: ServerConfiguration
+        var metrics: ServerMetrics
+        var logger: Logger
+        /// Monotonic nanoseconds, for the rate limiter.
+        var monotonicNow: @Sendable () -> Int64
+    }
+
+    private enum Phase {
+        case awaitingHello(any ScheduledTimer)
+        /// Hello accepted; the room is loading. Messages wait here, in order.
+        case joining(SessionIdentity, queued: [ClientMessage])
+        case joined(Room, SessionIdentity)
+        case closed
+    }
+
+    private struct State {
+        var phase: Phase
+        var bucket: TokenBucket
+    }
+
+    let id: ConnectionID
+    private let sink: any SessionSink
+    private let context: Context
+    private let state: Mutex<State>
+
+    /// Starts a session: the hello timer runs from now.
+    init(id: ConnectionID, sink: any SessionSink, context: Context) {
+        self.id = id
+        self.sink = sink
+        self.context = context
+        let configuration = context.configuration
+        let bucket = TokenBucket(rate: Double(configuration.rateLimit), burst: Double(configuration.rateBurst), now: context.monotonicNow())
+        state = Mutex(State(phase: .closed, bucket: bucket))
+        let timer = context.scheduler.schedule(after: .milliseconds(configuration.helloTimeoutMilliseconds)) { [weak self] in
+            self?.helloTimedOut()
+        }
+        state.withLock { $0.phase = .awaitingHello(timer) }
+    }
+
+    /// Handles one complete text message from the client.
+    func receive(_ text: [UInt8]) {
+        context.metrics.messagesIn.increment()
+        context.metrics.bytesIn.increment(by: text.count)
+        let now = context.monotonicNow()
+        // Decide under the lock; act (room calls, sends) after it, so that room callbacks that
+        // re-enter this session never deadlock.
+        let action: Action = state.withLock { state in
+            if case .closed = state.phase { return .none }
+            guard state.bucket.take(now: now) else {
+                if case .awaitingHello(let timer) = state.phase { timer.cancel() }
+                let left = leaveRoom(&state)
+                state.phase = .closed
+                return .close(.rateLimited, .rateLimited, "more than \(context.configuration.rateLimit) messages per second (burst \(context.configuration.rateBurst)); slow down and reconnect", left)
+            }
+            let message: ClientMessage
+            do throws(MessageDecodingError) {
+                message = try ClientMessage.decode(text)
+            } catch {
+                if case .awaitingHello(let timer) = state.phase {
+                    timer.cancel()
+                    state.phase = .closed
+                    return .close(.policyViolation, .helloRequired, "the first message must be a valid hello (\(error.description))", nil)
+                }
+                if case .invalidPatch(let seq, let patchError) = error {
+                    return .reply(.reject(seq: seq, code: patchError.code, message: patchError.description))
+                }
+                return .reply(.error(code: error.errorCode, message: error.description))
+            }
+            switch state.phase {
+            case .awaitingHello(let timer):
+                timer.cancel()
+                guard case .hello(let hello) = message else {
+                    state.phase = .closed
+                    return .close(.policyViolation, .helloRequired, "the first message must be hello, not \(message.type)", nil)
+                }
+                let claims: TokenClaims
+                do throws(TokenError) {
+                    claims = try context.verifier.verify(hello.token)
+                } catch {
+                    state.phase = .closed
+                    return .close(.badToken, .unauthorized, error.description, nil)
+                }
+                guard !hello.client.isEmpty, hello.client.utf8.count <= 128 else {
+                    state.phase = .closed
+                    return .close(.policyViolation, .badMessage, "hello.client must be 1 to 128 bytes", nil)
+                }
+                let identity = SessionIdentity(user: claims.sub, client: hello.client, role: claims.role)
+                state.phase = .joining(identity, queued: [])
+                let presence: JSONValue = if case .object? = hello.presence { hello.presence! } else { .emptyObject }
+                return .join(claims.room, JoinRequest(identity: identity, name: claims.name, presence: presence, resume: hello.resume))
+            case .joining(let identity, var queued):
+                if case .hello = message { return .reply(.error(code: .unexpectedHello, message: "hello was already received")) }
+                if case .ping(let t) = message { return .reply(.pong(t: t)) }
+                queued.append(message)
+                state.phase = .joining(identity, queued: queued)
+                return .none
+            case .joined(let room, let identity):
+                return .forward(room, identity, message)
+            case .closed:
+                return .none
+            }
+        }
+        perform(action)
+    }
+
+    /// The connection ended; `clean` is true for a 1000 close from the client.
+    func connectionClosed(clean: Bool) {
+        let left: (Room, SessionIdentity)? = state.withLock { state in
+            if case .awaitingHello(let timer) = state.phase { timer.cancel() }
+            let left = leaveRoom(&state)
+            state.phase = .closed
+            return left
+        }
+        if let (room, identity) = left { room.disconnect(id, client: identity.client, clean: clean) }
+    }
+
+    // MARK: - Actions
+
+    private enum Action {
+        case none
+        case reply(ServerMessage)
+        case close(CloseCode, ErrorCode, String, (Room, SessionIdentity)?)
+        case join(String, JoinRequest)
+        case forward(Room, SessionIdentity, ClientMessage)
+    }
+
+    private func perform(_ action: Action) {
+        switch action {
+        case .none:
+            break
+        case .reply(let message):
+            sink.send(OutboundMessage(message))
+        case .close(let code, let error, let message, let left):
+            if let (room, identity) = left { room.disconnect(id, client: identity.client, clean: false) }
+            context.logger.info("session.closed", LogField("connection", id.description), LogField("code", "\(code.rawValue)"), LogField("reason", message))
+            sink.close(code, error: OutboundMessage(.error(code: error, message: message)))
+        case .join(let roomName, let request):
+            enter(roomName, request, attempts: 3)
+        case .forward(let room, let identity, let message):
+            forward(message, to: room, as: identity)
+        }
+    }
+
+    private func forward(_ message: ClientMessage, to room: Room, as identity: SessionIdentity) {
+        switch message {
+        case .patch(let seq, let ops):
+            room.submit(seq: seq, ops: ops, from: id, client: identity.client)
+        case .presence(let data):
+            room.updatePresence(data, from: id, client: identity.client)
+        case .signal(let event, let data):
+            room.signal(event: event, data: data, from: id, client: identity.client)
+        case .ping(let t):
+            sink.send(OutboundMessage(.pong(t: t)))
+        case .hello:
+            sink.send(OutboundMessage(.error(code: .unexpectedHello, message: "hello was already received")))
+        }
+    }
+
+    private func enter(_ roomName: String, _ request: JoinRequest, attempts: Int) {
+        context.registry.withRoom(roomName) { [self] result in
+            switch result {
+            case .failure(let error):
+                fail(.internalError, .internal, "the room could not be loaded (\(error.description)); try again")
+            case .success(let room):
+                switch room.join(request, sink: sink, connection: id) {
+                case .retired where attempts > 1:
+                    enter(roomName, request, attempts: attempts - 1)
+                case .retired:
+                    fail(.internalError, .internal, "the room is restarting; try again")
+                case .refused:
+                    state.withLock { $0.phase = .closed }
+                case .accepted:
+                    joined(room, request.identity)
+                }
+            }
+        }
+    }
+
+    /// Moves to `.joined` and forwards what arrived while the room loaded, in order.
+    private func joined(_ room: Room, _ identity: SessionIdentity) {
+        let queued: [ClientMessage]? = state.withLock { state in
+            guard case .joining(_, let queued) = state.phase else { return nil }
+            state.phase = .joined(room, identity)
+            return queued
+        }
+        guard let queued else {
+            // Closed while joining: leave at once.
+            room.disconnect(id, client: identity.client, clean: false)
+            return
+        }
+        for message in queued { forward(message, to: room, as: identity) }
+    }
+
+    private func fail(_ code: CloseCode, _ error: ErrorCode, _ message: String) {
+        state.withLock { $0.phase = .closed }
+        context.logger.error("session.failed", LogField("connection", id.description), LogField("reason", message))
+        sink.close(code, error: OutboundMessage(.error(code: error, message: message)))
+    }
+
+    private func helloTimedOut() {
+        let expired: Bool = state.withLock { state in
+            guard case .awaitingHello = state.phase else { return false }
+            state.phase = .closed
+            return true
+        }
+        if expired {
+            sink.close(.helloTimeout, error: OutboundMessage(.error(code: .helloTimeout, message: "no hello within \(context.configuration.helloTimeoutMilliseconds) ms of the upgrade")))
+        }
+    }
+
+    private func leaveRoom(_ state: inout State) -> (Room, SessionIdentity)? {
+        if case .joined(let room, let identity) = state.phase { return (room, identity) }
+        return nil
+    }
+}

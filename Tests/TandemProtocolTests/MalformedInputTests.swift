@@ -1,0 +1,44 @@
+import Testing
+import TandemProtocol
+
+/// Hostile-input robustness: random corruptions of valid messages must be refused with a typed
+/// error or decoded into something that round-trips — never crash or hang.
+@Suite struct MalformedInputTests {
+    static let seeds: [[UInt8]] = [
+        Array(#"{"type":"patch","seq":1842,"ops":[{"op":"set","path":"/contentOffset","value":{"x":0,"y":1287.5}},{"op":"remove","path":"/marks/coupon"}]}"#.utf8),
+        Array(#"{"type":"hello","token":"a.b.c","client":"c1","resume":{"epoch":"e","rev":3},"presence":{"name":"Zoë \ud83d\ude00"}}"#.utf8),
+        Array(#"{"type":"signal","event":"e","data":[1,-2.5e3,true,null,"\"esc\"\n"]}"#.utf8),
+    ]
+
+    @Test func corruptedMessagesFailCleanlyOrRoundTrip() throws {
+        var generator = SplitMix64(seed: 2026)
+        var refused = 0
+        for round in 0..<3_000 {
+            var bytes = Self.seeds[round % Self.seeds.count]
+            for _ in 0..<Int.random(in: 1...4, using: &generator) {
+                let position = Int.random(in: 0..<bytes.count, using: &generator)
+                switch Int.random(in: 0..<4, using: &generator) {
+                case 0: bytes[position] = UInt8.random(in: 0...255, using: &generator)
+                case 1: bytes.remove(at: position)
+                case 2: bytes.insert(Array("{}[]\",:\\0-eE.u".utf8).randomElement(using: &generator)!, at: position)
+                default: bytes = Array(bytes.prefix(position))
+                }
+                if bytes.isEmpty { bytes = [UInt8(ascii: "{")] }
+            }
+            do {
+                let value = try JSONValue.parse(bytes)
+                #expect(try JSONValue.parse(value.serializedBytes()) == value)
+            } catch {
+                #expect(error.offset >= 0 && error.offset <= bytes.count)
+                refused += 1
+            }
+            do {
+                let message = try ClientMessage.decode(bytes)
+                #expect(try ClientMessage.decode(message.encoded()) == message)
+            } catch {
+                #expect(!error.description.isEmpty)
+            }
+        }
+        #expect(refused > 1_000)
+    }
+}

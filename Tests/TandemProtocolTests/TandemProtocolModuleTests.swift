@@ -1,8 +1,0 @@
-import Testing
-@testable import TandemProtocol
-
-@Suite struct TandemProtocolModuleTests {
-    @Test func moduleLinks() {
-        #expect(String(describing: TandemProtocol.self) == "TandemProtocol")
-    }
-}

@@ -1,0 +1,110 @@
+import Synchronization
+import Testing
+import TandemProtocol
+@testable import TandemServer
+
+/// A `SessionSink` that decodes and keeps everything a session or room sends, and lets a test
+/// await the next event with a bounded wait.
+final class RecordingSink: SessionSink {
+    enum Event: Equatable, Sendable {
+        case message(ServerMessage)
+        case closed(CloseCode, ServerMessage?)
+    }
+
+    private struct State {
+        var events: [Event] = []
+        var read = 0
+        var waiter: CheckedContinuation<Event?, Never>?
+        var closed = false
+    }
+
+    private let state = Mutex(State())
+
+    /// Records the message, unless the sink was closed (a closed connection sends nothing more).
+    func send(_ message: OutboundMessage) {
+        guard !isClosed else { return }
+        deliver(.message(try! ServerMessage.decode(message.payload)))
+    }
+
+    func close(_ code: CloseCode, error: OutboundMessage?) {
+        let already = state.withLock { state in
+            defer { state.closed = true }
+            return state.closed
+        }
+        guard !already else { return }
+        deliver(.closed(code, error.map { try! ServerMessage.decode($0.payload) }))
+    }
+
+    var isClosed: Bool { state.withLock { $0.closed } }
+
+    /// Everything received so far, read or not.
+    var all: [Event] { state.withLock { $0.events } }
+
+    private func deliver(_ event: Event) {
+        let waiter: CheckedContinuation<Event?, Never>? = state.withLock { state in
+            state.events.append(event)
+            guard let waiter = state.waiter else { return nil }
+            state.waiter = nil
+            state.read += 1
+            return waiter
+        }
+        waiter?.resume(returning: event)
+    }
+
+    /// The next unread event, or `nil` if none arrives within `timeout`.
+    func next(timeout: Duration = .seconds(5)) async -> Event? {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Event?, Never>) in
+            let ready: Event? = state.withLock { state in
+                if state.read < state.events.count {
+                    state.read += 1
+                    return state.events[state.read - 1]
+                }
+                state.waiter = continuation
+                return nil
+            }
+            if let ready {
+                continuation.resume(returning: ready)
+                return
+            }
+            Task {
+                try? await Task.sleep(for: timeout)
+                let expired: CheckedContinuation<Event?, Never>? = self.state.withLock { state in
+                    defer { state.waiter = nil }
+                    return state.waiter
+                }
+                expired?.resume(returning: nil)
+            }
+        }
+    }
+
+    /// The next unread message, skipping nothing; fails the test on a close or a timeout.
+    func nextMessage(timeout: Duration = .seconds(5), sourceLocation: SourceLocation = #_sourceLocation) async -> ServerMessage? {
+        switch await next(timeout: timeout) {
+        case .message(let message): return message
+        case let other:
+            Issue.record("expected a message, got \(String(describing: other))", sourceLocation: sourceLocation)
+            return nil
+        }
+    }
+
+    /// Reads until a message of `type` arrives (skipping others) or the wait runs out.
+    func nextMessage(ofType type: String, timeout: Duration = .seconds(5)) async -> ServerMessage? {
+        while let event = await next(timeout: timeout) {
+            if case .message(let message) = event, message.type == type { return message }
+        }
+        return nil
+    }
+
+    /// Reads until the connection is closed; returns the close code, or `nil` on a timeout.
+    func nextClose(timeout: Duration = .seconds(5)) async -> CloseCode? {
+        while let event = await next(timeout: timeout) {
+            if case .closed(let code, _) = event { return code }
+        }
+        return nil
+    }
+
+    /// Whether nothing more arrives within `window` (for "no leave/join was sent" checks).
+    func staysQuiet(for window: Duration = .milliseconds(100)) async -> Bool {
+        await next(timeout: window) == nil
+    }
+}
