@@ -32,6 +32,9 @@ let package = Package(
             providers: [.apt(["libsqlite3-dev"])]
         ),
 
+        // Linux system calls the Glibc module does not export (epoll, eventfd, accept4).
+        .target(name: "CTandemSystem"),
+
         // The architecture kit: Foundation-only, portable, standalone.
         .target(name: "TandemKit", swiftSettings: swiftSettings),
         // TestStore and other test helpers for apps that use TandemKit (links Swift Testing).
@@ -46,6 +49,7 @@ let package = Package(
             dependencies: [
                 "TandemProtocol",
                 .target(name: "CCrypto", condition: .when(platforms: [.linux])),
+                .target(name: "CTandemSystem", condition: .when(platforms: [.linux])),
             ],
             swiftSettings: swiftSettings
         ),
@@ -80,7 +84,7 @@ let package = Package(
         .testTarget(name: "TandemKitTests", dependencies: ["TandemKit", "TandemKitTesting"], swiftSettings: swiftSettings),
         .testTarget(name: "TandemProtocolTests", dependencies: ["TandemProtocol"], swiftSettings: swiftSettings),
         .testTarget(name: "TandemWireTests", dependencies: ["TandemWire"], swiftSettings: swiftSettings),
-        .testTarget(name: "TandemClientTests", dependencies: ["TandemClient"], swiftSettings: swiftSettings),
+        .testTarget(name: "TandemClientTests", dependencies: ["TandemClient", "TandemServer", "TandemWire"], swiftSettings: swiftSettings),
         .testTarget(name: "TandemServerTests", dependencies: ["TandemServer"], swiftSettings: swiftSettings),
         .testTarget(name: "TandemCLITests", dependencies: ["TandemCLI"], swiftSettings: swiftSettings),
     ]

@@ -1,0 +1,2 @@
+// The header carries everything; this file exists so that SwiftPM builds the module.
+#include "CTandemSystem.h"
