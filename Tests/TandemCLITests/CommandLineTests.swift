@@ -33,10 +33,9 @@ import TandemCLI
     @Test func unknownFlagNamesTheFlagAndShowsTheCommandsUsage() async {
         let (status, console) = await runTandem(["serve", "--prot", "80"])
         #expect(status == ExitCode.usage)
-        #expect(console.stderr == [
-            "tandem serve: error: unknown option '--prot'",
-            "usage: tandem serve [--host HOST] [--port PORT] [--data DIR] [--rate-limit N]",
-        ])
+        #expect(console.stderr.count == 2)
+        #expect(console.stderr.first == "tandem serve: error: unknown option '--prot'")
+        #expect(console.stderr.last?.hasPrefix("usage: tandem serve [--host HOST] [--port PORT] [--data DIR]") == true)
     }
 
     @Test func benchRejectsUnknownSuite() async {

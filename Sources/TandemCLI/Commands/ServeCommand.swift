@@ -1,15 +1,174 @@
-/// `tandem serve`: runs the sync server.
+import Dispatch
+import Foundation
+import Synchronization
+import TandemProtocol
+import TandemServer
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// `tandem serve`: runs the sync server until SIGINT or SIGTERM, then shuts down gracefully.
 enum ServeCommand {
     static let spec = CommandSpec(
         name: "serve",
         summary: "Run the Tandem sync server.",
         options: [
             .value("host", "HOST", help: "Address to listen on.", default: "127.0.0.1"),
-            .value("port", "PORT", help: "TCP port to listen on.", default: "8080"),
+            .value("port", "PORT", help: "TCP port to listen on (0 picks a free one).", default: "8080"),
             .value("data", "DIR", help: "Data folder (storage, secret).", default: "./tandem-data"),
             .value("rate-limit", "N", help: "Messages per second per connection; 0 turns the limit off.", default: "60"),
+            .value("rate-burst", "N", help: "Messages a connection may send in a burst.", default: "120"),
+            .value("max-message", "BYTES", help: "Largest WebSocket message.", default: "65536"),
+            .value("max-document", "BYTES", help: "Largest room document.", default: "1048576"),
+            .value("max-ops", "N", help: "Most ops in one patch.", default: "100"),
+            .value("heartbeat", "MS", help: "Heartbeat interval announced to clients.", default: "10000"),
+            .value("idle-timeout", "MS", help: "Close connections silent for this long.", default: "30000"),
+            .value("presence-grace", "MS", help: "How long a dropped participant stays present.", default: "5000"),
+            .value("history", "REVS", help: "Revisions kept per room for resume.", default: "10000"),
+            .value("max-participants", "N", help: "Most participants in one room.", default: "100"),
+            .value("max-connections", "N", help: "Most open connections.", default: "50000"),
+            .value("send-queue", "BYTES", help: "Bytes queued for one connection before it is closed as too slow.", default: "4194304"),
+            .value("allow-origin", "ORIGIN", help: "Only this browser Origin may connect (default: any)."),
+            .flag("in-memory", help: "Keep rooms in memory only (acks are not durable; for benchmarks)."),
+            .value("log-level", "LEVEL", help: "debug, info, warning or error.", default: "info"),
         ]
     )
 
-    static let command = Command.unavailable(spec)
+    static let command = Command(spec: spec) { arguments, context in
+        let configuration: ServerConfiguration
+        let level: LogLevel
+        do {
+            configuration = try self.configuration(from: arguments)
+            level = try logLevel(from: arguments)
+        } catch {
+            context.console.err("tandem serve: error: \(error)")
+            context.console.err(spec.usageLine)
+            return ExitCode.usage
+        }
+        return await run(configuration, logLevel: level, context: context)
+    }
+
+    /// The server configuration a command line asks for.
+    static func configuration(from arguments: ParsedArguments) throws(CommandLineError) -> ServerConfiguration {
+        var configuration = ServerConfiguration()
+        configuration.host = arguments.value("host") ?? configuration.host
+        configuration.port = try arguments.integer("port", default: configuration.port, in: 0...65_535)
+        configuration.dataDirectory = arguments.value("data") ?? configuration.dataDirectory
+        configuration.rateLimit = try arguments.integer("rate-limit", default: configuration.rateLimit, in: 0...1_000_000)
+        configuration.rateBurst = try arguments.integer("rate-burst", default: configuration.rateBurst, in: 1...1_000_000)
+        configuration.maxMessageBytes = try arguments.integer("max-message", default: configuration.maxMessageBytes, in: 1024...(16 << 20))
+        configuration.maxDocumentBytes = try arguments.integer("max-document", default: configuration.maxDocumentBytes, in: 2...(256 << 20))
+        configuration.maxOpsPerPatch = try arguments.integer("max-ops", default: configuration.maxOpsPerPatch, in: 1...100_000)
+        configuration.heartbeatIntervalMilliseconds = try arguments.integer("heartbeat", default: configuration.heartbeatIntervalMilliseconds, in: 100...3_600_000)
+        configuration.idleTimeoutMilliseconds = try arguments.integer("idle-timeout", default: configuration.idleTimeoutMilliseconds, in: 100...86_400_000)
+        configuration.presenceGraceMilliseconds = try arguments.integer("presence-grace", default: configuration.presenceGraceMilliseconds, in: 0...3_600_000)
+        configuration.historyWindow = try arguments.integer("history", default: configuration.historyWindow, in: 0...10_000_000)
+        configuration.maxParticipantsPerRoom = try arguments.integer("max-participants", default: configuration.maxParticipantsPerRoom, in: 1...100_000)
+        configuration.maxConnections = try arguments.integer("max-connections", default: configuration.maxConnections, in: 1...10_000_000)
+        configuration.sendQueueLimitBytes = try arguments.integer("send-queue", default: configuration.sendQueueLimitBytes, in: 65_536...(1 << 30))
+        if let origin = arguments.value("allow-origin") { configuration.allowedOrigins = [origin] }
+        configuration.inMemoryStorage = arguments.flag("in-memory")
+        guard configuration.idleTimeoutMilliseconds > configuration.heartbeatIntervalMilliseconds else {
+            throw .invalidValue(option: "idle-timeout", value: "\(configuration.idleTimeoutMilliseconds)",
+                                expected: "more than the heartbeat interval (\(configuration.heartbeatIntervalMilliseconds) ms)")
+        }
+        return configuration
+    }
+
+    static func logLevel(from arguments: ParsedArguments) throws(CommandLineError) -> LogLevel {
+        switch try arguments.choice("log-level", default: "info", among: ["debug", "info", "warning", "error"]) {
+        case "debug": .debug
+        case "warning": .warning
+        case "error": .error
+        default: .info
+        }
+    }
+
+    private static func run(_ configuration: ServerConfiguration, logLevel: LogLevel, context: CommandContext) async -> Int32 {
+        signal(SIGPIPE, SIG_IGN)
+        let server: SyncServer
+        do {
+            server = try SyncServer(configuration: configuration, environment: context.environment,
+                                    logger: Logger(sink: StandardErrorLogSink(), level: logLevel))
+        } catch {
+            context.console.err("tandem serve: error: \(error)")
+            return ExitCode.failure
+        }
+        for line in banner(server) { context.console.out(line) }
+        let signalName = await waitForTermination()
+        context.console.out("tandem serve: \(signalName) received, shutting down")
+        server.shutdown()
+        return ExitCode.success
+    }
+
+    /// The start-up text: where the server listens, where its data is, and example tokens for
+    /// a demo room (the only place a token is ever shown).
+    static func banner(_ server: SyncServer) -> [String] {
+        let configuration = server.configuration
+        let host = configuration.host.contains(":") ? "[\(configuration.host)]" : configuration.host
+        let http = "http://\(host):\(server.port)"
+        let storage = configuration.inMemoryStorage ? "in memory (acks are not durable)" : "\(configuration.dataDirectory)/tandem.sqlite"
+        let secret: String = switch server.secretSource {
+        case .environment: "from TANDEM_SECRET"
+        case .file(let path): path
+        case .created(let path): "\(path) (created)"
+        }
+        let expiry = server.tokens.currentTime + 86_400
+        let host_ = server.tokens.mint(TokenClaims(sub: "host", room: "demo", role: .host, exp: expiry, name: "Host"))
+        let viewer = server.tokens.mint(TokenClaims(sub: "viewer", room: "demo", role: .viewer, exp: expiry, name: "Viewer"))
+        return [
+            "Tandem sync server",
+            "  listening  \(server.syncURL)",
+            "  storage    \(storage)",
+            "  secret     \(secret)",
+            "  health     \(http)/healthz",
+            "  metrics    \(http)/metrics",
+            "",
+            "Demo room \"demo\" (tokens valid for 24 hours):",
+            "  host token    \(host_)",
+            "  viewer token  \(viewer)",
+            "",
+            "Join from a terminal:  tandem join --url \(server.syncURL) --token <host token>",
+            "Stop with Ctrl-C (SIGINT) or SIGTERM: connections close with 1001 and storage is flushed.",
+        ]
+    }
+
+    /// Suspends until SIGINT or SIGTERM arrives; returns its name.
+    private static func waitForTermination() async -> String {
+        await withCheckedContinuation { (continuation: CheckedContinuation<String, Never>) in
+            let queue = DispatchQueue(label: "tandem.signals")
+            let once = SignalOnce(continuation)
+            for (number, name) in [(SIGINT, "SIGINT"), (SIGTERM, "SIGTERM")] {
+                signal(number, SIG_IGN)
+                let source = DispatchSource.makeSignalSource(signal: number, queue: queue)
+                source.setEventHandler { once.fire(name) }
+                source.resume()
+                once.keep(source)
+            }
+        }
+    }
+}
+
+/// Resumes the waiting task on the first signal only, and keeps the signal sources alive.
+private final class SignalOnce: Sendable {
+    private let state: Mutex<(continuation: CheckedContinuation<String, Never>?, sources: [any DispatchSourceSignal])>
+
+    init(_ continuation: CheckedContinuation<String, Never>) {
+        state = Mutex((continuation, []))
+    }
+
+    func keep(_ source: any DispatchSourceSignal) {
+        state.withLock { $0.sources.append(source) }
+    }
+
+    func fire(_ name: String) {
+        let continuation = state.withLock { state in
+            defer { state.continuation = nil }
+            return state.continuation
+        }
+        continuation?.resume(returning: name)
+    }
 }

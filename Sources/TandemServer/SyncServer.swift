@@ -1,0 +1,142 @@
+import Foundation
+import TandemProtocol
+import TandemWire
+
+/// A running Tandem sync server: storage, rooms, the WebSocket endpoint `/v1/sync`, and the
+/// operational endpoints `/healthz` and `/metrics`.
+///
+/// Guarantees come from the parts it wires together: acks only after commit (`CommitQueue`),
+/// one total order per room (`Room`), bounded per-connection queues (`WebSocketServer`).
+/// `shutdown()` closes every connection with 1001 and flushes storage before returning.
+public final class SyncServer: Sendable {
+    /// The configuration the server runs with.
+    public let configuration: ServerConfiguration
+    /// The server's metrics, also served at `/metrics`.
+    public let metrics: ServerMetrics
+    /// Verifies (and, for `tandem token` and the start-up banner, mints) tokens with the server's secret.
+    public let tokens: TokenVerifier
+    /// Where the secret came from.
+    public let secretSource: ServerSecret.Source
+    private let group: EventLoopGroup
+    private let webSockets: WebSocketServer
+    private let commits: CommitQueue
+    private let registry: RoomRegistry
+    private let logger: Logger
+
+    /// The port the server listens on (the real one when the configuration asked for 0).
+    public var port: Int { webSockets.port }
+
+    /// The WebSocket URL clients connect to.
+    public var syncURL: String {
+        let host = configuration.host.contains(":") ? "[\(configuration.host)]" : configuration.host
+        return "ws://\(host):\(port)\(TandemProtocol.syncPath)"
+    }
+
+    /// Starts a server: loads or creates the secret, opens storage, binds the port.
+    /// - Throws: `ServerStartError` naming what failed and how to fix it.
+    public init(configuration: ServerConfiguration, environment: [String: String] = ProcessInfo.processInfo.environment,
+                logger: Logger = Logger(sink: StandardErrorLogSink()), metrics: ServerMetrics = ServerMetrics()) throws(ServerStartError) {
+        self.configuration = configuration
+        self.metrics = metrics
+        self.logger = logger
+
+        let secret: ServerSecret
+        do {
+            secret = try ServerSecret.load(environment: environment, dataDirectory: configuration.dataDirectory)
+        } catch {
+            throw .secret(error)
+        }
+        secretSource = secret.source
+        tokens = TokenVerifier(secret: secret.key, hmac: { Digest.hmacSHA256(key: $0, message: $1) },
+                               now: { Int64(Date().timeIntervalSince1970) })
+
+        let store: any RoomStore
+        if configuration.inMemoryStorage {
+            store = InMemoryRoomStore()
+        } else {
+            do {
+                try FileManager.default.createDirectory(atPath: configuration.dataDirectory, withIntermediateDirectories: true)
+                store = try SQLiteRoomStore(path: (configuration.dataDirectory as NSString).appendingPathComponent("tandem.sqlite"))
+            } catch let error as StorageError {
+                throw .storage(error)
+            } catch {
+                throw .dataDirectory(configuration.dataDirectory, "\(error.localizedDescription)")
+            }
+        }
+        commits = CommitQueue(store: store)
+        registry = RoomRegistry(commits: commits, scheduler: DispatchTimerScheduler(), settings: RoomSettings(configuration),
+                                metrics: metrics, logger: logger)
+
+        _ = try? FileDescriptorLimit.raiseSoftLimitToHard()
+        do {
+            group = try EventLoopGroup()
+        } catch {
+            commits.shutdown()
+            throw .eventLoops("\(error)")
+        }
+
+        var wire = WebSocketServerConfiguration()
+        wire.host = configuration.host
+        wire.port = configuration.port
+        wire.path = TandemProtocol.syncPath
+        wire.subprotocols = [TandemProtocol.subprotocol]
+        wire.allowedOrigins = configuration.allowedOrigins
+        wire.maxMessageSize = configuration.maxMessageBytes
+        wire.maxConnections = configuration.maxConnections
+        wire.handshakeTimeout = .milliseconds(configuration.handshakeTimeoutMilliseconds)
+        wire.idleTimeout = .milliseconds(configuration.idleTimeoutMilliseconds)
+        wire.sendQueueLimit = configuration.sendQueueLimitBytes
+
+        let context = ServerSession.Context(
+            registry: registry, verifier: tokens, scheduler: DispatchTimerScheduler(), configuration: configuration,
+            metrics: metrics, logger: logger, monotonicNow: { Int64(DispatchTime.now().uptimeNanoseconds) })
+        let routes = OperationsRoutes(metrics: metrics)
+        do {
+            webSockets = try WebSocketServer.start(
+                configuration: wire, group: group,
+                routes: { routes.respond(to: $0) },
+                accept: { connection, _ in SyncConnectionHandler(connection: connection, context: context) })
+        } catch {
+            group.shutdown()
+            commits.shutdown()
+            throw .bind(host: configuration.host, port: configuration.port, "\(error)")
+        }
+        routes.markReady()
+        logger.info("server.started", LogField("url", syncURL), LogField("data", configuration.inMemoryStorage ? "memory" : configuration.dataDirectory))
+    }
+
+    /// Stops accepting, closes every connection with 1001, commits what is queued, stops the
+    /// event loops. Blocking; call it once, not from an event-loop thread.
+    public func shutdown() {
+        logger.info("server.stopping")
+        webSockets.shutdown(code: CloseCode.goingAway.rawValue, reason: "server shutting down", timeout: .seconds(5))
+        commits.shutdown()
+        group.shutdown()
+        logger.info("server.stopped")
+    }
+}
+
+/// Why the server could not start.
+public enum ServerStartError: Error, Sendable, CustomStringConvertible {
+    /// The secret could not be read or created.
+    case secret(ServerSecretError)
+    /// The data folder could not be created.
+    case dataDirectory(String, String)
+    /// The database could not be opened.
+    case storage(StorageError)
+    /// The event-loop threads could not start.
+    case eventLoops(String)
+    /// The address could not be bound.
+    case bind(host: String, port: Int, String)
+
+    /// A message that says what to do.
+    public var description: String {
+        switch self {
+        case .secret(let error): "\(error)"
+        case .dataDirectory(let path, let reason): "cannot create the data folder \(path): \(reason)"
+        case .storage(let error): "\(error); check that the data folder is writable and not used by another server"
+        case .eventLoops(let reason): "cannot start the event loops: \(reason)"
+        case .bind(let host, let port, let reason): "cannot listen on \(host):\(port): \(reason); is another process using the port? (try --port)"
+        }
+    }
+}

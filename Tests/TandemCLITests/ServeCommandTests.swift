@@ -1,0 +1,35 @@
+import Testing
+import TandemServer
+@testable import TandemCLI
+
+@Suite struct ServeCommandTests {
+    @Test func flagsMapOntoTheConfiguration() throws {
+        let arguments = try ArgumentParser.parse([
+            "--host", "::1", "--port", "0", "--data", "/tmp/x", "--rate-limit", "0", "--max-ops", "5",
+            "--presence-grace", "100", "--in-memory", "--allow-origin", "https://shop.example",
+        ], for: ServeCommand.spec)
+        let configuration = try ServeCommand.configuration(from: arguments)
+        #expect(configuration.host == "::1")
+        #expect(configuration.port == 0)
+        #expect(configuration.dataDirectory == "/tmp/x")
+        #expect(configuration.rateLimit == 0)
+        #expect(configuration.maxOpsPerPatch == 5)
+        #expect(configuration.presenceGraceMilliseconds == 100)
+        #expect(configuration.inMemoryStorage)
+        #expect(configuration.allowedOrigins == ["https://shop.example"])
+    }
+
+    @Test func noFlagsGiveTheSpecificationDefaults() throws {
+        let configuration = try ServeCommand.configuration(from: ParsedArguments())
+        #expect(configuration == ServerConfiguration())
+    }
+
+    @Test func badValuesAreUsageErrors() async {
+        let port = await runTandem(["serve", "--port", "70000"])
+        #expect(port.status == ExitCode.usage)
+        #expect(port.console.stderr.first == "tandem serve: error: invalid value '70000' for '--port': expected an integer from 0 to 65535")
+        let idle = await runTandem(["serve", "--heartbeat", "5000", "--idle-timeout", "4000"])
+        #expect(idle.status == ExitCode.usage)
+        #expect(idle.console.stderr.first?.contains("more than the heartbeat interval") == true)
+    }
+}
