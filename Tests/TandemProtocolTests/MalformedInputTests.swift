@@ -2,7 +2,8 @@ import Testing
 import TandemProtocol
 
 /// Hostile-input robustness: random corruptions of valid messages must be refused with a typed
-/// error or decoded into something that round-trips — never crash or hang.
+/// error or decoded into something that round-trips — never crash or hang (the fuzzing
+/// invariants, run on a fixed random sample).
 @Suite struct MalformedInputTests {
     static let seeds: [[UInt8]] = [
         Array(#"{"type":"patch","seq":1842,"ops":[{"op":"set","path":"/contentOffset","value":{"x":0,"y":1287.5}},{"op":"remove","path":"/marks/coupon"}]}"#.utf8),
@@ -10,7 +11,7 @@ import TandemProtocol
         Array(#"{"type":"signal","event":"e","data":[1,-2.5e3,true,null,"\"esc\"\n"]}"#.utf8),
     ]
 
-    @Test func corruptedMessagesFailCleanlyOrRoundTrip() throws {
+    @Test func corruptedMessagesFailCleanlyOrRoundTrip() {
         var generator = SplitMix64(seed: 2026)
         var refused = 0
         for round in 0..<3_000 {
@@ -25,18 +26,12 @@ import TandemProtocol
                 }
                 if bytes.isEmpty { bytes = [UInt8(ascii: "{")] }
             }
+            bytes.withUnsafeBufferPointer(FuzzInvariants.check)
             do {
-                let value = try JSONValue.parse(bytes)
-                #expect(try JSONValue.parse(value.serializedBytes()) == value)
+                _ = try JSONValue.parse(bytes)
             } catch {
                 #expect(error.offset >= 0 && error.offset <= bytes.count)
                 refused += 1
-            }
-            do {
-                let message = try ClientMessage.decode(bytes)
-                #expect(try ClientMessage.decode(message.encoded()) == message)
-            } catch {
-                #expect(!error.description.isEmpty)
             }
         }
         #expect(refused > 1_000)

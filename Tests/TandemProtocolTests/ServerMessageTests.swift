@@ -126,8 +126,14 @@ import TandemProtocol
         #expect(decodeError(head + #""replay":[{"rev":1}],"# + tail) == .missingField("replay[0].user"))
         #expect(decodeError(head + #""state":{},"# + tail.replacingOccurrences(of: #""participants":[]"#, with: #""participants":[{"user":"u"}]"#))
             == .missingField("participants[0].client"))
-        #expect(decodeError(head + #""state":{},"# + tail.replacingOccurrences(of: #""rate":1"#, with: #""rate":0"#))
-            == .invalidField("limits.rate", expected: "a positive number"))
+        #expect(decodeError(head + #""state":{},"# + tail.replacingOccurrences(of: #""rate":1"#, with: #""rate":-1"#))
+            == .invalidField("limits.rate", expected: "a number of messages per second, 0 for no limit"))
+        // Rate 0 announces a server without a rate limit.
+        guard case .welcome(let unlimited)? = try? ServerMessage.decode(Array((head + #""state":{},"# + tail.replacingOccurrences(of: #""rate":1"#, with: #""rate":0"#)).utf8)) else {
+            Issue.record("a welcome with rate 0 did not decode")
+            return
+        }
+        #expect(unlimited.limits.rate == 0)
         #expect(decodeError(head + #""state":{},"# + tail.replacingOccurrences(of: #""interval":1"#, with: #""interval":1.5"#))
             == .invalidField("heartbeat.interval", expected: "a non-negative integer"))
     }

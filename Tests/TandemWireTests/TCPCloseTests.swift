@@ -156,7 +156,8 @@ final class ScriptedHandler: TCPConnectionHandler, @unchecked Sendable {
         let (_, end) = await peer.receiveAllOffPool()
         #expect(end == nil)
         #expect(clock.now - start >= .milliseconds(100))
-        #expect(clock.now - start < .seconds(2))
+        // Generous: a loaded 2-core machine can delay the sweep; the point is that it fires.
+        #expect(clock.now - start < .seconds(10))
         // The graceful close waits for our FIN before releasing the socket.
         peer.shutdownWrite()
         try await eventually("closed") { log.all.first?.handler.recording.snapshot.closed == 1 }
@@ -167,8 +168,9 @@ final class ScriptedHandler: TCPConnectionHandler, @unchecked Sendable {
         let group = try EventLoopGroup(threads: 1, idleSweepInterval: .milliseconds(10))
         defer { group.shutdown() }
         let (listener, log) = try listenLogging(host: "127.0.0.1", group: group) { connection in
-            let handler = RearmingHandler(timeout: .seconds(3))
-            connection.armIdleTimer(.seconds(3))
+            // Long enough that a loaded machine never lets it lapse between the test's messages.
+            let handler = RearmingHandler(timeout: .seconds(30))
+            connection.armIdleTimer(.seconds(30))
             return handler
         }
         let peer = try BlockingPeer(connectingTo: listener.localAddress)

@@ -1,6 +1,7 @@
 /// The limits the server enforces on a connection (`welcome.limits`).
 public struct SessionLimits: Sendable, Hashable {
-    /// Sustained messages per second the server accepts (token-bucket refill rate, default 60).
+    /// Sustained messages per second the server accepts (token-bucket refill rate, default 60);
+    /// 0 means the server enforces no rate limit.
     public var rate: Double
     /// Token-bucket capacity: messages that may arrive in a burst (default 120).
     public var burst: Int

@@ -108,7 +108,8 @@ public struct Welcome: Sendable, Hashable {
         heartbeat = HeartbeatSettings(interval: try beat.int("interval"), timeout: try beat.int("timeout"))
         let bounds = try fields.nested("limits")
         let rate = try bounds.number("rate")
-        guard rate > 0 else { throw .invalidField(bounds.name("rate"), expected: "a positive number") }
+        // 0 announces a server whose rate limit is off.
+        guard rate >= 0 else { throw .invalidField(bounds.name("rate"), expected: "a number of messages per second, 0 for no limit") }
         limits = SessionLimits(
             rate: rate, burst: try bounds.int("burst"), maxMessage: try bounds.int("maxMessage"),
             maxOps: try bounds.int("maxOps"), maxDocument: try bounds.int("maxDocument"))
