@@ -11,70 +11,28 @@ final class RecordingSink: SessionSink {
         case closed(CloseCode, ServerMessage?)
     }
 
-    private struct State {
-        var events: [Event] = []
-        var read = 0
-        var waiter: CheckedContinuation<Event?, Never>?
-        var closed = false
-    }
-
-    private let state = Mutex(State())
+    private let mailbox = Mailbox<Event>()
+    private let closed = Atomic<Bool>(false)
 
     /// Records the message, unless the sink was closed (a closed connection sends nothing more).
     func send(_ message: OutboundMessage) {
         guard !isClosed else { return }
-        deliver(.message(try! ServerMessage.decode(message.payload)))
+        mailbox.push(.message(try! ServerMessage.decode(message.payload)))
     }
 
     func close(_ code: CloseCode, error: OutboundMessage?) {
-        let already = state.withLock { state in
-            defer { state.closed = true }
-            return state.closed
-        }
-        guard !already else { return }
-        deliver(.closed(code, error.map { try! ServerMessage.decode($0.payload) }))
+        guard !closed.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        mailbox.push(.closed(code, error.map { try! ServerMessage.decode($0.payload) }))
     }
 
-    var isClosed: Bool { state.withLock { $0.closed } }
+    var isClosed: Bool { closed.load(ordering: .acquiring) }
 
     /// Everything received so far, read or not.
-    var all: [Event] { state.withLock { $0.events } }
-
-    private func deliver(_ event: Event) {
-        let waiter: CheckedContinuation<Event?, Never>? = state.withLock { state in
-            state.events.append(event)
-            guard let waiter = state.waiter else { return nil }
-            state.waiter = nil
-            state.read += 1
-            return waiter
-        }
-        waiter?.resume(returning: event)
-    }
+    var all: [Event] { mailbox.all }
 
     /// The next unread event, or `nil` if none arrives within `timeout`.
     func next(timeout: Duration = .seconds(5)) async -> Event? {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Event?, Never>) in
-            let ready: Event? = state.withLock { state in
-                if state.read < state.events.count {
-                    state.read += 1
-                    return state.events[state.read - 1]
-                }
-                state.waiter = continuation
-                return nil
-            }
-            if let ready {
-                continuation.resume(returning: ready)
-                return
-            }
-            Task {
-                try? await Task.sleep(for: timeout)
-                let expired: CheckedContinuation<Event?, Never>? = self.state.withLock { state in
-                    defer { state.waiter = nil }
-                    return state.waiter
-                }
-                expired?.resume(returning: nil)
-            }
-        }
+        await mailbox.next(timeout: timeout)
     }
 
     /// The next unread message, skipping nothing; fails the test on a close or a timeout.

@@ -1,0 +1,52 @@
+import Synchronization
+
+/// A queue a test reads one item at a time with a bounded wait; producers push from any thread.
+final class Mailbox<Item: Sendable>: Sendable {
+    private struct State {
+        var items: [Item] = []
+        var read = 0
+        var waiter: CheckedContinuation<Item?, Never>?
+    }
+
+    private let state = Mutex(State())
+
+    /// Everything pushed so far, read or not.
+    var all: [Item] { state.withLock { $0.items } }
+
+    func push(_ item: Item) {
+        let waiter: CheckedContinuation<Item?, Never>? = state.withLock { state in
+            state.items.append(item)
+            guard let waiter = state.waiter else { return nil }
+            state.waiter = nil
+            state.read += 1
+            return waiter
+        }
+        waiter?.resume(returning: item)
+    }
+
+    /// The next unread item, or `nil` if none arrives within `timeout`.
+    func next(timeout: Duration) async -> Item? {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Item?, Never>) in
+            let ready: Item? = state.withLock { state in
+                if state.read < state.items.count {
+                    state.read += 1
+                    return state.items[state.read - 1]
+                }
+                state.waiter = continuation
+                return nil
+            }
+            if let ready {
+                continuation.resume(returning: ready)
+                return
+            }
+            Task {
+                try? await Task.sleep(for: timeout)
+                let expired: CheckedContinuation<Item?, Never>? = self.state.withLock { state in
+                    defer { state.waiter = nil }
+                    return state.waiter
+                }
+                expired?.resume(returning: nil)
+            }
+        }
+    }
+}

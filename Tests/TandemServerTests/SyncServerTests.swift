@@ -1,0 +1,153 @@
+import Foundation
+import Testing
+import TandemProtocol
+import TandemWire
+@testable import TandemServer
+
+/// A WebSocket client speaking protocol v1 to a real server over loopback.
+struct ProtocolClient {
+    let socket: WebSocketClient
+    private let inbox = Mailbox<WebSocketClientEvent>()
+
+    static func connect(_ url: String, loop: EventLoop) async throws -> ProtocolClient {
+        let socket = try await WebSocketClient.connect(url: url, subprotocols: [TandemProtocol.subprotocol], on: loop)
+        let client = ProtocolClient(socket: socket)
+        let inbox = client.inbox
+        // Pump the single-consumer stream into a mailbox, so that a timed-out wait never cancels the stream.
+        Task {
+            for await event in socket.events { inbox.push(event) }
+        }
+        return client
+    }
+
+    func send(_ message: ClientMessage) async throws {
+        try await socket.send(text: message.encoded())
+    }
+
+    /// The next server message; `nil` when the connection closed or nothing came in time.
+    func next(timeout: Duration = .seconds(5)) async -> ServerMessage? {
+        guard case .text(let bytes)? = await inbox.next(timeout: timeout) else { return nil }
+        return try? ServerMessage.decode(bytes)
+    }
+
+    /// Reads until the connection closes; returns the close code.
+    func closeCode(timeout: Duration = .seconds(5)) async -> UInt16? {
+        while let event = await inbox.next(timeout: timeout) {
+            if case .closed(let code, _) = event { return code }
+        }
+        return nil
+    }
+}
+
+@Suite struct SyncServerTests {
+    static func temporaryDirectory() -> String {
+        FileManager.default.temporaryDirectory.appendingPathComponent("tandem-server-\(UUID().uuidString)").path
+    }
+
+    private func startServer(_ adjust: (inout ServerConfiguration) -> Void = { _ in }) throws -> (SyncServer, String) {
+        var configuration = ServerConfiguration()
+        configuration.port = 0
+        configuration.dataDirectory = Self.temporaryDirectory()
+        adjust(&configuration)
+        let server = try SyncServer(configuration: configuration, environment: ["TANDEM_SECRET": "test"], logger: .discarding)
+        return (server, configuration.dataDirectory)
+    }
+
+    private func token(_ server: SyncServer, user: String, room: String = "lobby", role: Role = .host) -> String {
+        server.tokens.mint(TokenClaims(sub: user, room: room, role: role, exp: server.tokens.currentTime + 600))
+    }
+}
+
+extension SyncServerTests {
+    private func httpGet(_ port: Int, _ path: String) async throws -> (status: Int, body: String) {
+        let (data, response) = try await URLSession.shared.data(from: URL(string: "http://127.0.0.1:\(port)\(path)")!)
+        return ((response as? HTTPURLResponse)?.statusCode ?? 0, String(decoding: data, as: UTF8.self))
+    }
+
+    @Test func healthAndMetricsAnswerOverHTTP() async throws {
+        let (server, directory) = try startServer()
+        defer { server.shutdown(); try? FileManager.default.removeItem(atPath: directory) }
+        let health = try await httpGet(server.port, "/healthz")
+        #expect(health.status == 200)
+        #expect(health.body == "ok\n")
+        let metrics = try await httpGet(server.port, "/metrics")
+        #expect(metrics.status == 200)
+        #expect(metrics.body.contains("# TYPE tandem_connections gauge"))
+        #expect(try await httpGet(server.port, "/nothing-here").status == 404)
+    }
+
+    @Test func twoClientsShareAPatchOverRealSockets() async throws {
+        let (server, directory) = try startServer()
+        defer { server.shutdown(); try? FileManager.default.removeItem(atPath: directory) }
+        let group = try EventLoopGroup(threads: 1)
+        defer { group.shutdown() }
+        let alice = try await ProtocolClient.connect(server.syncURL, loop: group.next())
+        let bob = try await ProtocolClient.connect(server.syncURL, loop: group.next())
+        #expect(alice.socket.subprotocol == "tandem.v1")
+        try await alice.send(.hello(Hello(token: token(server, user: "alice"), client: "a1")))
+        guard case .welcome(let welcome)? = await alice.next() else { Issue.record("no welcome"); return }
+        try await bob.send(.hello(Hello(token: token(server, user: "bob", role: .guest), client: "b1", resume: ResumePoint(epoch: welcome.epoch, rev: 0))))
+        guard case .welcome(let bobWelcome)? = await bob.next() else { Issue.record("no welcome for bob"); return }
+        #expect(bobWelcome.sync == .replay([]))
+        #expect(await alice.next() == .join(Participant(user: "bob", client: "b1", role: .guest)))
+        let op = PatchOp.set(try JSONPointer(parsing: "/contentOffset"), ["x": 0, "y": 420])
+        try await alice.send(.patch(seq: 1, ops: [op]))
+        #expect(await alice.next() == .ack(seq: 1, rev: 1, duplicate: false))
+        #expect(await bob.next() == .patch(PatchEvent(rev: 1, user: "alice", client: "a1", seq: 1, ops: [op])))
+        #expect(server.metrics.connections.value == 2)
+        #expect(server.metrics.messagesIn.value >= 3)
+        await bob.socket.close(code: 1000, reason: "")
+        #expect(await alice.next() == .leave(Peer(user: "bob", client: "b1")))
+    }
+
+    @Test func aBadTokenNeverGetsAWelcome() async throws {
+        let (server, directory) = try startServer()
+        defer { server.shutdown(); try? FileManager.default.removeItem(atPath: directory) }
+        let group = try EventLoopGroup(threads: 1)
+        defer { group.shutdown() }
+        let client = try await ProtocolClient.connect(server.syncURL, loop: group.next())
+        try await client.send(.hello(Hello(token: "eyJhbGciOiJub25lIn0.e30.", client: "x")))
+        guard case .error(.unauthorized, _)? = await client.next() else { Issue.record("no unauthorized error"); return }
+        #expect(await client.closeCode() == 4001)
+    }
+
+    @Test func shutdownClosesEveryConnectionWith1001() async throws {
+        let (server, directory) = try startServer()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let group = try EventLoopGroup(threads: 1)
+        defer { group.shutdown() }
+        let client = try await ProtocolClient.connect(server.syncURL, loop: group.next())
+        try await client.send(.hello(Hello(token: token(server, user: "alice"), client: "a1")))
+        _ = await client.next()
+        await Task.detached { server.shutdown() }.value
+        #expect(await client.closeCode() == 1001)
+    }
+
+    @Test func acknowledgedPatchesSurviveAServerRestartWithTheSameEpoch() async throws {
+        let directory = Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let group = try EventLoopGroup(threads: 1)
+        defer { group.shutdown() }
+        var epoch = ""
+        do {
+            let (server, _) = try startServer { $0.dataDirectory = directory }
+            let client = try await ProtocolClient.connect(server.syncURL, loop: group.next())
+            try await client.send(.hello(Hello(token: token(server, user: "alice"), client: "a1")))
+            guard case .welcome(let welcome)? = await client.next() else { Issue.record("no welcome"); return }
+            epoch = welcome.epoch
+            for seq in 1...20 { try await client.send(.patch(seq: Int64(seq), ops: [.set(try JSONPointer(parsing: "/n"), .number(Double(seq)))])) }
+            for _ in 1...20 { _ = await client.next() }
+            server.shutdown()
+        }
+        let (server, _) = try startServer { $0.dataDirectory = directory }
+        defer { server.shutdown() }
+        let client = try await ProtocolClient.connect(server.syncURL, loop: group.next())
+        try await client.send(.hello(Hello(token: token(server, user: "alice"), client: "a1", resume: ResumePoint(epoch: epoch, rev: 15))))
+        guard case .welcome(let welcome)? = await client.next() else { Issue.record("no welcome after restart"); return }
+        #expect(welcome.epoch == epoch)
+        #expect(welcome.rev == 20)
+        #expect(welcome.lastSeq == 20)
+        guard case .replay(let events) = welcome.sync else { Issue.record("no replay after restart"); return }
+        #expect(events.map(\.rev) == [16, 17, 18, 19, 20])
+    }
+}
