@@ -173,10 +173,11 @@ public final class WebSocketConnection: @unchecked Sendable {
         if case .writeQueueOverflow(let limit) = error, peerClose == nil {
             code = Self.sendQueueOverflowCode
             reason = "send queue overflow (more than \(limit) bytes waiting)"
+        } else if let localClose {
+            // This side started the close (or failed the connection): its code says why.
+            (code, reason) = localClose
         } else if let peerClose {
             (code, reason) = peerClose
-        } else if let localClose {
-            (code, reason) = localClose
         } else {
             code = nil
             reason = error?.description ?? "connection closed without a close frame"
@@ -201,14 +202,18 @@ public final class WebSocketConnection: @unchecked Sendable {
         }
     }
 
-    private func sendNow(_ encode: (inout WebSocketConnectionStateMachine, inout [UInt8]) throws(WebSocketSendError) -> Void) {
+    /// Encodes and writes one frame on the loop thread; false (nothing written) once the close handshake has
+    /// started, since RFC 6455 allows no data after a close frame.
+    @discardableResult
+    func sendNow(_ encode: (inout WebSocketConnectionStateMachine, inout [UInt8]) throws(WebSocketSendError) -> Void) -> Bool {
         var output: [UInt8] = []
         do {
             try encode(&machine, &output)
         } catch {
-            return  // closing or closed: data after a close frame is not allowed
+            return false
         }
         write(output)
+        return true
     }
 
     private func closeNow(code: UInt16, reason: String) {

@@ -10,10 +10,11 @@ public protocol WebSocketHandler: AnyObject {
     /// A complete binary message arrived. The default closes the connection with 1003 (unsupported data).
     func webSocketDidReceiveBinary(_ connection: WebSocketConnection, _ bytes: [UInt8])
 
-    /// The connection is gone; called exactly once. `code` is the peer's close code when it sent a close frame,
-    /// otherwise the code this side closed or failed the connection with (e.g. 4000 idle, 4002 send queue
-    /// overflow, 1002 protocol error), or nil when the TCP connection simply dropped. `clean` is true only when
-    /// the peer sent a close frame with code 1000.
+    /// The connection is gone; called exactly once. `code` and `reason` say why: the ones this side sent when it
+    /// started the close or failed the connection (e.g. 4000 idle, 1002 protocol error), 4002 when the send queue
+    /// overflowed, otherwise the peer's close frame; `code` is nil when the connection dropped without any close
+    /// frame (or the peer's close frame had no code). `clean` is true only when the peer sent a close frame with
+    /// code 1000.
     func webSocketDidClose(_ connection: WebSocketConnection, code: UInt16?, reason: String, clean: Bool)
 
     /// No frame arrived for the configured idle timeout. The default closes with 4000 ("idle timeout").

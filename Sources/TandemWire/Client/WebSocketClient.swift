@@ -50,7 +50,9 @@ public final class WebSocketClient: Sendable {
         let clock = ContinuousClock()
         let deadline = clock.now.advanced(by: timeout)
         do {
-            _ = try await TCPConnection.connect(host: target.host, port: target.port, timeout: timeout, on: loop) { connection in
+            _ = try await TCPConnection.connect(
+                host: target.host, port: target.port, timeout: timeout, on: loop, configuration: clientTCPConfiguration
+            ) { connection in
                 WebSocketClientHandshakeSession(
                     connection: connection, handshake: handshake, settings: settings, waiter: waiter,
                     timeout: max(.zero, deadline - clock.now))
@@ -64,6 +66,10 @@ public final class WebSocketClient: Sendable {
         return try await waiter.wait().get()
     }
 
+    /// Client writes are paced by `send` at the high-water mark (1 MiB), so the hard queue limit only has to
+    /// absorb what concurrent senders add at once.
+    private static let clientTCPConfiguration = TCPConnectionConfiguration(maxQueuedBytes: 64 << 20, closeTimeout: .seconds(2))
+
     /// The server's messages, then `.closed`. Single consumer.
     public var events: AsyncStream<WebSocketClientEvent> { bridge.events }
 
@@ -71,14 +77,29 @@ public final class WebSocketClient: Sendable {
     /// mark, so a fast producer is paced by the network. Messages from one task go out in call order.
     /// - Throws: `.closed` once the connection is closing or closed.
     public func send(text: [UInt8]) async throws(WebSocketClientError) {
-        try await bridge.waitUntilWritable()
-        connection.sendText(text)
+        try await send { (machine, output) throws(WebSocketSendError) in try machine.sendText(utf8: text, into: &output) }
     }
 
     /// Sends a binary message, with the same pacing as `send(text:)`.
     public func send(binary: [UInt8]) async throws(WebSocketClientError) {
+        try await send { (machine, output) throws(WebSocketSendError) in try machine.sendBinary(binary, into: &output) }
+    }
+
+    /// Waits for writability, then writes on the loop and waits for that, so the writability seen by the next
+    /// send already includes this message (a sending loop cannot run past the high-water mark).
+    private func send(
+        _ encode: @escaping @Sendable (inout WebSocketConnectionStateMachine, inout [UInt8]) throws(WebSocketSendError) -> Void
+    ) async throws(WebSocketClientError) {
         try await bridge.waitUntilWritable()
-        connection.sendBinary(binary)
+        let connection = connection
+        let bridge = bridge
+        let sent = (try? await connection.loop.submit {
+            let sent = connection.sendNow(encode)
+            // The connection reports the change in its flush phase; record it now so the next send waits.
+            if !connection.tcp.isWritable { bridge.setWritable(false) }
+            return sent
+        }) ?? false
+        guard sent else { throw .closed }
     }
 
     /// Sends a ping; the server answers with a pong (not surfaced as an event).

@@ -88,7 +88,8 @@ final class WebSocketClientBridge: WebSocketHandler, Sendable {
         }
     }
 
-    private func setWritable(_ writable: Bool) {
+    /// Records the connection's writability (called on its loop) and wakes waiting senders when it returns.
+    func setWritable(_ writable: Bool) {
         let waiters = state.withLock { state -> [CheckedContinuation<Void, Never>] in
             state.writable = writable
             guard writable else { return [] }

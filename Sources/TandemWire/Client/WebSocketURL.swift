@@ -8,6 +8,13 @@ struct WebSocketURL: Sendable, Equatable {
     /// The `Host` header value: the authority as written (brackets kept, port only when given).
     var hostHeader: String
 
+    init(host: String, port: Int, target: String, hostHeader: String) {
+        self.host = host
+        self.port = port
+        self.target = target
+        self.hostHeader = hostHeader
+    }
+
     /// Parses `ws://host[:port][/path][?query]`; `host` may be a name, an IPv4 literal or a bracketed IPv6
     /// literal. `wss://` is refused (no TLS in Tandem's transport; terminate TLS in a proxy).
     init(_ text: String) throws(WebSocketClientError) {
