@@ -23,13 +23,18 @@ public struct WebSocketConnectionStateMachine: Sendable {
     public private(set) var state: State = .open
 
     private var decoder: WebSocketFrameDecoder
-    private var assembler = WebSocketMessageAssembler()
+    private var assembler: WebSocketMessageAssembler
     private let encoder: WebSocketFrameEncoder
 
     /// Creates the state machine of a freshly upgraded connection. Data messages above
-    /// `maxMessageSize` bytes fail the connection with 1009.
-    public init(role: WebSocketRole, maxMessageSize: Int = 64 * 1024, encoder: WebSocketFrameEncoder = WebSocketFrameEncoder()) {
+    /// `maxMessageSize` bytes fail the connection with 1009. With `textAsBytes`, text messages are
+    /// delivered as ``WebSocketEvent/textBytes(_:)`` (validated UTF-8, no `String` built).
+    public init(
+        role: WebSocketRole, maxMessageSize: Int = 64 * 1024, textAsBytes: Bool = false,
+        encoder: WebSocketFrameEncoder = WebSocketFrameEncoder()
+    ) {
         self.role = role
+        self.assembler = WebSocketMessageAssembler(textAsBytes: textAsBytes)
         self.decoder = WebSocketFrameDecoder(role: role, maxMessageSize: maxMessageSize)
         self.encoder = encoder
     }
@@ -81,6 +86,12 @@ public struct WebSocketConnectionStateMachine: Sendable {
     public func sendText(_ text: String, into output: inout [UInt8]) throws(WebSocketSendError) {
         try checkCanSend()
         encoder.encodeText(text, masked: role.masksOutgoingFrames, into: &output)
+    }
+
+    /// Appends a text message frame whose payload is `utf8` (the caller guarantees valid UTF-8).
+    public func sendText(utf8: [UInt8], into output: inout [UInt8]) throws(WebSocketSendError) {
+        try checkCanSend()
+        utf8.withUnsafeBytes { encoder.encodeFrame(opcode: .text, payload: $0, masked: role.masksOutgoingFrames, into: &output) }
     }
 
     /// Appends a binary message frame to `output`.

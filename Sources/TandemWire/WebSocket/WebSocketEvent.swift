@@ -2,6 +2,10 @@
 public enum WebSocketEvent: Sendable, Equatable {
     /// A complete text message, validated as UTF-8 (across all its fragments).
     case text(String)
+    /// A complete text message as its UTF-8 bytes, already validated; delivered instead of
+    /// ``text(_:)`` by a state machine created with `textAsBytes: true`, so a consumer that parses the
+    /// bytes itself (e.g. JSON) never builds a `String`.
+    case textBytes([UInt8])
     /// A complete binary message.
     case binary([UInt8])
     /// A ping with its payload; the connection state machine has already queued the pong.

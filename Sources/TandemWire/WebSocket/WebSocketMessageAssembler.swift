@@ -7,9 +7,13 @@
 public struct WebSocketMessageAssembler: Sendable {
     private var messageOpcode: WebSocketOpcode?
     private var fragments: [UInt8] = []
+    private let textAsBytes: Bool
 
-    /// Creates an assembler with no message in progress.
-    public init() {}
+    /// Creates an assembler with no message in progress. With `textAsBytes`, text messages come
+    /// out as ``WebSocketEvent/textBytes(_:)`` (validated UTF-8 bytes) instead of `String`s.
+    public init(textAsBytes: Bool = false) {
+        self.textAsBytes = textAsBytes
+    }
 
     /// Feeds the next frame; returns the event it completes, or nil for a non-final fragment.
     public mutating func process(_ frame: WebSocketFrame) throws(WebSocketProtocolError) -> WebSocketEvent? {
@@ -17,7 +21,7 @@ public struct WebSocketMessageAssembler: Sendable {
         case .text, .binary:
             guard messageOpcode == nil else { throw .expectedContinuation }
             if frame.fin {
-                return Self.message(frame.opcode, frame.payload)
+                return message(frame.opcode, frame.payload)
             }
             messageOpcode = frame.opcode
             fragments = frame.payload
@@ -29,7 +33,7 @@ public struct WebSocketMessageAssembler: Sendable {
             let bytes = fragments
             fragments = []
             messageOpcode = nil
-            return Self.message(opcode, bytes)
+            return message(opcode, bytes)
         case .ping:
             return .ping(frame.payload)
         case .pong:
@@ -39,8 +43,9 @@ public struct WebSocketMessageAssembler: Sendable {
         }
     }
 
-    private static func message(_ opcode: WebSocketOpcode, _ payload: [UInt8]) -> WebSocketEvent {
-        opcode == .text ? .text(String(decoding: payload, as: UTF8.self)) : .binary(payload)
+    private func message(_ opcode: WebSocketOpcode, _ payload: [UInt8]) -> WebSocketEvent {
+        guard opcode == .text else { return .binary(payload) }
+        return textAsBytes ? .textBytes(payload) : .text(String(decoding: payload, as: UTF8.self))
     }
 
     /// Parses a close payload (§5.5.1): empty, or a valid 2-byte code plus a UTF-8 reason.

@@ -1,0 +1,116 @@
+/// The HTTP phase of one accepted TCP connection: parses requests, answers plain ones through the server's
+/// routes (with keep-alive and pipelining), validates WebSocket upgrades and, once one is accepted, hands the
+/// connection to a ``WebSocketConnection``.
+///
+/// A connection that does not complete a request within `handshakeTimeout` (a slow or stalled client) is
+/// dropped; with keep-alive the bound restarts after each response.
+final class HTTPServerSession: TCPConnectionHandler {
+    private let context: WebSocketServerContext
+    private var parser: HTTPRequestParser
+    private var timer: ScheduledTask?
+    private var finished = false
+
+    init(connection: TCPConnection, context: WebSocketServerContext) {
+        self.context = context
+        parser = HTTPRequestParser(limits: .init(maxHeaderBytes: context.configuration.maxHeaderBytes))
+        armTimer(connection)
+    }
+
+    func connectionDidReceive(_ connection: TCPConnection, bytes: UnsafeRawBufferPointer) {
+        guard !finished else { return }
+        parser.append(bytes)
+        do {
+            while !finished, let request = try parser.nextRequest() {
+                handle(request, on: connection)
+            }
+        } catch {
+            respondAndClose(error.response, on: connection)
+        }
+    }
+
+    func connectionDidClose(_ connection: TCPConnection, error: IOError?) {
+        timer?.cancel()
+        timer = nil
+    }
+
+    // MARK: - Requests
+
+    private func handle(_ request: HTTPRequest, on connection: TCPConnection) {
+        let configuration = context.configuration
+        if request.path == configuration.path {
+            upgrade(request, on: connection)
+        } else if WebSocketServerHandshake.isUpgradeRequest(request) {
+            respondAndClose(Self.plain(404, "no WebSocket endpoint at \(request.path)"), on: connection)
+        } else {
+            var response = context.routes(request) ?? Self.plain(404, "not found")
+            let keepAlive = request.keepAlive && !response.headers.containsToken("close", in: "Connection") && !context.isShuttingDown
+            if keepAlive {
+                connection.write(response.bytes)
+                armTimer(connection)
+            } else {
+                response.headers.replaceOrAdd(name: "Connection", value: "close")
+                respondAndClose(response, on: connection)
+            }
+        }
+    }
+
+    private func upgrade(_ request: HTTPRequest, on connection: TCPConnection) {
+        let configuration = context.configuration
+        let upgrade: WebSocketUpgrade
+        do {
+            upgrade = try context.handshake.evaluate(request)
+        } catch {
+            respondAndClose(error.response, on: connection)
+            return
+        }
+        if !configuration.allowedOrigins.isEmpty, let origin = upgrade.origin, !configuration.allowedOrigins.contains(origin) {
+            respondAndClose(Self.plain(403, "origin \(origin) is not allowed"), on: connection)
+            return
+        }
+        guard !context.isShuttingDown else {
+            respondAndClose(Self.plain(503, "the server is shutting down"), on: connection)
+            return
+        }
+        let socket = WebSocketConnection(
+            tcp: connection, role: .server, subprotocol: upgrade.subprotocol, maxMessageSize: configuration.maxMessageSize,
+            idleTimeout: configuration.idleTimeout, closeWait: configuration.closeTimeout)
+        guard let handler = context.accept(socket, upgrade) else {
+            respondAndClose(Self.plain(403, "the server refused the connection"), on: connection)
+            return
+        }
+        guard context.register(socket) else {
+            respondAndClose(Self.plain(503, "the server is shutting down"), on: connection)
+            return
+        }
+        finished = true
+        timer?.cancel()
+        timer = nil
+        socket.handler = handler
+        let context = context
+        socket.closeObserver = { context.unregister($0) }
+        connection.write(upgrade.response().bytes)
+        socket.start(leftover: parser.takeBufferedBytes())
+    }
+
+    // MARK: - Helpers
+
+    private func respondAndClose(_ response: HTTPResponse, on connection: TCPConnection) {
+        finished = true
+        timer?.cancel()
+        timer = nil
+        connection.write(response.bytes)
+        connection.close()
+    }
+
+    private func armTimer(_ connection: TCPConnection) {
+        timer?.cancel()
+        timer = connection.loop.schedule(after: context.configuration.handshakeTimeout) { [weak connection] in
+            connection?.abort()
+        }
+    }
+
+    /// A small plain-text response.
+    static func plain(_ status: Int, _ message: String) -> HTTPResponse {
+        HTTPResponse(status: status, headers: ["Content-Type": "text/plain; charset=utf-8"], body: Array((message + "\n").utf8))
+    }
+}

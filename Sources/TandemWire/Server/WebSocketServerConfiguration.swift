@@ -1,0 +1,42 @@
+/// Settings of a ``WebSocketServer``. Plain `Sendable` data with the defaults of the Tandem sync protocol.
+public struct WebSocketServerConfiguration: Sendable {
+    /// The address to bind (IPv4/IPv6 literal or a name resolved at start-up).
+    public var host = "127.0.0.1"
+    /// The port to bind; 0 picks a free one (read it back from ``WebSocketServer/port``).
+    public var port = 8080
+    /// The only path that accepts WebSocket upgrades.
+    public var path = "/v1/sync"
+    /// The subprotocols spoken, most preferred first; the first one the client also offers is chosen.
+    public var subprotocols = ["tandem.v1"]
+    /// Browser origins allowed to connect. Empty allows any; otherwise an upgrade whose `Origin` header is not
+    /// listed gets 403. Requests without `Origin` (non-browser clients) are always allowed.
+    public var allowedOrigins: [String] = []
+    /// The largest message accepted (sum of fragments); larger ones close the connection with 1009.
+    public var maxMessageSize = 64 * 1024
+    /// The most TCP connections served at once (upgraded or not); more are closed right after `accept`.
+    public var maxConnections = 50_000
+    /// How long a connection may take to send a complete request (and, with keep-alive, how long it may stay
+    /// quiet between requests) before it is dropped.
+    public var handshakeTimeout: Duration = .seconds(10)
+    /// No frame received for this long → ``WebSocketHandler/webSocketIdleTimeoutFired(_:)``; nil disables it.
+    public var idleTimeout: Duration? = .seconds(30)
+    /// Bytes queued for one connection beyond this → the connection is dropped and its handler hears
+    /// `webSocketDidClose(code: 4002, clean: false)`.
+    public var sendQueueLimit = 4 * 1024 * 1024
+    /// The largest request line plus headers; larger requests get 431.
+    public var maxHeaderBytes = 16 * 1024
+    /// How long a close handshake this side started waits for the peer's close frame before dropping the
+    /// connection.
+    public var closeTimeout: Duration = .seconds(2)
+
+    /// Creates the default configuration.
+    public init() {}
+
+    /// The TCP settings of every accepted connection: the hard queue limit is `sendQueueLimit`.
+    var tcpConfiguration: TCPConnectionConfiguration {
+        let limit = max(sendQueueLimit, 1)
+        let high = min(1 << 20, limit)
+        return TCPConnectionConfiguration(
+            highWaterMark: high, lowWaterMark: min(1 << 18, high), maxQueuedBytes: limit, closeTimeout: closeTimeout)
+    }
+}
