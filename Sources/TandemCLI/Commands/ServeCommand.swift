@@ -41,7 +41,7 @@ enum ServeCommand {
         let configuration: ServerConfiguration
         let level: LogLevel
         do {
-            configuration = try self.configuration(from: arguments)
+            configuration = try ServeCommand.configuration(from: arguments)
             level = try logLevel(from: arguments)
         } catch {
             context.console.err("tandem serve: error: \(error)")

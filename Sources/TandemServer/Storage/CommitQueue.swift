@@ -20,9 +20,10 @@ public final class CommitQueue: Sendable {
         var stopped = false
     }
 
-    /// The store is confined to the writer thread; this box only carries it there.
+    /// The store is confined to the writer thread; this box only carries it there, and lets
+    /// the thread drop it (closing the database) before `shutdown()` returns.
     private final class StoreBox: @unchecked Sendable {
-        let store: any RoomStore
+        var store: (any RoomStore)?
         init(_ store: any RoomStore) { self.store = store }
     }
 
@@ -36,7 +37,7 @@ public final class CommitQueue: Sendable {
     public init(store: any RoomStore, maxBatch: Int = 4096) {
         self.maxBatch = max(1, maxBatch)
         let box = StoreBox(store)
-        let thread = Thread { [self] in self.runLoop(box.store) }
+        let thread = Thread { [self] in self.runLoop(box) }
         thread.name = "tandem-storage"
         thread.start()
     }
@@ -92,11 +93,15 @@ public final class CommitQueue: Sendable {
         condition.unlock()
     }
 
-    private func runLoop(_ store: any RoomStore) {
+    private func runLoop(_ box: StoreBox) {
+        guard let store = box.store else { return }
         while true {
             condition.lock()
             while state.jobs.isEmpty && !state.stopping { condition.wait() }
             if state.jobs.isEmpty && state.stopping {
+                // Release the store (and close its files) before anyone learns we stopped, so a
+                // new server can open the same data folder at once.
+                box.store = nil
                 state.stopped = true
                 condition.broadcast()
                 condition.unlock()

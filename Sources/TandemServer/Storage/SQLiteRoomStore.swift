@@ -34,9 +34,9 @@ public final class SQLiteRoomStore: RoomStore {
         do {
             database = try SQLiteDatabase(path: path)
             try database.execute("""
+                PRAGMA busy_timeout=5000;
                 PRAGMA journal_mode=WAL;
                 PRAGMA synchronous=\(durability == .full ? "FULL" : "NORMAL");
-                PRAGMA busy_timeout=5000;
                 CREATE TABLE IF NOT EXISTS rooms (
                     room TEXT PRIMARY KEY, epoch TEXT NOT NULL, rev INTEGER NOT NULL,
                     snapshot BLOB NOT NULL, snapshot_rev INTEGER NOT NULL
