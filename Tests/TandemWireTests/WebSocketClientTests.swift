@@ -85,6 +85,9 @@ struct WebSocketClientTests {
         let client = try await WebSocketClient.connect(url: server.url(), headers: [("X-Trace", "abc")], on: server.group.next())
         #expect(client.subprotocol == nil)
         #expect(seen.withLock { $0 } == "abc")
+        // A host name is resolved; each address is tried until one connects.
+        let byName = try await WebSocketClient.connect(url: "ws://localhost:\(server.server.port)/v1/sync", on: server.group.next())
+        #expect(byName.connection.remoteAddress?.hasSuffix(":\(server.server.port)") == true)
     }
 
     @Test("abort drops the connection: the server hears no close code, the client stream ends")

@@ -26,6 +26,9 @@ struct WebSocketServerTests {
         for connection in server.connections { connection.send(shared) }
         try await eventually("fan-out") { events.allSatisfy { $0.texts.last == Array("{\"type\":\"patch\"}".utf8) } }
         #expect(server.server.connectionCount == 2)
+        let ids = Set(server.connections.map(\.id) + [first.connection.id, second.connection.id])
+        #expect(ids.count == 4)
+        #expect(server.connections.allSatisfy { $0.remoteAddress?.hasPrefix("127.0.0.1:") == true && $0.role == .server })
     }
 
     @Test("1 MiB messages pass in both directions")
@@ -258,6 +261,7 @@ struct WebSocketServerTests {
         let badKey = Array(rawUpgradeRequest().text.replacingOccurrences(of: "dGhlIHNhbXBsZSBub25jZQ==", with: "short").utf8)
         #expect(try await exchange(badKey).hasPrefix("HTTP/1.1 400"))
         #expect(try await exchange(Array("GARBAGE\r\n\r\n".utf8)).hasPrefix("HTTP/1.1 400"))
+        #expect(try await exchange(rawUpgradeRequest(extra: "X-Padding: \(String(repeating: "p", count: 17 * 1024))\r\n")).hasPrefix("HTTP/1.1 431"))
         await #expect(throws: WebSocketClientError.handshakeFailed("server answered 404 Not Found instead of 101 Switching Protocols")) {
             _ = try await connect(server, path: "/elsewhere")
         }
