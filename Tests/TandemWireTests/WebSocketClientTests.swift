@@ -18,7 +18,7 @@ final class StallingUpgradeServer: TCPConnectionHandler, @unchecked Sendable {
     func connectionDidClose(_ connection: TCPConnection, error: IOError?) {}
 }
 
-@Suite("WebSocket client")
+@Suite("WebSocket client", .serialized)
 struct WebSocketClientTests {
     @Test("ws:// URLs: hosts, bracketed IPv6, default port and path, query kept")
     func urls() throws {

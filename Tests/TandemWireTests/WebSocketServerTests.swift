@@ -2,7 +2,7 @@ import Synchronization
 import Testing
 @testable import TandemWire
 
-@Suite("WebSocket server and client over loopback")
+@Suite("WebSocket server and client over loopback", .serialized)
 struct WebSocketServerTests {
     private func connect(_ server: TestWebSocketServer, headers: [(String, String)] = [], path: String = "/v1/sync") async throws -> WebSocketClient {
         try await WebSocketClient.connect(url: server.url(path), subprotocols: ["tandem.v1"], headers: headers, timeout: .seconds(5), on: server.group.next())
@@ -171,7 +171,7 @@ struct WebSocketServerTests {
         let healthyEvents = EventCollector(healthy)
         let stalledSide = try #require(server.connections.first)
         let chunk = [UInt8](repeating: 0x61, count: 64 * 1024)
-        for _ in 0..<400 { stalledSide.sendText(chunk) }
+        for _ in 0..<160 { stalledSide.sendText(chunk) }
         try await eventually("4002") { server.handler(0)?.snapshot.closes.first?.code == 4002 }
         #expect(server.handler(0)?.snapshot.closes.first?.clean == false)
         try await healthy.send(text: Array("still here".utf8))
@@ -318,5 +318,58 @@ struct WebSocketServerTests {
         }
         #expect(ok == count)
         try await eventually("all closed") { server.server.connectionCount == 0 }
+    }
+}
+
+@Suite("WebSocket connection guarantees", .serialized)
+struct WebSocketConnectionGuaranteeTests {
+    @Test("a message sent from the accept callback is held until after the 101 response")
+    func sendDuringAccept() async throws {
+        let group = try EventLoopGroup(threads: 1)
+        defer { group.shutdown() }
+        var configuration = WebSocketServerConfiguration()
+        configuration.port = 0
+        let server = try WebSocketServer.start(configuration: configuration, group: group, routes: { _ in nil }) { connection, _ in
+            connection.sendText(Array("{\"type\":\"welcome\"}".utf8))
+            return RecordingWebSocketHandler()
+        }
+        defer { server.shutdown(timeout: .seconds(1)) }
+        let client = try await WebSocketClient.connect(url: "ws://127.0.0.1:\(server.port)/v1/sync", on: group.next())
+        let events = EventCollector(client)
+        try await eventually("welcome") { events.texts == [Array("{\"type\":\"welcome\"}".utf8)] }
+    }
+
+    @Test("messages sent from another thread arrive in call order")
+    func orderFromOtherThread() async throws {
+        let server = try TestWebSocketServer()
+        defer { server.stop() }
+        let client = try await WebSocketClient.connect(url: server.url(), on: server.group.next())
+        let events = EventCollector(client)
+        let serverSide = try #require(server.connections.first)
+        let expected = (0..<500).map { Array("message \($0)".utf8) }
+        await Task.detached { for message in expected { serverSide.sendText(message) } }.value
+        try await eventually("all messages") { events.texts.count == expected.count }
+        #expect(events.texts == expected)
+    }
+
+    @Test("a protocol violation closes with 1002 and the handler hears it once, not clean")
+    func protocolErrorReported() async throws {
+        let server = try TestWebSocketServer()
+        defer { server.stop() }
+        let peer = try BlockingPeer(connectingTo: try server.address)
+        try peer.send(rawUpgradeRequest())
+        #expect(await readHead(peer).text.hasPrefix("HTTP/1.1 101"))
+        // Clients must mask: an unmasked frame is a protocol error.
+        try peer.send(rawFrame(opcode: 0x1, payload: Array("hi".utf8)))
+        var decoder = WebSocketFrameDecoder(role: .client)
+        let rest = await peer.receiveAllOffPool()
+        decoder.append(rest.bytes)
+        let close = try #require(try decoder.nextFrame())
+        #expect(close.opcode == .close)
+        #expect(close.payload.prefix(2) == [0x03, 0xEA])  // 1002
+        try await eventually("handler closed") { server.handler(0)?.snapshot.closes.count == 1 }
+        #expect(server.handler(0)?.snapshot.closes.first?.code == 1002)
+        #expect(server.handler(0)?.snapshot.closes.first?.clean == false)
+        #expect(server.handler(0)?.snapshot.texts.isEmpty == true)
     }
 }
