@@ -148,3 +148,18 @@ struct WebSocketClientTests {
         #expect(sent.load(ordering: .relaxed) == total)
     }
 }
+
+@Suite("WebSocket client lifetime")
+struct WebSocketClientLifetimeTests {
+    @Test("dropping a client without closing it drops its connection")
+    func deinitAborts() async throws {
+        let server = try TestWebSocketServer()
+        defer { server.stop() }
+        var client: WebSocketClient? = try await WebSocketClient.connect(url: server.url(), on: server.group.next())
+        try await eventually("connected") { server.server.connectionCount == 1 }
+        #expect(client != nil)
+        client = nil
+        try await eventually("server saw the drop") { server.handler(0)?.snapshot.closes.count == 1 }
+        #expect(server.handler(0)?.snapshot.closes.first?.code == nil)
+    }
+}

@@ -270,12 +270,13 @@ struct WebSocketServerTests {
         let server = try TestWebSocketServer(configure: { $0.maxConnections = 2 })
         defer { server.stop() }
         let first = try await connect(server)
-        _ = try await connect(server)
+        let second = try await connect(server)
         await #expect(throws: WebSocketClientError.self) { _ = try await connect(server) }
         await first.close()
         try await eventually("slot freed") { server.server.connectionCount == 1 }
-        _ = try await connect(server)
+        let third = try await connect(server)
         #expect(server.server.connectionCount == 2)
+        withExtendedLifetime((second, third)) {}
     }
 
     @Test("shutdown closes every connection with 1001")
