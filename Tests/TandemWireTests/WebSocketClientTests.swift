@@ -18,7 +18,7 @@ final class StallingUpgradeServer: TCPConnectionHandler, @unchecked Sendable {
     func connectionDidClose(_ connection: TCPConnection, error: IOError?) {}
 }
 
-@Suite("WebSocket client")
+@Suite("WebSocket client", .serialized)
 struct WebSocketClientTests {
     @Test("ws:// URLs: hosts, bracketed IPv6, default port and path, query kept")
     func urls() throws {
@@ -85,6 +85,9 @@ struct WebSocketClientTests {
         let client = try await WebSocketClient.connect(url: server.url(), headers: [("X-Trace", "abc")], on: server.group.next())
         #expect(client.subprotocol == nil)
         #expect(seen.withLock { $0 } == "abc")
+        // A host name is resolved; each address is tried until one connects.
+        let byName = try await WebSocketClient.connect(url: "ws://localhost:\(server.server.port)/v1/sync", on: server.group.next())
+        #expect(byName.connection.remoteAddress?.hasSuffix(":\(server.server.port)") == true)
     }
 
     @Test("abort drops the connection: the server hears no close code, the client stream ends")
@@ -143,5 +146,20 @@ struct WebSocketClientTests {
         try await server.loop.submit { server.resumeReading() }
         try await sender.value
         #expect(sent.load(ordering: .relaxed) == total)
+    }
+}
+
+@Suite("WebSocket client lifetime")
+struct WebSocketClientLifetimeTests {
+    @Test("dropping a client without closing it drops its connection")
+    func deinitAborts() async throws {
+        let server = try TestWebSocketServer()
+        defer { server.stop() }
+        var client: WebSocketClient? = try await WebSocketClient.connect(url: server.url(), on: server.group.next())
+        try await eventually("connected") { server.server.connectionCount == 1 }
+        #expect(client != nil)
+        client = nil
+        try await eventually("server saw the drop") { server.handler(0)?.snapshot.closes.count == 1 }
+        #expect(server.handler(0)?.snapshot.closes.first?.code == nil)
     }
 }

@@ -2,7 +2,7 @@ import Synchronization
 import Testing
 @testable import TandemWire
 
-@Suite("WebSocket server and client over loopback")
+@Suite("WebSocket server and client over loopback", .serialized)
 struct WebSocketServerTests {
     private func connect(_ server: TestWebSocketServer, headers: [(String, String)] = [], path: String = "/v1/sync") async throws -> WebSocketClient {
         try await WebSocketClient.connect(url: server.url(path), subprotocols: ["tandem.v1"], headers: headers, timeout: .seconds(5), on: server.group.next())
@@ -26,6 +26,9 @@ struct WebSocketServerTests {
         for connection in server.connections { connection.send(shared) }
         try await eventually("fan-out") { events.allSatisfy { $0.texts.last == Array("{\"type\":\"patch\"}".utf8) } }
         #expect(server.server.connectionCount == 2)
+        let ids = Set(server.connections.map(\.id) + [first.connection.id, second.connection.id])
+        #expect(ids.count == 4)
+        #expect(server.connections.allSatisfy { $0.remoteAddress?.hasPrefix("127.0.0.1:") == true && $0.role == .server })
     }
 
     @Test("1 MiB messages pass in both directions")
@@ -151,13 +154,9 @@ struct WebSocketServerTests {
 
         let custom = try await connect(server)
         let customEvents = EventCollector(custom)
-        // Traffic re-arms the timer: keep talking for longer than the timeout.
-        for _ in 0..<5 {
-            try await custom.send(text: [0x41])
-            try await Task.sleep(for: .milliseconds(60))
-        }
-        #expect(customEvents.closed == nil)
+        try await custom.send(text: [0x41])
         try await eventually("custom idle close") { customEvents.closed?.code == 4555 }
+        #expect(customEvents.texts == [[0x41]])
         #expect(server.handler(1)?.snapshot.idleFired == 1)
     }
 
@@ -172,7 +171,7 @@ struct WebSocketServerTests {
         let healthyEvents = EventCollector(healthy)
         let stalledSide = try #require(server.connections.first)
         let chunk = [UInt8](repeating: 0x61, count: 64 * 1024)
-        for _ in 0..<400 { stalledSide.sendText(chunk) }
+        for _ in 0..<160 { stalledSide.sendText(chunk) }
         try await eventually("4002") { server.handler(0)?.snapshot.closes.first?.code == 4002 }
         #expect(server.handler(0)?.snapshot.closes.first?.clean == false)
         try await healthy.send(text: Array("still here".utf8))
@@ -183,7 +182,7 @@ struct WebSocketServerTests {
     func handshakeTimeout() async throws {
         let server = try TestWebSocketServer(configure: { $0.handshakeTimeout = .milliseconds(200) })
         defer { server.stop() }
-        let peer = try BlockingPeer(connectingTo: try server.address, receiveTimeout: .seconds(3))
+        let peer = try BlockingPeer(connectingTo: try server.address, receiveTimeout: .seconds(20))
         let clock = ContinuousClock()
         let start = clock.now
         try peer.send(Array("GET /v1/sync HTTP/1.1\r\nHo".utf8))
@@ -197,8 +196,10 @@ struct WebSocketServerTests {
         let elapsed = clock.now - start
         trickle.cancel()
         #expect(result.bytes.isEmpty)
+        // Dropped by the server (end of stream or reset), not ended by this side's receive timeout.
+        #expect(result.end == nil || result.end?.isConnectionReset == true, "\(String(describing: result.end))")
         #expect(elapsed >= .milliseconds(150))
-        #expect(elapsed < .seconds(2))
+        #expect(elapsed < .seconds(15))
     }
 
     @Test("the origin allow-list refuses other origins with 403 and admits listed and absent ones")
@@ -258,6 +259,7 @@ struct WebSocketServerTests {
         let badKey = Array(rawUpgradeRequest().text.replacingOccurrences(of: "dGhlIHNhbXBsZSBub25jZQ==", with: "short").utf8)
         #expect(try await exchange(badKey).hasPrefix("HTTP/1.1 400"))
         #expect(try await exchange(Array("GARBAGE\r\n\r\n".utf8)).hasPrefix("HTTP/1.1 400"))
+        #expect(try await exchange(rawUpgradeRequest(extra: "X-Padding: \(String(repeating: "p", count: 17 * 1024))\r\n")).hasPrefix("HTTP/1.1 431"))
         await #expect(throws: WebSocketClientError.handshakeFailed("server answered 404 Not Found instead of 101 Switching Protocols")) {
             _ = try await connect(server, path: "/elsewhere")
         }
@@ -268,12 +270,13 @@ struct WebSocketServerTests {
         let server = try TestWebSocketServer(configure: { $0.maxConnections = 2 })
         defer { server.stop() }
         let first = try await connect(server)
-        _ = try await connect(server)
+        let second = try await connect(server)
         await #expect(throws: WebSocketClientError.self) { _ = try await connect(server) }
         await first.close()
         try await eventually("slot freed") { server.server.connectionCount == 1 }
-        _ = try await connect(server)
+        let third = try await connect(server)
         #expect(server.server.connectionCount == 2)
+        withExtendedLifetime((second, third)) {}
     }
 
     @Test("shutdown closes every connection with 1001")
@@ -282,7 +285,7 @@ struct WebSocketServerTests {
         defer { server.group.shutdown() }
         var collectors: [EventCollector] = []
         for _ in 0..<3 { collectors.append(EventCollector(try await connect(server))) }
-        server.server.shutdown(timeout: .seconds(2))
+        server.server.shutdown(timeout: .seconds(5))
         #expect(server.server.connectionCount == 0)
         try await eventually("clients closed") { collectors.allSatisfy { $0.closed != nil } }
         #expect(collectors.allSatisfy { $0.closed?.code == 1001 })
@@ -316,5 +319,58 @@ struct WebSocketServerTests {
         }
         #expect(ok == count)
         try await eventually("all closed") { server.server.connectionCount == 0 }
+    }
+}
+
+@Suite("WebSocket connection guarantees", .serialized)
+struct WebSocketConnectionGuaranteeTests {
+    @Test("a message sent from the accept callback is held until after the 101 response")
+    func sendDuringAccept() async throws {
+        let group = try EventLoopGroup(threads: 1)
+        defer { group.shutdown() }
+        var configuration = WebSocketServerConfiguration()
+        configuration.port = 0
+        let server = try WebSocketServer.start(configuration: configuration, group: group, routes: { _ in nil }) { connection, _ in
+            connection.sendText(Array("{\"type\":\"welcome\"}".utf8))
+            return RecordingWebSocketHandler()
+        }
+        defer { server.shutdown(timeout: .seconds(1)) }
+        let client = try await WebSocketClient.connect(url: "ws://127.0.0.1:\(server.port)/v1/sync", on: group.next())
+        let events = EventCollector(client)
+        try await eventually("welcome") { events.texts == [Array("{\"type\":\"welcome\"}".utf8)] }
+    }
+
+    @Test("messages sent from another thread arrive in call order")
+    func orderFromOtherThread() async throws {
+        let server = try TestWebSocketServer()
+        defer { server.stop() }
+        let client = try await WebSocketClient.connect(url: server.url(), on: server.group.next())
+        let events = EventCollector(client)
+        let serverSide = try #require(server.connections.first)
+        let expected = (0..<500).map { Array("message \($0)".utf8) }
+        await Task.detached { for message in expected { serverSide.sendText(message) } }.value
+        try await eventually("all messages") { events.texts.count == expected.count }
+        #expect(events.texts == expected)
+    }
+
+    @Test("a protocol violation closes with 1002 and the handler hears it once, not clean")
+    func protocolErrorReported() async throws {
+        let server = try TestWebSocketServer()
+        defer { server.stop() }
+        let peer = try BlockingPeer(connectingTo: try server.address)
+        try peer.send(rawUpgradeRequest())
+        #expect(await readHead(peer).text.hasPrefix("HTTP/1.1 101"))
+        // Clients must mask: an unmasked frame is a protocol error.
+        try peer.send(rawFrame(opcode: 0x1, payload: Array("hi".utf8)))
+        var decoder = WebSocketFrameDecoder(role: .client)
+        let rest = await peer.receiveAllOffPool()
+        decoder.append(rest.bytes)
+        let close = try #require(try decoder.nextFrame())
+        #expect(close.opcode == .close)
+        #expect(close.payload.prefix(2) == [0x03, 0xEA])  // 1002
+        try await eventually("handler closed") { server.handler(0)?.snapshot.closes.count == 1 }
+        #expect(server.handler(0)?.snapshot.closes.first?.code == 1002)
+        #expect(server.handler(0)?.snapshot.closes.first?.clean == false)
+        #expect(server.handler(0)?.snapshot.texts.isEmpty == true)
     }
 }

@@ -15,6 +15,11 @@ public final class WebSocketClient: Sendable {
         subprotocol = connection.subprotocol
     }
 
+    /// A client dropped without `close()` drops its connection too, so it cannot linger unreachable.
+    deinit {
+        connection.abort()
+    }
+
     /// Connects to `url` (`ws://host[:port]/path`; IPv6 literals in brackets, host names resolved) and
     /// performs the opening handshake, offering `subprotocols` and sending `headers` (e.g. `Origin`).
     /// `timeout` bounds the TCP connect and the handshake together. Messages above `maxMessageSize` bytes

@@ -67,19 +67,18 @@ final class HTTPServerSession: TCPConnectionHandler {
             respondAndClose(Self.plain(403, "origin \(origin) is not allowed"), on: connection)
             return
         }
-        guard !context.isShuttingDown else {
-            respondAndClose(Self.plain(503, "the server is shutting down"), on: connection)
-            return
-        }
         let socket = WebSocketConnection(
             tcp: connection, role: .server, subprotocol: upgrade.subprotocol, maxMessageSize: configuration.maxMessageSize,
             idleTimeout: configuration.idleTimeout, closeWait: configuration.closeTimeout)
-        guard let handler = context.accept(socket, upgrade) else {
-            respondAndClose(Self.plain(403, "the server refused the connection"), on: connection)
-            return
-        }
+        // Registered before the application sees it, so a shutdown racing with this upgrade either refuses it
+        // here or closes it with the others.
         guard context.register(socket) else {
             respondAndClose(Self.plain(503, "the server is shutting down"), on: connection)
+            return
+        }
+        guard let handler = context.accept(socket, upgrade) else {
+            context.unregister(socket)
+            respondAndClose(Self.plain(403, "the server refused the connection"), on: connection)
             return
         }
         finished = true
