@@ -177,11 +177,22 @@ public struct SyncEngine: Sendable {
                 events.append(.resyncNeeded(reason: "replay ended at rev \(rev), the server is at rev \(welcome.rev)"))
             }
         }
-        // Patches at or below lastSeq were applied (their effect is in the state or the replay);
-        // the rest are resent in order with their seqs.
-        pending.removeAll { patch in
+        // Patches at or below lastSeq are settled: the rest are resent in order with their seqs.
+        // After a replay, one of them without its event in the replay was not applied (the server
+        // refused it and the reject was lost with the connection; a later seq was applied):
+        // everything after the resume rev is in the replay, and anything before it was settled
+        // over an earlier connection. After a snapshot the two cannot be told apart; the patch
+        // counts as applied (confirmed is the server's state either way).
+        let settled = pending.filter { patch in
             guard let seq = patch.seq else { return false }
             return seq <= welcome.lastSeq
+        }
+        pending.removeAll { settled.contains($0) }
+        if !snapshot {
+            for patch in settled {
+                events.append(.rejected(seq: patch.seq ?? 0, code: .other("not_applied"),
+                                        message: "the server did not apply this change (its reject was lost with the connection)", ops: patch.ops))
+            }
         }
         for index in pending.indices { pending[index].stage = .unsent }
         nextSeq = max(nextSeq, welcome.lastSeq + 1)
