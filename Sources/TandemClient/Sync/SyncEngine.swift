@@ -98,7 +98,7 @@ public struct SyncEngine: Sendable {
             let kept = pending[index].ops.filter { op in
                 !ops.contains(where: op.isSuperseded(by:)) || touchedLater.contains(where: op.path.overlaps)
             }
-            touchedLater.append(contentsOf: pending[index].ops.map(\.path))
+            touchedLater.append(contentsOf: kept.map(\.path))
             if kept.isEmpty {
                 pending.remove(at: index)
             } else {
