@@ -40,6 +40,9 @@ public struct SyncEngine: Sendable {
     public private(set) var limits: SessionLimits
 
     private var needsSnapshot = false
+    /// Rate and burst the outbox paces at on this connection; `nil` when unlimited.
+    private var pacing: (rate: Double, burst: Double)?
+    /// Created at the first send of a connection: the server's bucket starts full, so does this one.
     private var pacer: TokenBucket?
     private var lastHighRateSend: [JSONPointer: Int64] = [:]
 
@@ -197,18 +200,13 @@ public struct SyncEngine: Sendable {
         for index in pending.indices { pending[index].stage = .unsent }
         nextSeq = max(nextSeq, welcome.lastSeq + 1)
         isConnected = true
-        // The server's bucket for this connection starts full; so does ours.
         let rate = welcome.limits.rate * configuration.pacingShare
-        pacer = rate > 0
-            ? TokenBucket(rate: rate, burst: max(1, (Double(welcome.limits.burst) * configuration.pacingShare).rounded(.down)), now: 0)
-            : nil
-        pacerStarted = false
+        pacing = rate > 0 ? (rate, max(1, (Double(welcome.limits.burst) * configuration.pacingShare).rounded(.down))) : nil
+        pacer = nil
         events.insert(.synchronized(epoch: welcome.epoch, rev: rev, snapshot: snapshot), at: 0)
         recomputeVisible(before: before, into: &events)
         return events
     }
-
-    private var pacerStarted = false
 
     /// Applies one `patch` event to `confirmed`; an event of this client for a pending seq is that
     /// patch's acknowledgement (it was sent over an earlier connection).
@@ -284,6 +282,7 @@ public struct SyncEngine: Sendable {
     /// to be resent after the next `welcome` unless `lastSeq` shows it was applied.
     public mutating func connectionLost() {
         isConnected = false
+        pacing = nil
         pacer = nil
         for index in pending.indices { pending[index].stage = .unsent }
     }
@@ -293,6 +292,9 @@ public struct SyncEngine: Sendable {
     /// The patches to send now, in seq order, within flow control: at most `maxInFlight`
     /// unanswered, paced at `pacingShare` of the announced rate and burst (none when the rate is
     /// 0), and a high-rate path at most every `highRateInterval`. Marks them in flight.
+    ///
+    /// The outbox is sent strictly in order: a high-rate patch waiting for its interval holds back
+    /// the patches made after it (for at most one interval), so seq order is the order of changes.
     /// - Parameter now: monotonic time in nanoseconds; must not go backwards within a connection.
     public mutating func nextOutgoing(now: Int64) -> [ClientMessage] {
         guard isConnected else { return [] }
@@ -352,10 +354,8 @@ public struct SyncEngine: Sendable {
         }
     }
 
-    /// The bucket is created at `welcome` without a time; it starts at the first use.
     private mutating func startPacer(now: Int64) {
-        guard !pacerStarted, let bucket = pacer else { return }
-        pacer = TokenBucket(rate: bucket.rate, burst: bucket.burst, now: now)
-        pacerStarted = true
+        guard pacer == nil, let pacing else { return }
+        pacer = TokenBucket(rate: pacing.rate, burst: pacing.burst, now: now)
     }
 }
