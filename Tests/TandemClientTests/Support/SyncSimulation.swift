@@ -47,6 +47,8 @@ struct SyncSimulation {
         var random = SplitMix(seed: seed)
         var settings = RoomCore.Settings()
         settings.recentCapacity = 100_000
+        // A short history window sends far-behind clients a snapshot instead of a replay.
+        if random.chance(0.3) { settings.historyWindow = Int64(random.int(2..<8)) }
         core = RoomCore.create(name: "room", epoch: "epoch-1", settings: settings).0
         limits = random.chance(0.3) ? SessionLimits(rate: 0) : SessionLimits(rate: 60, burst: 120)
         let count = random.int(2..<4)
