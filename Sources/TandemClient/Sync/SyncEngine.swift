@@ -13,8 +13,9 @@ import TandemProtocol
 /// - After all messages are delivered and the outbox is drained, `confirmed == visible ==` the
 ///   server's document.
 ///
-/// A value type with no clock or I/O of its own: the networked session feeds it messages and the
-/// current time (nanoseconds of any monotonic clock) and sends what `nextOutgoing(now:)` returns.
+/// A value type with no clock or I/O of its own: the networked session feeds it the messages of
+/// the current connection only (none of a connection after `connectionLost()`), the current time
+/// (nanoseconds of any monotonic clock), and sends what `nextOutgoing(now:)` returns.
 public struct SyncEngine: Sendable {
     /// The client id this engine writes as (stable across reconnects).
     public let clientID: String
@@ -73,9 +74,15 @@ public struct SyncEngine: Sendable {
 
     /// Applies a local change optimistically: it is visible at once and queued for sending.
     ///
-    /// An unsent patch whose ops the new change entirely supersedes (a `set` at or above the same
-    /// paths, with nothing in between touching them) is merged away, so a burst of changes to one
-    /// value sends only the newest. Returns `false` when `ops` is empty (nothing queued).
+    /// Coalescing (newest value wins): ops of patches that were never sent and that the new change
+    /// supersedes (a `set` at or above their path; a `remove` only supersedes removes) are dropped,
+    /// unless a kept patch in between touches their path; a patch left empty disappears. In-flight
+    /// patches and patches with a seq are never changed. A change made only of ops within a
+    /// high-rate path joins that path's unsent patch, so there is at most one per path. A burst of
+    /// changes to one value therefore sends only the newest. The change must apply to `visible`,
+    /// so a merge can only alter the outcome when a remote change in between makes it fail.
+    ///
+    /// Returns `false` when `ops` is empty (nothing queued).
     /// - Throws: `SyncEngineError` when the change does not apply to `visible` or the role may not patch.
     @discardableResult
     public mutating func localChange(_ ops: [PatchOp]) throws(SyncEngineError) -> Bool {
