@@ -172,4 +172,28 @@ import TandemProtocol
         #expect(F.seqs(engine.nextOutgoing(now: 1)) == [3])
         #expect(engine.inFlightCount == 2)
     }
+
+    @Test func newEpochReplacesTheStateAndResendsUnappliedPatches() throws {
+        var engine = F.connectedEngine()
+        _ = engine.receive(F.event(rev: 1, [F.set("/old", true)]))
+        try engine.localChange([F.set("/mine", 1)])
+        #expect(F.seqs(engine.nextOutgoing(now: 0)) == [1])
+        engine.connectionLost()
+        // The room was created anew: another epoch, rev 0, and no record of this client.
+        let events = engine.receive(F.welcome(epoch: "e2", rev: 0, state: .emptyObject, lastSeq: 0, limits: SessionLimits(rate: 0)))
+        #expect(events.first == .synchronized(epoch: "e2", rev: 0, snapshot: true))
+        #expect(engine.confirmed.root == .emptyObject && engine.visible.root == ["mine": 1])
+        #expect(engine.nextOutgoing(now: 1) == [.patch(seq: 1, ops: [F.set("/mine", 1)])])
+        #expect(engine.resume == ResumePoint(epoch: "e2", rev: 0))
+    }
+
+    @Test func messagesOutsideTheDocumentChangeNothing() {
+        var engine = F.connectedEngine()
+        let peer = Peer(user: "u", client: "c")
+        for message: ServerMessage in [.pong(t: 1), .leave(peer), .presence(peer, data: .emptyObject),
+                                       .signal(from: peer, event: "tap", data: .null), .error(code: .badJSON, message: "x")] {
+            #expect(engine.receive(message).isEmpty)
+        }
+        #expect(engine.rev == 0 && engine.visible.root == .emptyObject)
+    }
 }
