@@ -1,0 +1,368 @@
+import TandemProtocol
+
+/// The pure heart of a Tandem client: the confirmed document in server order, the outbox of
+/// local patches, and the visible document the app renders.
+///
+/// Rules (the contract the property tests check):
+/// - `confirmed` changes only through the server, in rev order (`welcome`, `patch` events, acks).
+/// - `visible` is `confirmed` with every pending patch replayed on top, in order. A pending patch
+///   that no longer applies after a remote change is left out of `visible` but still sent: the
+///   server decides, and its `ack` or `reject` settles it.
+/// - Seq numbers are assigned when a patch is first sent, strictly increasing, and survive
+///   reconnects together with the client id; a resent patch keeps its seq.
+/// - After all messages are delivered and the outbox is drained, `confirmed == visible ==` the
+///   server's document.
+///
+/// A value type with no clock or I/O of its own: the networked session feeds it the messages of
+/// the current connection only (none of a connection after `connectionLost()`), the current time
+/// (nanoseconds of any monotonic clock), and sends what `nextOutgoing(now:)` returns.
+public struct SyncEngine: Sendable {
+    /// The client id this engine writes as (stable across reconnects).
+    public let clientID: String
+    /// Flow-control settings.
+    public let configuration: SyncEngineConfiguration
+    /// The server's document as of `rev`.
+    public private(set) var confirmed: Document
+    /// `confirmed` with the pending patches replayed on top: what the app shows.
+    public private(set) var visible: Document
+    /// The room's epoch, `nil` before the first `welcome`.
+    public private(set) var epoch: String?
+    /// The rev of `confirmed`.
+    public private(set) var rev: Int64
+    /// Local patches not confirmed yet, oldest first (seq order for those that have a seq).
+    public private(set) var pending: [PendingPatch]
+    /// The seq the next newly sent patch gets.
+    public private(set) var nextSeq: Int64
+    /// Whether a session is established (between `welcome` and `connectionLost()`).
+    public private(set) var isConnected: Bool
+    /// The role the server announced, `nil` before the first `welcome`.
+    public private(set) var role: Role?
+    /// The limits the server announced, defaults before the first `welcome`.
+    public private(set) var limits: SessionLimits
+
+    private var needsSnapshot = false
+    /// Rate and burst the outbox paces at on this connection; `nil` when unlimited.
+    private var pacing: (rate: Double, burst: Double)?
+    /// Created at the first send of a connection: the server's bucket starts full, so does this one.
+    private var pacer: TokenBucket?
+    private var lastHighRateSend: [JSONPointer: Int64] = [:]
+
+    /// Creates an engine for `clientID` with an empty document.
+    public init(clientID: String, configuration: SyncEngineConfiguration = SyncEngineConfiguration()) {
+        self.clientID = clientID
+        self.configuration = configuration
+        confirmed = Document()
+        visible = Document()
+        rev = 0
+        pending = []
+        nextSeq = 1
+        isConnected = false
+        limits = SessionLimits()
+    }
+
+    /// Where the next `hello` resumes from; `nil` (ask for the full state) before the first
+    /// `welcome` or after the engine lost track of the history.
+    public var resume: ResumePoint? {
+        guard let epoch, !needsSnapshot else { return nil }
+        return ResumePoint(epoch: epoch, rev: rev)
+    }
+
+    /// Number of patches sent over the current connection and not yet answered.
+    public var inFlightCount: Int { pending.count { $0.stage == .inFlight } }
+
+    // MARK: - Local changes
+
+    /// Applies a local change optimistically: it is visible at once and queued for sending.
+    ///
+    /// Coalescing (newest value wins): ops of patches that were never sent and that the new change
+    /// supersedes (a `set` at or above their path; a `remove` only supersedes removes) are dropped,
+    /// unless a kept patch in between touches their path; a patch left empty disappears. In-flight
+    /// patches and patches with a seq are never changed. A change made only of ops within a
+    /// high-rate path joins that path's unsent patch, so there is at most one per path. A burst of
+    /// changes to one value therefore sends only the newest. The change must apply to `visible`,
+    /// so a merge can only alter the outcome when a remote change in between makes it fail.
+    ///
+    /// Returns `false` when `ops` is empty (nothing queued).
+    /// - Throws: `SyncEngineError` when the change does not apply to `visible` or the role may not patch.
+    @discardableResult
+    public mutating func localChange(_ ops: [PatchOp]) throws(SyncEngineError) -> Bool {
+        guard !ops.isEmpty else { return false }
+        if let role, !role.canPatch { throw .readOnly(role: role) }
+        do {
+            try visible.apply(ops, limits: limits.patchLimits)
+        } catch {
+            throw .invalidChange(error)
+        }
+        coalesce(into: ops)
+        return true
+    }
+
+    /// Drops ops of mergeable pending patches that `ops` supersedes, merges high-rate changes into
+    /// the single unsent value of their path, and appends the rest as a new pending patch.
+    private mutating func coalesce(into ops: [PatchOp]) {
+        // Paths written by patches between a candidate and the new change: an op of the candidate
+        // that overlaps one of them must stay, or the patch in between would see another state.
+        var touchedLater: [JSONPointer] = []
+        var index = pending.count - 1
+        while index >= 0, pending[index].isMergeable {
+            let kept = pending[index].ops.filter { op in
+                !ops.contains(where: op.isSuperseded(by:)) || touchedLater.contains(where: op.path.overlaps)
+            }
+            touchedLater.append(contentsOf: kept.map(\.path))
+            if kept.isEmpty {
+                pending.remove(at: index)
+            } else {
+                pending[index].ops = kept
+            }
+            index -= 1
+        }
+        if let path = highRatePath(of: ops), let target = unsentValueIndex(of: path) {
+            // Two unsent values of one high-rate path (say `/contentOffset/x` then `/contentOffset/y`)
+            // become one patch: at most one unsent value per high-rate path.
+            pending[target].ops.append(contentsOf: ops)
+        } else {
+            pending.append(PendingPatch(seq: nil, ops: ops, stage: .unsent))
+        }
+    }
+
+    /// The mergeable pending patch holding the unsent value of high-rate `path`, provided no later
+    /// patch touches that path (merging moves the new value before those patches).
+    private func unsentValueIndex(of path: JSONPointer) -> Int? {
+        var index = pending.count - 1
+        while index >= 0, pending[index].isMergeable {
+            if highRatePath(of: pending[index].ops) == path { return index }
+            if pending[index].ops.contains(where: { $0.path.overlaps(path) }) { return nil }
+            index -= 1
+        }
+        return nil
+    }
+
+    /// The configured high-rate path all `ops` lie within, if any.
+    func highRatePath(of ops: [PatchOp]) -> JSONPointer? {
+        guard let first = ops.first,
+              let path = configuration.highRatePaths.first(where: { first.path.isWithin($0) }),
+              ops.allSatisfy({ $0.path.isWithin(path) })
+        else { return nil }
+        return path
+    }
+
+    // MARK: - Server messages
+
+    /// Processes one server message and reports what changed. Messages that do not concern the
+    /// document (presence, signals, pongs, errors) return no events.
+    public mutating func receive(_ message: ServerMessage) -> [EngineEvent] {
+        switch message {
+        case .welcome(let welcome): return receiveWelcome(welcome)
+        case .patch(let event):
+            var events: [EngineEvent] = []
+            let before = visible
+            applyEvent(event, into: &events)
+            recomputeVisible(before: before, into: &events)
+            return events
+        case .ack(let seq, let ackRev, let duplicate): return receiveAck(seq: seq, rev: ackRev, duplicate: duplicate)
+        case .reject(let seq, let code, let message): return receiveReject(seq: seq, code: code, message: message)
+        case .join, .presence, .leave, .signal, .pong, .error: return []
+        }
+    }
+
+    private mutating func receiveWelcome(_ welcome: Welcome) -> [EngineEvent] {
+        let before = visible
+        var events: [EngineEvent] = []
+        role = welcome.you.role
+        limits = welcome.limits
+        lastHighRateSend = [:]
+        let snapshot: Bool
+        switch welcome.sync {
+        case .state(let state):
+            snapshot = true
+            confirmed = Document(state) ?? Document()
+            epoch = welcome.epoch
+            rev = welcome.rev
+            needsSnapshot = false
+        case .replay(let replay):
+            snapshot = false
+            for event in replay { applyEvent(event, into: &events) }
+            if rev != welcome.rev {
+                needsSnapshot = true
+                events.append(.resyncNeeded(reason: "replay ended at rev \(rev), the server is at rev \(welcome.rev)"))
+            }
+        }
+        // Patches at or below lastSeq are settled: the rest are resent in order with their seqs.
+        // After a replay, one of them without its event in the replay was not applied (the server
+        // refused it and the reject was lost with the connection; a later seq was applied):
+        // everything after the resume rev is in the replay, and anything before it was settled
+        // over an earlier connection. After a snapshot the two cannot be told apart; the patch
+        // counts as applied (confirmed is the server's state either way).
+        let settled = pending.filter { patch in
+            guard let seq = patch.seq else { return false }
+            return seq <= welcome.lastSeq
+        }
+        pending.removeAll { settled.contains($0) }
+        if !snapshot {
+            for patch in settled {
+                events.append(.rejected(seq: patch.seq ?? 0, code: .other("not_applied"),
+                                        message: "the server did not apply this change (its reject was lost with the connection)", ops: patch.ops))
+            }
+        }
+        for index in pending.indices { pending[index].stage = .unsent }
+        nextSeq = max(nextSeq, welcome.lastSeq + 1)
+        isConnected = true
+        let rate = welcome.limits.rate * configuration.pacingShare
+        pacing = rate > 0 ? (rate, max(1, (Double(welcome.limits.burst) * configuration.pacingShare).rounded(.down))) : nil
+        pacer = nil
+        events.insert(.synchronized(epoch: welcome.epoch, rev: rev, snapshot: snapshot), at: 0)
+        recomputeVisible(before: before, into: &events)
+        return events
+    }
+
+    /// Applies one `patch` event to `confirmed`; an event of this client for a pending seq is that
+    /// patch's acknowledgement (it was sent over an earlier connection).
+    private mutating func applyEvent(_ event: PatchEvent, into events: inout [EngineEvent]) {
+        guard event.rev > rev else { return } // already part of confirmed
+        guard event.rev == rev + 1 else {
+            needsSnapshot = true
+            events.append(.resyncNeeded(reason: "expected rev \(rev + 1), received rev \(event.rev)"))
+            return
+        }
+        do {
+            try confirmed.apply(event.ops, limits: PatchLimits(maxOps: .max, maxDocument: .max))
+        } catch {
+            needsSnapshot = true
+            events.append(.resyncNeeded(reason: "rev \(event.rev) does not apply to the confirmed state: \(error)"))
+            return
+        }
+        rev = event.rev
+        if event.client == clientID, let index = pending.firstIndex(where: { $0.seq == event.seq }) {
+            pending.remove(at: index)
+            events.append(.acknowledged(seq: event.seq, rev: event.rev))
+        } else {
+            events.append(.remoteChange(event))
+        }
+    }
+
+    private mutating func receiveAck(seq: Int64, rev ackRev: Int64, duplicate: Bool) -> [EngineEvent] {
+        guard let index = pending.firstIndex(where: { $0.seq == seq }) else { return [] } // settled already
+        let patch = pending.remove(at: index)
+        var events: [EngineEvent] = []
+        let before = visible
+        if duplicate && ackRev <= rev {
+            // Applied earlier at a rev confirmed already holds.
+        } else if ackRev == rev + 1 {
+            do {
+                try confirmed.apply(patch.ops, limits: PatchLimits(maxOps: .max, maxDocument: .max))
+                rev = ackRev
+            } catch {
+                needsSnapshot = true
+                events.append(.resyncNeeded(reason: "acknowledged seq \(seq) does not apply to the confirmed state: \(error)"))
+            }
+        } else {
+            needsSnapshot = true
+            events.append(.resyncNeeded(reason: "ack of seq \(seq) at rev \(ackRev) while confirmed is at rev \(rev)"))
+        }
+        events.insert(.acknowledged(seq: seq, rev: ackRev), at: 0)
+        recomputeVisible(before: before, into: &events)
+        return events
+    }
+
+    private mutating func receiveReject(seq: Int64, code: RejectCode, message: String) -> [EngineEvent] {
+        guard let index = pending.firstIndex(where: { $0.seq == seq }) else { return [] }
+        let patch = pending.remove(at: index)
+        let before = visible
+        var events: [EngineEvent] = [.rejected(seq: seq, code: code, message: message, ops: patch.ops)]
+        recomputeVisible(before: before, into: &events)
+        return events
+    }
+
+    /// Rebase: `visible` = `confirmed` + pending patches that still apply, in order.
+    private mutating func recomputeVisible(before: Document, into events: inout [EngineEvent]) {
+        var rebuilt = confirmed
+        for patch in pending {
+            try? rebuilt.apply(patch.ops, limits: PatchLimits(maxOps: .max, maxDocument: .max))
+        }
+        visible = rebuilt
+        if visible != before { events.append(.visibleChanged) }
+    }
+
+    // MARK: - Connection
+
+    /// The connection is gone: every in-flight patch goes back to the outbox, keeping its seq,
+    /// to be resent after the next `welcome` unless `lastSeq` shows it was applied.
+    public mutating func connectionLost() {
+        isConnected = false
+        pacing = nil
+        pacer = nil
+        for index in pending.indices { pending[index].stage = .unsent }
+    }
+
+    // MARK: - Sending
+
+    /// The patches to send now, in seq order, within flow control: at most `maxInFlight`
+    /// unanswered, paced at `pacingShare` of the announced rate and burst (none when the rate is
+    /// 0), and a high-rate path at most every `highRateInterval`. Marks them in flight.
+    ///
+    /// The outbox is sent strictly in order: a high-rate patch waiting for its interval holds back
+    /// the patches made after it (for at most one interval), so seq order is the order of changes.
+    /// - Parameter now: monotonic time in nanoseconds; must not go backwards within a connection.
+    public mutating func nextOutgoing(now: Int64) -> [ClientMessage] {
+        guard isConnected else { return [] }
+        startPacer(now: now)
+        var messages: [ClientMessage] = []
+        var inFlight = inFlightCount
+        for index in pending.indices where pending[index].stage == .unsent {
+            guard inFlight < configuration.maxInFlight else { break }
+            let highRate = highRatePath(of: pending[index].ops)
+            if let highRate, let last = lastHighRateSend[highRate], now - last < configuration.highRateInterval { break }
+            if var bucket = pacer {
+                guard bucket.take(now: now) else { break }
+                pacer = bucket
+            }
+            if let highRate { lastHighRateSend[highRate] = now }
+            let seq: Int64
+            if let assigned = pending[index].seq {
+                seq = assigned
+            } else {
+                seq = nextSeq
+                nextSeq += 1
+                pending[index].seq = seq
+            }
+            pending[index].stage = .inFlight
+            inFlight += 1
+            messages.append(.patch(seq: seq, ops: pending[index].ops))
+        }
+        return messages
+    }
+
+    /// When `nextOutgoing(now:)` may return more, nanoseconds: `nil` when nothing waits or only
+    /// an answer (ack) can unblock the outbox.
+    public mutating func nextSendTime(now: Int64) -> Int64? {
+        guard isConnected, inFlightCount < configuration.maxInFlight,
+              let head = pending.first(where: { $0.stage == .unsent })
+        else { return nil }
+        startPacer(now: now)
+        var due = now
+        if let path = highRatePath(of: head.ops), let last = lastHighRateSend[path] {
+            due = max(due, last + configuration.highRateInterval)
+        }
+        if var bucket = pacer {
+            due = max(due, now + bucket.delayUntilAvailable(now: now))
+            pacer = bucket
+        }
+        return due
+    }
+
+    /// Counts a message the session sends outside the outbox (ping, presence, signal) against the
+    /// pacing budget, since the server's rate limit counts every message. Never blocks the message.
+    public mutating func noteMessageSent(now: Int64) {
+        guard isConnected else { return }
+        startPacer(now: now)
+        if var bucket = pacer {
+            _ = bucket.take(now: now)
+            pacer = bucket
+        }
+    }
+
+    private mutating func startPacer(now: Int64) {
+        guard pacer == nil, let pacing else { return }
+        pacer = TokenBucket(rate: pacing.rate, burst: pacing.burst, now: now)
+    }
+}
