@@ -105,6 +105,17 @@ public final class SyncServer: Sendable {
         logger.info("server.started", LogField("url", syncURL), LogField("data", configuration.inMemoryStorage ? "memory" : configuration.dataDirectory))
     }
 
+    /// `shutdown()` for async callers: the blocking work runs on its own thread, so no thread of
+    /// Swift's cooperative pool waits while connections close.
+    public func shutdown() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            Thread.detachNewThread {
+                self.shutdown()
+                continuation.resume()
+            }
+        }
+    }
+
     /// Stops accepting, closes every connection with 1001, commits what is queued, stops the
     /// event loops. Blocking; call it once, not from an event-loop thread.
     public func shutdown() {

@@ -46,6 +46,22 @@ import TandemWire
         throw CrashTestError("tandem serve did not report where it listens; output: \(text)")
     }
 
+    /// Runs blocking work (process start, waits) on its own thread, never on the cooperative pool.
+    static func offload<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            Thread.detachNewThread { continuation.resume(with: Result { try body() }) }
+        }
+    }
+
+    static func offload(_ body: @escaping @Sendable () -> Void) async {
+        await withCheckedContinuation { continuation in
+            Thread.detachNewThread {
+                body()
+                continuation.resume()
+            }
+        }
+    }
+
     static func token(user: String) -> String {
         TokenVerifier(secret: Array("crash-test".utf8), hmac: { Digest.hmacSHA256(key: $0, message: $1) }, now: { Int64(Date().timeIntervalSince1970) })
             .mint(TokenClaims(sub: user, room: "durable", role: .host, exp: Int64(Date().timeIntervalSince1970) + 600))
@@ -57,7 +73,7 @@ import TandemWire
         let group = try EventLoopGroup(threads: 1)
         defer { group.shutdown() }
 
-        let (first, url) = try Self.serve(data: data)
+        let (first, url) = try await Self.offload { try Self.serve(data: data) }
         let client = try await ProtocolClient.connect(url, loop: group.next())
         try await client.send(.hello(Hello(token: Self.token(user: "alice"), client: "a1")))
         guard case .welcome(let welcome)? = await client.next() else { first.terminate(); Issue.record("no welcome"); return }
@@ -72,15 +88,15 @@ import TandemWire
             if case .ack(let seq, let rev, _) = message { acked[seq] = rev }
         }
         kill(first.processIdentifier, SIGKILL)
-        first.waitUntilExit()
+        await Self.offload { first.waitUntilExit() }
         // Acks that were already on the wire count too: they were sent after the commit.
         while let message = await client.next(timeout: .milliseconds(300)) {
             if case .ack(let seq, let rev, _) = message { acked[seq] = rev }
         }
         #expect(acked.count >= 100)
 
-        let (second, secondURL) = try Self.serve(data: data)
-        defer { second.terminate(); second.waitUntilExit() }
+        let (second, secondURL) = try await Self.offload { try Self.serve(data: data) }
+        defer { second.terminate() }
         let again = try await ProtocolClient.connect(secondURL, loop: group.next())
         try await again.send(.hello(Hello(token: Self.token(user: "alice"), client: "a1", resume: ResumePoint(epoch: welcome.epoch, rev: 0))))
         guard case .welcome(let restarted)? = await again.next() else { Issue.record("no welcome after restart"); return }

@@ -57,7 +57,10 @@ final class ScriptedHandler: TCPConnectionHandler, @unchecked Sendable {
         let group = try EventLoopGroup(threads: 1)
         defer { group.shutdown() }
         let payload = pattern(count: 2 * 1024 * 1024, seed: 9)
-        let (listener, log) = try serve(group) { connection in
+        // A close bound far beyond the test, so only the peer's FIN can end it (a starved run can
+        // take seconds to read 2 MiB).
+        let patient = TCPListener.Configuration(connection: TCPConnectionConfiguration(closeTimeout: .seconds(120)))
+        let (listener, log) = try serve(group, configuration: patient) { connection in
             connection.write(payload)
             connection.close()
             connection.write([1, 2, 3])  // ignored after close

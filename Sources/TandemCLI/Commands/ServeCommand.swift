@@ -100,7 +100,7 @@ enum ServeCommand {
         for line in banner(server) { context.console.out(line) }
         let signalName = await waitForTermination()
         context.console.out("tandem serve: \(signalName) received, shutting down")
-        server.shutdown()
+        await server.shutdown()
         return ExitCode.success
     }
 
