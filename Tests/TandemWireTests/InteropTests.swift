@@ -76,7 +76,8 @@ struct InteropTests {
 
         // Our close: the reference server sees our code and reason.
         await client.close(code: 4100, reason: "swift client bye")
-        #expect(events.closed?.code == 4100)
+        // The collector pumps events on its own task: wait for it rather than racing it.
+        try await eventually("our close reported") { events.closed?.code == 4100 }
         try await eventually("server saw our close") { peer.stdout.contains("SERVER-CLOSED 4100 swift client bye\n") }
 
         // Its close: we see its code and reason.
