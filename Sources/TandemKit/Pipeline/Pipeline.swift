@@ -13,11 +13,6 @@ public struct Pipeline<Input: Sendable, Output: Sendable>: Sendable {
 
     @usableFromInline
     let body: Body
-    /// The trailing run of plain steps that map `Output` to `Output`, kept so that `then` can
-    /// extend it: the whole run executes in one loop (one async frame per step, the step's own).
-    /// Nil when the last step changes the type or has a retry/timeout policy.
-    @usableFromInline
-    let tail: SameTypeTail<Input, Output>?
     /// The steps' names, in order.
     public let stepNames: [String]
 
@@ -25,26 +20,15 @@ public struct Pipeline<Input: Sendable, Output: Sendable>: Sendable {
     public var count: Int { stepNames.count }
 
     @usableFromInline
-    init(stepNames: [String], tail: SameTypeTail<Input, Output>? = nil, body: @escaping Body) {
+    init(stepNames: [String], body: @escaping Body) {
         self.stepNames = stepNames
-        self.tail = tail
         self.body = body
     }
-
-    @usableFromInline
-    init(stepNames: [String], tail: SameTypeTail<Input, Output>) {
-        self.init(stepNames: stepNames, tail: tail, body: tail.makeBody())
-    }
-
-    /// True for a pipeline without steps (whose `Input` is its `Output`): a step appended to it
-    /// needs no call to a pass-through body.
-    @inlinable
-    var isEmpty: Bool { stepNames.isEmpty }
 
     /// A pipeline of one step.
     @inlinable
     public init(_ step: PipelineStep<Input, Output>) {
-        self = Pipeline<Input, Input>().then(step)
+        self = Pipeline<Input, Input>(stepNames: []) { input, _, _ in input }.then(step)
     }
 
     /// A pipeline of one step named `name` running `body`; see `PipelineStep.init`.
@@ -62,18 +46,9 @@ public struct Pipeline<Input: Sendable, Output: Sendable>: Sendable {
         let localIndex = count
         let name = step.name
         let names = stepNames + [name]
-        if let plain = step.plain, Next.self == Output.self {
-            // Same type in and out: extend (or start) the same-type tail, one loop for all of it.
-            // The casts run once here, where the types are known to be equal, not per run.
-            let same = plain as! @Sendable (Output) async throws -> Output
-            var tail = tail ?? SameTypeTail(head: isEmpty ? nil : body, headCount: count)
-            tail.append(name, same)
-            return Pipeline(stepNames: names, tail: tail) as! Pipeline<Input, Next>
-        }
-        let skipsPrevious = isEmpty
         if let plain = step.plain {
             return Pipeline<Input, Next>(stepNames: names) { input, context, base in
-                let value = skipsPrevious ? unsafeBitCast(input, to: Output.self) : try await previous(input, context, base)
+                let value = try await previous(input, context, base)
                 let index = base + localIndex
                 if context.mustWait { try await context.waitUntilRunnable(index, name) }
                 context.started(index, name)
@@ -89,7 +64,7 @@ public struct Pipeline<Input: Sendable, Output: Sendable>: Sendable {
         }
         let execute = step.execute
         return Pipeline<Input, Next>(stepNames: names) { input, context, base in
-            let value = skipsPrevious ? unsafeBitCast(input, to: Output.self) : try await previous(input, context, base)
+            let value = try await previous(input, context, base)
             let index = base + localIndex
             if context.mustWait { try await context.waitUntilRunnable(index, name) }
             context.started(index, name)
@@ -181,6 +156,6 @@ extension Pipeline where Input == Output {
     /// An empty pipeline that passes its input through; start a chain with `then`.
     @inlinable
     public init() {
-        self.init(stepNames: [], tail: SameTypeTail(head: nil, headCount: 0))
+        self.init(stepNames: []) { input, _, _ in input }
     }
 }
