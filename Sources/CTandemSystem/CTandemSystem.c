@@ -1,2 +1,21 @@
-// The header carries everything; this file exists so that SwiftPM builds the module.
+// accept4 and pthread_setname_np are GNU extensions, declared only under _GNU_SOURCE.
+#define _GNU_SOURCE
 #include "CTandemSystem.h"
+
+#ifdef __linux__
+#include <pthread.h>
+#include <sys/socket.h>
+#include <string.h>
+
+int tandem_accept_nonblocking(int fd) {
+    return accept4(fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+}
+
+int tandem_set_thread_name(const char *name) {
+    // The kernel limit is 16 bytes including the terminator; longer names fail with ERANGE.
+    char truncated[16];
+    strncpy(truncated, name, sizeof truncated - 1);
+    truncated[sizeof truncated - 1] = '\0';
+    return pthread_setname_np(pthread_self(), truncated);
+}
+#endif

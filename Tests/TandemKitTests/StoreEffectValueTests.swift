@@ -26,11 +26,11 @@ import TandemKit
             default: .none
             }
         })
-        let counts = store.values(of: \.count)
+        let counts = ChangeLog(store) { $0.count }
         store.send(.increment)
         #expect(store.state.count == 11)
         gate.open()
-        #expect(try await collect(4, from: counts) == [0, 1, 11, 31])
+        #expect(try await counts.first(4) == [0, 1, 11, 31])
 
         // The mapped operation is still registered under the child's id.
         let second = TestGate()

@@ -17,12 +17,12 @@ import TandemKit
         let grandchild = root
             .scope(state: \.child, action: CounterAction.child)
             .scope(state: \.grandchild, action: CounterAction.ChildAction.grandchild)
-        let values = grandchild.values(of: \.value)
+        let values = ChangeLog(grandchild) { $0.value }
         grandchild.send(.set(4))
         root.send(.increment)
         grandchild.send(.set(5))
         #expect(root.state.child.grandchild.value == 5)
-        #expect(try await collect(3, from: values) == [0, 4, 5])
+        #expect(try await values.first(3) == [0, 4, 5])
     }
 
     @Test func scopesWithAMappingClosure() {

@@ -150,3 +150,32 @@ func collect<Value: Sendable>(_ count: Int, from stream: AsyncStream<Value>) asy
         return values
     }
 }
+
+/// Every change of `transform(state)`, the current value first, consecutive duplicates removed —
+/// recorded synchronously by an observer, so (unlike a latest-wins stream) no intermediate value
+/// is skipped. For tests that check the sequence of states effects produce.
+final class ChangeLog<Value: Equatable & Sendable>: Sendable {
+    private let values = Recorder<Value>()
+    private let token = Mutex<ObservationToken?>(nil)
+
+    init<State, Action>(_ store: Store<State, Action>, _ transform: @escaping @Sendable (State) -> Value) {
+        values.append(transform(store.state))
+        // Observers are called one at a time, so reading the last value and appending need no lock together.
+        let observation = store.observe { [values] state in
+            let value = transform(state)
+            if values.all.last != value { values.append(value) }
+        }
+        token.withLock { $0 = observation }
+    }
+
+    /// The first `count` recorded values, waiting (bounded) until there are that many.
+    func first(_ count: Int) async throws -> [Value] {
+        try await withTimeout { [values] in
+            while true {
+                let recorded = values.all
+                if recorded.count >= count { return Array(recorded.prefix(count)) }
+                await Task.yield()
+            }
+        }
+    }
+}

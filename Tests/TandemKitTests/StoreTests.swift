@@ -23,9 +23,9 @@ import TandemKit
             guard action == .increment else { return .none }
             return .run { send in send(.add(10)) }
         })
-        let counts = store.values(of: \.count)
+        let counts = ChangeLog(store) { $0.count }
         store.send(.increment)
-        #expect(try await collect(3, from: counts) == [0, 1, 11])
+        #expect(try await counts.first(3) == [0, 1, 11])
     }
 
     @Test func throwingRunReportsItsErrorThroughCatch() async throws {
@@ -36,9 +36,9 @@ import TandemKit
                 send(.record("caught \(type(of: error))"))
             }
         })
-        let logs = store.values(of: \.log)
+        let logs = ChangeLog(store) { $0.log }
         store.send(.increment)
-        #expect(try await collect(2, from: logs) == [[], ["caught Failure"]])
+        #expect(try await logs.first(2) == [[], ["caught Failure"]])
     }
 
     @Test func cancelByIDStopsTheOperationAndDropsItsLateSends() async throws {
@@ -77,13 +77,13 @@ import TandemKit
                 send(.add(100 * amount))
             }.cancellable(id: "search", cancelInFlight: true)
         })
-        let counts = store.values(of: \.count)
+        let counts = ChangeLog(store) { $0.count }
         store.send(.add(1))
         store.send(.add(2))
         #expect(store.runningEffectCount == 1)
         gate.open()
         // 1, then 1 + 2, then the surviving operation's 200; the cancelled one's 100 never lands.
-        #expect(try await collect(4, from: counts) == [0, 1, 3, 203])
+        #expect(try await counts.first(4) == [0, 1, 3, 203])
     }
 
     @Test func releasingTheStoreCancelsRunningEffects() async throws {

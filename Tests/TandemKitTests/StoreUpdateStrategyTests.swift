@@ -77,11 +77,11 @@ import TandemKitTesting
             initialState: ProfileState(profile: Self.ann),
             reducer: profileReducer(strategy: .optimistic, api: Self.api(calls: Recorder(), gate: gate, fails: true))
         )
-        let statuses = store.values(of: \.profile.follow)
+        let statuses = ChangeLog(store) { $0.profile.follow }
         store.send(.followTapped)
         #expect(store.state.profile.follow == FollowStatus(isFollowing: true, followerCount: 11))
         gate.open()
-        let seen = try await collect(3, from: statuses)
+        let seen = try await statuses.first(3)
         #expect(seen == [
             FollowStatus(isFollowing: false, followerCount: 10),
             FollowStatus(isFollowing: true, followerCount: 11),

@@ -2,8 +2,8 @@
 /// dispatching `Action`s through a reducer `(inout State, Action) -> Effect<Action>`.
 ///
 /// Effects returned by the reducer run after the reduction and feed actions back; middleware
-/// sees every action before and after reduction; observers (synchronous callbacks or
-/// `AsyncStream`s with duplicate suppression) see every resulting state. `scope(state:action:)`
+/// sees every action before and after reduction; synchronous observers see every resulting state,
+/// and `AsyncStream`s (latest-wins, duplicate-suppressed) the newest one. `scope(state:action:)`
 /// gives a child feature a view onto part of this store.
 ///
 /// ## Isolation model: a lock-owning single writer with a drain loop
@@ -95,9 +95,14 @@ public final class Store<State: Sendable, Action: Sendable>: Sendable {
         backend.observe(body)
     }
 
-    /// A stream of `transform(state)`: the current value first, then each new value, consecutive
-    /// duplicates removed. It finishes when the root store is released; cancelling the consuming
-    /// task unsubscribes. Values are buffered without limit, so a slow consumer sees every change.
+    /// A stream of `transform(state)`: the current value first, then each new value, never the
+    /// value the consumer received last. It finishes when the root store is released; cancelling
+    /// the consuming task, or dropping the stream, unsubscribes.
+    ///
+    /// Buffering is latest-wins: at most one value waits for the consumer, and a newer one replaces
+    /// it. A consumer that reads slower than the store changes skips intermediate values but always
+    /// ends on the newest, and memory does not grow with the backlog. Use `observe(_:)` to see
+    /// every state.
     public func values<Value: Equatable & Sendable>(of transform: @escaping @Sendable (State) -> Value) -> AsyncStream<Value> {
         backend.values(transform)
     }
@@ -138,8 +143,8 @@ public final class Store<State: Sendable, Action: Sendable>: Sendable {
 }
 
 extension Store where State: Equatable {
-    /// A stream of states: the current state first, then each new state, consecutive duplicates
-    /// removed. See `values(of:)` for the stream's lifetime and buffering.
+    /// A stream of states: the current state first, then each newer state, latest-wins, never the
+    /// state the consumer received last. See `values(of:)` for the stream's lifetime and buffering.
     public var states: AsyncStream<State> {
         backend.values { $0 }
     }

@@ -127,21 +127,29 @@ final class StoreCore<State: Sendable, Action: Sendable>: Sendable {
     }
 
     func values<Value: Equatable & Sendable>(_ transform: @escaping @Sendable (State) -> Value) -> AsyncStream<Value> {
-        let (stream, continuation) = AsyncStream.makeStream(of: Value.self)
-        let last = LastValue<Value>()
-        let observer = StoreObserver<State>(
-            notify: { state in
-                let value = transform(state)
-                if last.value != value {
-                    last.value = value
-                    continuation.yield(value)
-                }
-            },
-            onClose: { continuation.finish() }
-        )
-        continuation.onTermination = { [weak self] _ in self?.detach(observer) }
-        submit(.attach(observer), thread: ThreadIdentity.current)
+        let (stream, _) = observationStream(transform)
         return stream
+    }
+
+    /// A latest-wins stream of `transform(state)` and its buffer (see `LatestValueMailbox`).
+    ///
+    /// The observer holds the buffer weakly and the stream holds the token that detaches the
+    /// observer, so dropping the stream unsubscribes, as does cancelling the consuming task.
+    func observationStream<Value: Equatable & Sendable>(
+        _ transform: @escaping @Sendable (State) -> Value
+    ) -> (AsyncStream<Value>, LatestValueMailbox<Value>) {
+        let mailbox = LatestValueMailbox<Value>()
+        let observer = StoreObserver<State>(
+            notify: { [weak mailbox] state in mailbox?.offer(transform(state)) },
+            onClose: { [weak mailbox] in mailbox?.finish() }
+        )
+        let token = ObservationToken { [weak self] in self?.detach(observer) }
+        submit(.attach(observer), thread: ThreadIdentity.current)
+        let stream = AsyncStream(unfolding: { await mailbox.next() }, onCancel: {
+            token.cancel()
+            mailbox.finish()
+        })
+        return (stream, mailbox)
     }
 
     /// Cancels every effect, finishes every stream and drops every later `send`.

@@ -34,9 +34,3 @@ final class StoreObserver<State: Sendable>: Sendable {
         onClose()
     }
 }
-
-/// Holds the last value a deduplicating stream yielded. Only the draining thread touches it
-/// (deliveries are serialised by the store), which is what makes the unchecked conformance sound.
-final class LastValue<Value>: @unchecked Sendable {
-    var value: Value?
-}

@@ -3,6 +3,9 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+#if os(Linux)
+import CTandemSystem
+#endif
 import Synchronization
 
 /// A fixed set of event loops, one thread each, handed out round-robin by `next()`.
@@ -130,11 +133,9 @@ struct LoopThread: Sendable {
 }
 
 #if os(Linux)
-/// Names the calling thread (visible in `top -H` and debuggers). `pthread_setname_np` is a GNU extension the
-/// Glibc module does not export, so it is looked up at run time; naming is skipped if it is missing.
+/// Names the calling thread (visible in `top -H` and debuggers); the name is cut to the kernel's 15 bytes.
+/// Naming is cosmetic, so a failure is ignored.
 private func nameCurrentThread(_ name: String) {
-    typealias SetName = @convention(c) (pthread_t, UnsafePointer<CChar>) -> Int32
-    guard let symbol = dlsym(nil, "pthread_setname_np") else { return }
-    _ = unsafeBitCast(symbol, to: SetName.self)(pthread_self(), String(name.prefix(15)))
+    _ = tandem_set_thread_name(name)
 }
 #endif

@@ -3,6 +3,9 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+#if os(Linux)
+import CTandemSystem
+#endif
 
 /// What a registered descriptor is ready for, as reported by the selector.
 struct IOEvents: OptionSet {
@@ -60,57 +63,25 @@ func makeSelector() throws -> any IOSelector {
 }
 
 #if os(Linux)
-/// epoll(7) selector with an eventfd for wake-ups.
-///
-/// The toolchain's Glibc module does not export `<sys/epoll.h>` or `<sys/eventfd.h>` and the package has no C
-/// shim for them, so the four calls are looked up in the C library with `dlsym` and the kernel's fixed
-/// `struct epoll_event` layout is read and written directly.
+/// epoll(7) selector with an eventfd for wake-ups, calling the C library through `CTandemSystem`.
 final class EpollSelector: IOSelector {
-    private typealias CreateFunction = @convention(c) (Int32) -> Int32
-    private typealias ControlFunction = @convention(c) (Int32, Int32, Int32, UnsafeMutableRawPointer?) -> Int32
-    private typealias WaitFunction = @convention(c) (Int32, UnsafeMutableRawPointer?, Int32, Int32) -> Int32
-    private typealias EventFDFunction = @convention(c) (UInt32, Int32) -> Int32
+    private static let readBits = EPOLLIN.rawValue
+    private static let writeBits = EPOLLOUT.rawValue
+    private static let errorBits = EPOLLERR.rawValue
+    private static let hangupBits = EPOLLHUP.rawValue
 
-    // Kernel ABI constants (<sys/epoll.h>, <sys/eventfd.h>; CLOEXEC/NONBLOCK equal O_CLOEXEC/O_NONBLOCK).
-    private static let epollIn: UInt32 = 0x001
-    private static let epollOut: UInt32 = 0x004
-    private static let epollErr: UInt32 = 0x008
-    private static let epollHup: UInt32 = 0x010
-    private static let controlAdd: Int32 = 1
-    private static let controlDelete: Int32 = 2
-    private static let controlModify: Int32 = 3
-    #if arch(x86_64)
-    // x86-64 declares struct epoll_event packed: 4-byte events, then the 8-byte data at offset 4.
-    private static let eventStride = 12
-    private static let dataOffset = 4
-    #else
-    private static let eventStride = 16
-    private static let dataOffset = 8
-    #endif
-
-    private let control: ControlFunction
-    private let waitCall: WaitFunction
     private let epollFD: Int32
     private let wakeFD: Int32
     private let capacity = 512
-    private let events: UnsafeMutableRawPointer
-    private let single: UnsafeMutableRawPointer
+    /// The result array of `epoll_wait`: real `struct epoll_event`s, laid out by the C importer.
+    private let events: UnsafeMutablePointer<epoll_event>
     /// The token reserved for the wake-up eventfd; descriptor tokens never reach it.
     private static let wakeToken = UInt64.max
 
-    private static func lookUp<Function>(_ name: String, as type: Function.Type) throws -> Function {
-        guard let symbol = dlsym(nil, name) else { throw IOError.system(operation: "dlsym(\(name))", errno: ENOSYS) }
-        return unsafeBitCast(symbol, to: type)
-    }
-
     init() throws {
-        let create = try Self.lookUp("epoll_create1", as: CreateFunction.self)
-        let makeEventFD = try Self.lookUp("eventfd", as: EventFDFunction.self)
-        control = try Self.lookUp("epoll_ctl", as: ControlFunction.self)
-        waitCall = try Self.lookUp("epoll_wait", as: WaitFunction.self)
-        let epollFD = create(O_CLOEXEC)
+        let epollFD = epoll_create1(Int32(EPOLL_CLOEXEC))
         guard epollFD >= 0 else { throw IOError.lastError("epoll_create1") }
-        let wakeFD = makeEventFD(0, O_NONBLOCK | O_CLOEXEC)
+        let wakeFD = eventfd(0, Int32(EFD_NONBLOCK | EFD_CLOEXEC))
         guard wakeFD >= 0 else {
             let error = IOError.lastError("eventfd")
             _ = systemClose(epollFD)
@@ -118,64 +89,64 @@ final class EpollSelector: IOSelector {
         }
         self.epollFD = epollFD
         self.wakeFD = wakeFD
-        events = .allocate(byteCount: capacity * Self.eventStride, alignment: 8)
-        single = .allocate(byteCount: Self.eventStride, alignment: 8)
+        events = .allocate(capacity: capacity)
         do {
-            try apply(Self.controlAdd, fd: wakeFD, bits: Self.epollIn, token: Self.wakeToken, what: "epoll_ctl(ADD eventfd)")
+            try apply(EPOLL_CTL_ADD, fd: wakeFD, bits: Self.readBits, token: Self.wakeToken, what: "epoll_ctl(ADD eventfd)")
         } catch {
             _ = systemClose(epollFD)
             _ = systemClose(wakeFD)
             events.deallocate()
-            single.deallocate()
             throw error
         }
     }
 
     private func apply(_ operation: Int32, fd: Int32, bits: UInt32, token: UInt64, what: @autoclosure () -> String) throws {
-        single.storeBytes(of: bits, as: UInt32.self)
-        single.storeBytes(of: token, toByteOffset: Self.dataOffset, as: UInt64.self)
-        guard control(epollFD, operation, fd, single) == 0 else { throw IOError.lastError(what()) }
+        var event = epoll_event()
+        event.events = bits
+        event.data.u64 = token
+        guard epoll_ctl(epollFD, operation, fd, &event) == 0 else { throw IOError.lastError(what()) }
     }
 
     private func mask(_ interest: IOInterest) -> UInt32 {
         var bits: UInt32 = 0
-        if interest.contains(.read) { bits |= Self.epollIn }
-        if interest.contains(.write) { bits |= Self.epollOut }
+        if interest.contains(.read) { bits |= Self.readBits }
+        if interest.contains(.write) { bits |= Self.writeBits }
         return bits
     }
 
     func register(fd: Int32, token: UInt64, interest: IOInterest) throws {
-        try apply(Self.controlAdd, fd: fd, bits: mask(interest), token: token, what: "epoll_ctl(ADD)")
+        try apply(EPOLL_CTL_ADD, fd: fd, bits: mask(interest), token: token, what: "epoll_ctl(ADD)")
     }
 
     func reregister(fd: Int32, token: UInt64, interest: IOInterest) throws {
-        try apply(Self.controlModify, fd: fd, bits: mask(interest), token: token, what: "epoll_ctl(MOD)")
+        try apply(EPOLL_CTL_MOD, fd: fd, bits: mask(interest), token: token, what: "epoll_ctl(MOD)")
     }
 
     func deregister(fd: Int32) {
-        _ = control(epollFD, Self.controlDelete, fd, single)
+        // Kernels before 2.6.9 required a non-null event even for DEL; passing one costs nothing.
+        var unused = epoll_event()
+        _ = epoll_ctl(epollFD, EPOLL_CTL_DEL, fd, &unused)
     }
 
     func wait(timeoutNanoseconds: UInt64?, _ body: (UInt64, IOEvents) -> Void) throws {
-        let count = waitCall(epollFD, events, Int32(capacity), Self.milliseconds(timeoutNanoseconds))
+        let count = epoll_wait(epollFD, events, Int32(capacity), Self.milliseconds(timeoutNanoseconds))
         if count < 0 {
             if currentErrno() == EINTR { return }
             throw IOError.lastError("epoll_wait")
         }
         for index in 0..<Int(count) {
-            let entry = events + index * Self.eventStride
-            let bits = entry.loadUnaligned(as: UInt32.self)
-            let token = entry.loadUnaligned(fromByteOffset: Self.dataOffset, as: UInt64.self)
+            let bits = events[index].events
+            let token = events[index].data.u64
             if token == Self.wakeToken {
                 var counter: UInt64 = 0
                 _ = read(wakeFD, &counter, MemoryLayout<UInt64>.size)
                 continue
             }
             var ready: IOEvents = []
-            if bits & Self.epollIn != 0 { ready.insert(.readable) }
-            if bits & Self.epollOut != 0 { ready.insert(.writable) }
-            if bits & Self.epollErr != 0 { ready.insert(.error) }
-            if bits & Self.epollHup != 0 { ready.insert(.hangup) }
+            if bits & Self.readBits != 0 { ready.insert(.readable) }
+            if bits & Self.writeBits != 0 { ready.insert(.writable) }
+            if bits & Self.errorBits != 0 { ready.insert(.error) }
+            if bits & Self.hangupBits != 0 { ready.insert(.hangup) }
             body(token, ready)
         }
     }
@@ -189,7 +160,6 @@ final class EpollSelector: IOSelector {
         _ = systemClose(wakeFD)
         _ = systemClose(epollFD)
         events.deallocate()
-        single.deallocate()
     }
 }
 #else

@@ -3,6 +3,9 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+#if os(Linux)
+import CTandemSystem
+#endif
 
 /// Thin wrappers over the BSD socket calls the I/O layer uses. Every socket it creates is non-blocking and
 /// close-on-exec; every failure becomes an `IOError` carrying `errno`.
@@ -27,7 +30,8 @@ enum Socket {
         return fd
     }
 
-    /// Makes an accepted or created descriptor non-blocking and close-on-exec (Linux sets both at creation).
+    /// Makes a descriptor non-blocking and close-on-exec, for platforms that cannot set both at creation
+    /// (Linux does, in `socket` and `accept4`).
     static func configureInherited(_ fd: Int32) throws {
         let flags = fcntl(fd, F_GETFL)
         guard flags >= 0, fcntl(fd, F_SETFL, flags | O_NONBLOCK) == 0 else { throw IOError.lastError("fcntl(O_NONBLOCK)") }
@@ -92,29 +96,37 @@ enum Socket {
     /// Accepts one pending connection as a non-blocking, close-on-exec descriptor; nil when none is pending.
     static func accept(_ listenFD: Int32) throws -> Int32? {
         while true {
-            // accept4 is a GNU extension the Glibc module does not export: accept, then configure.
-            let fd = systemAccept(listenFD, nil, nil)
-            if fd >= 0 {
-                do {
-                    try configureInherited(fd)
-                    #if !os(Linux)
-                    try setOption(fd, level: SOL_SOCKET, name: SO_NOSIGPIPE, value: 1, what: "SO_NOSIGPIPE")
-                    #endif
-                } catch {
-                    _ = systemClose(fd)
-                    continue
-                }
-                return fd
-            }
+            let fd = acceptConfigured(listenFD)
+            if fd >= 0 { return fd }
             let code = currentErrno()
             switch code {
             case EINTR: continue
             case EAGAIN, EWOULDBLOCK: return nil
-            // The peer gave up before we accepted: nothing to hand out, keep going.
+            // The peer gave up before we accepted (or configuring its socket failed): nothing to hand out, keep going.
             case ECONNABORTED, EPROTO: continue
             default: throw IOError.system(operation: "accept", errno: code)
             }
         }
+    }
+
+    /// One accept whose descriptor is already non-blocking and close-on-exec: `accept4` on Linux sets both
+    /// atomically; elsewhere the flags (and `SO_NOSIGPIPE`) are set right after. Returns -1 with `errno` set.
+    private static func acceptConfigured(_ listenFD: Int32) -> Int32 {
+        #if os(Linux)
+        return tandem_accept_nonblocking(listenFD)
+        #else
+        let fd = Darwin.accept(listenFD, nil, nil)
+        guard fd >= 0 else { return fd }
+        do {
+            try configureInherited(fd)
+            try setOption(fd, level: SOL_SOCKET, name: SO_NOSIGPIPE, value: 1, what: "SO_NOSIGPIPE")
+        } catch {
+            _ = systemClose(fd)
+            errno = ECONNABORTED
+            return -1
+        }
+        return fd
+        #endif
     }
 }
 
@@ -122,9 +134,4 @@ enum Socket {
 @inline(__always)
 func systemClose(_ fd: Int32) -> Int32 {
     close(fd)
-}
-
-@inline(__always)
-func systemAccept(_ fd: Int32, _ address: UnsafeMutablePointer<sockaddr>?, _ length: UnsafeMutablePointer<socklen_t>?) -> Int32 {
-    accept(fd, address, length)
 }
