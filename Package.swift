@@ -81,11 +81,14 @@ let package = Package(
         ),
         .executableTarget(name: "tandem", dependencies: ["TandemCLI"], swiftSettings: swiftSettings),
 
+        // Helpers shared by the test targets: bounded waits, mailboxes, Python interop peers.
+        .target(name: "TandemTestSupport", path: "Tests/TandemTestSupport", swiftSettings: swiftSettings),
+
         .testTarget(name: "TandemKitTests", dependencies: ["TandemKit", "TandemKitTesting"], swiftSettings: swiftSettings),
         .testTarget(name: "TandemProtocolTests", dependencies: ["TandemProtocol"], swiftSettings: swiftSettings),
-        .testTarget(name: "TandemWireTests", dependencies: ["TandemWire"], swiftSettings: swiftSettings),
-        .testTarget(name: "TandemClientTests", dependencies: ["TandemClient", "TandemServer", "TandemWire", "TandemKitTesting"], swiftSettings: swiftSettings),
-        .testTarget(name: "TandemServerTests", dependencies: ["TandemServer", "TandemWire", "TandemProtocol"], swiftSettings: swiftSettings),
+        .testTarget(name: "TandemWireTests", dependencies: ["TandemWire", "TandemTestSupport"], swiftSettings: swiftSettings),
+        .testTarget(name: "TandemClientTests", dependencies: ["TandemClient", "TandemServer", "TandemWire", "TandemKitTesting", "TandemTestSupport"], swiftSettings: swiftSettings),
+        .testTarget(name: "TandemServerTests", dependencies: ["TandemServer", "TandemWire", "TandemProtocol", "TandemTestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "TandemCLITests", dependencies: ["TandemCLI"], swiftSettings: swiftSettings),
     ]
 )

@@ -55,7 +55,7 @@ public final class SyncServer: Sendable {
             store = InMemoryRoomStore()
         } else {
             do {
-                try FileManager.default.createDirectory(atPath: configuration.dataDirectory, withIntermediateDirectories: true)
+                try FileManager.default.createDirectory(atPath: configuration.dataDirectory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
                 store = try SQLiteRoomStore(path: (configuration.dataDirectory as NSString).appendingPathComponent("tandem.sqlite"))
             } catch let error as StorageError {
                 throw .storage(error)

@@ -29,6 +29,8 @@ import Testing
         #expect(created.key.allSatisfy { Array("0123456789abcdef".utf8).contains($0) })
         let attributes = try FileManager.default.attributesOfItem(atPath: path)
         #expect((attributes[.posixPermissions] as? NSNumber)?.intValue == 0o600)
+        let folder = try FileManager.default.attributesOfItem(atPath: directory)
+        #expect((folder[.posixPermissions] as? NSNumber)?.intValue == 0o700)
         let contents = try String(contentsOfFile: path, encoding: .utf8)
         #expect(contents.hasSuffix("\n") && contents.split(separator: "\n").count == 1)
 

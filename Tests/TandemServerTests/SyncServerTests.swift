@@ -3,6 +3,7 @@ import Foundation
 import FoundationNetworking
 #endif
 import Testing
+import TandemTestSupport
 import TandemProtocol
 import TandemWire
 @testable import TandemServer

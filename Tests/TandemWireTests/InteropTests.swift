@@ -1,6 +1,7 @@
 import Foundation
 import Synchronization
 import Testing
+import TandemTestSupport
 @testable import TandemWire
 
 /// The server-side handler for interop runs: echoes everything, closes with 4200 when asked to.

@@ -1,5 +1,6 @@
 import Synchronization
 import Testing
+import TandemTestSupport
 @testable import TandemWire
 
 /// Runs a per-connection script when a connection is accepted or receives its end of input.

@@ -5,6 +5,7 @@ import Darwin
 #endif
 import Synchronization
 import Testing
+import TandemTestSupport
 @testable import TandemWire
 
 @Suite struct TCPConnectTests {

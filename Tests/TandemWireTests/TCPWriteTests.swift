@@ -5,6 +5,7 @@ import Darwin
 #endif
 import Synchronization
 import Testing
+import TandemTestSupport
 @testable import TandemWire
 
 /// Writes from inside its own calls and records whether any callback arrived while one of them was running.

@@ -1,5 +1,6 @@
 import Synchronization
 import Testing
+import TandemTestSupport
 @testable import TandemWire
 
 /// A fake server that completes the upgrade and then stops reading, so a client's writes pile up.

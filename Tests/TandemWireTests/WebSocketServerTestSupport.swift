@@ -1,6 +1,7 @@
 import Dispatch
 import Synchronization
 import Testing
+import TandemTestSupport
 @testable import TandemWire
 
 /// How a WebSocket connection ended, as a handler heard it.

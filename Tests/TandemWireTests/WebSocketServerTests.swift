@@ -1,5 +1,6 @@
 import Synchronization
 import Testing
+import TandemTestSupport
 @testable import TandemWire
 
 @Suite("WebSocket server and client over loopback", .serialized)

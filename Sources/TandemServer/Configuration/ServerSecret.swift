@@ -46,7 +46,8 @@ public struct ServerSecret: Sendable, Equatable {
             return secret
         }
         do {
-            try FileManager.default.createDirectory(atPath: dataDirectory, withIntermediateDirectories: true)
+            // Private to the server's user: it holds the secret and every room's state.
+            try FileManager.default.createDirectory(atPath: dataDirectory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         } catch {
             throw .cannotCreate(path, "\(error.localizedDescription)")
         }

@@ -1,5 +1,6 @@
 import Synchronization
 import Testing
+import TandemTestSupport
 import TandemProtocol
 @testable import TandemServer
 

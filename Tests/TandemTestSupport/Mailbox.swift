@@ -1,7 +1,7 @@
 import Synchronization
 
 /// A queue a test reads one item at a time with a bounded wait; producers push from any thread.
-final class Mailbox<Item: Sendable>: Sendable {
+public final class Mailbox<Item: Sendable>: Sendable {
     private struct State {
         var items: [Item] = []
         var read = 0
@@ -10,10 +10,13 @@ final class Mailbox<Item: Sendable>: Sendable {
 
     private let state = Mutex(State())
 
-    /// Everything pushed so far, read or not.
-    var all: [Item] { state.withLock { $0.items } }
+    /// Creates an empty mailbox.
+    public init() {}
 
-    func push(_ item: Item) {
+    /// Everything pushed so far, read or not.
+    public var all: [Item] { state.withLock { $0.items } }
+
+    public func push(_ item: Item) {
         let waiter: CheckedContinuation<Item?, Never>? = state.withLock { state in
             state.items.append(item)
             guard let waiter = state.waiter else { return nil }
@@ -25,7 +28,7 @@ final class Mailbox<Item: Sendable>: Sendable {
     }
 
     /// The next unread item, or `nil` if none arrives within `timeout`.
-    func next(timeout: Duration) async -> Item? {
+    public func next(timeout: Duration) async -> Item? {
         await withCheckedContinuation { (continuation: CheckedContinuation<Item?, Never>) in
             let ready: Item? = state.withLock { state in
                 if state.read < state.items.count {

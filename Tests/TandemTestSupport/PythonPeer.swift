@@ -3,16 +3,17 @@ import Synchronization
 import Testing
 
 /// Runs the reference peers in `scripts/interop/` (the Python `websockets` package) for interop tests.
-enum InteropPython {
-    /// The package root, found from this file's location (Tests/TandemWireTests/…).
-    static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+public enum InteropPython {
+    /// The package root, found from this file's location (Tests/TandemTestSupport/…).
+    public static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
-    static func script(_ name: String) -> String {
+    /// The path of a peer script in `scripts/interop/`.
+    public static func script(_ name: String) -> String {
         packageRoot.appendingPathComponent("scripts/interop/\(name)").path
     }
 
     /// `TANDEM_PYTHON`, else `<package root>/.venv/bin/python`, provided it can import `websockets`.
-    static func interpreter() throws -> String {
+    public static func interpreter() throws -> String {
         let candidates: [String?] = [ProcessInfo.processInfo.environment["TANDEM_PYTHON"], packageRoot.appendingPathComponent(".venv/bin/python").path]
         for case let path? in candidates where FileManager.default.isExecutableFile(atPath: path) {
             let probe = Process()
@@ -29,20 +30,20 @@ enum InteropPython {
 }
 
 /// No Python with the `websockets` package was found.
-struct InteropSetupError: Error, CustomStringConvertible {
-    var description: String {
+public struct InteropSetupError: Error, CustomStringConvertible {
+    public var description: String {
         "interop tests need Python with the pinned `websockets` package: run `scripts/test` once (it creates .venv) or set TANDEM_PYTHON"
     }
 }
 
 /// A Python peer running as a subprocess, its standard output collected line by line in the background.
-final class PythonPeer: Sendable {
+public final class PythonPeer: Sendable {
     private let process: Process
     private let input: Pipe
     private let output = LockedText()
     private let errors = LockedText()
 
-    init(script: String, arguments: [String] = []) throws {
+    public init(script: String, arguments: [String] = []) throws {
         process = Process()
         process.executableURL = URL(fileURLWithPath: try InteropPython.interpreter())
         process.arguments = [InteropPython.script(script)] + arguments
@@ -69,18 +70,19 @@ final class PythonPeer: Sendable {
     }
 
     /// Everything printed so far.
-    var stdout: String { output.text }
-    var stderr: String { errors.text }
+    public var stdout: String { output.text }
+    /// Everything printed on standard error so far.
+    public var stderr: String { errors.text }
 
     /// The port a peer server printed as "PORT <n>".
-    func port() async throws -> Int {
+    public func port() async throws -> Int {
         try await eventually("python peer prints its port", timeout: .seconds(10)) { stdout.contains("\n") || !process.isRunning }
         let line = stdout.split(separator: "\n").first { $0.hasPrefix("PORT ") }
         return try #require(line.flatMap { Int($0.dropFirst(5)) }, "peer did not start: \(stderr)")
     }
 
     /// Waits (bounded) for the process to exit and returns its status.
-    func exitStatus(timeout: Duration = .seconds(20)) async throws -> Int32 {
+    public func exitStatus(timeout: Duration = .seconds(20)) async throws -> Int32 {
         try await eventually("python peer exits", timeout: timeout) { !process.isRunning }
         if process.isRunning { process.terminate() }
         process.waitUntilExit()
@@ -88,7 +90,7 @@ final class PythonPeer: Sendable {
     }
 
     /// Asks a server peer to stop (closes its stdin) and waits for it.
-    func stop() {
+    public func stop() {
         try? input.fileHandleForWriting.close()
         let deadline = Date().addingTimeInterval(3)
         while process.isRunning, Date() < deadline { usleep(5_000) }
@@ -98,8 +100,12 @@ final class PythonPeer: Sendable {
 }
 
 /// Text appended by one thread and read by others.
-final class LockedText: Sendable {
+public final class LockedText: Sendable {
     private let storage = Mutex("")
-    func append(_ text: String) { storage.withLock { $0 += text } }
-    var text: String { storage.withLock { $0 } }
+    /// Creates empty text.
+    public init() {}
+    /// Appends `text`.
+    public func append(_ text: String) { storage.withLock { $0 += text } }
+    /// Everything appended so far.
+    public var text: String { storage.withLock { $0 } }
 }

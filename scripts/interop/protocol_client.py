@@ -1,0 +1,62 @@
+"""A Tandem protocol v1 participant written against a third-party WebSocket client (`websockets`).
+
+Usage: protocol_client.py URL TOKEN. Speaks hello → welcome, patch → ack, ping → pong, an unknown
+type → error (connection stays), then closes with 1000. Prints "OK <check>" per passed check and
+exits non-zero with a traceback on the first failure.
+"""
+import asyncio
+import json
+import sys
+
+from websockets.asyncio.client import connect
+
+
+async def receive(ws):
+    message = json.loads(await asyncio.wait_for(ws.recv(), timeout=10))
+    assert isinstance(message, dict) and "type" in message, message
+    return message
+
+
+async def main(url, token):
+    async with connect(url, subprotocols=["tandem.v1"], compression=None, ping_interval=None) as ws:
+        assert ws.subprotocol == "tandem.v1", ws.subprotocol
+        await ws.send(json.dumps({"type": "hello", "token": token, "client": "py-1", "presence": {"name": "Py"}}))
+        welcome = await receive(ws)
+        assert welcome["type"] == "welcome", welcome
+        assert welcome["you"] == {"user": "python", "client": "py-1", "role": "guest"}, welcome["you"]
+        assert welcome["state"] == {} and welcome["rev"] == 0 and welcome["lastSeq"] == 0, welcome
+        assert welcome["limits"]["maxOps"] == 100 and welcome["heartbeat"]["interval"] == 10000, welcome
+        print("OK welcome", flush=True)
+
+        ops = [{"op": "set", "path": "/tabIndex", "value": 2}, {"op": "set", "path": "/marks/price_sheet_shown", "value": True}]
+        await ws.send(json.dumps({"type": "patch", "seq": 1, "ops": ops}))
+        ack = await receive(ws)
+        assert ack == {"type": "ack", "seq": 1, "rev": 1, "duplicate": False}, ack
+        print("OK ack", flush=True)
+
+        await ws.send(json.dumps({"type": "patch", "seq": 1, "ops": ops}))
+        duplicate = await receive(ws)
+        assert duplicate == {"type": "ack", "seq": 1, "rev": 1, "duplicate": True}, duplicate
+        print("OK duplicate", flush=True)
+
+        await ws.send(json.dumps({"type": "patch", "seq": 2, "ops": [{"op": "set", "path": "/tabIndex/deeper", "value": 1}]}))
+        reject = await receive(ws)
+        assert reject["type"] == "reject" and reject["seq"] == 2 and reject["code"] == "invalid_path", reject
+        print("OK reject", flush=True)
+
+        await ws.send(json.dumps({"type": "ping", "t": 12.5}))
+        assert await receive(ws) == {"type": "pong", "t": 12.5}
+        print("OK pong", flush=True)
+
+        await ws.send(json.dumps({"type": "teleport", "extra": 1}))
+        error = await receive(ws)
+        assert error["type"] == "error" and error["code"] == "unknown_type", error
+        await ws.send(json.dumps({"type": "ping", "t": 1}))
+        assert (await receive(ws))["type"] == "pong"
+        print("OK unknown type keeps the connection", flush=True)
+
+        await ws.close(1000)
+        print("OK closed", flush=True)
+
+
+asyncio.run(main(sys.argv[1], sys.argv[2]))
