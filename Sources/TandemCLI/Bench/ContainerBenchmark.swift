@@ -56,9 +56,9 @@ enum ContainerBenchmark {
         }
         guard sink != 0 else { return ExitCode.failure }  // keeps the measured work observable
 
-        let referenceNs = median(reference)
-        let singletonNs = median(singleton)
-        let transientNs = median(transient)
+        let referenceNs = reference.median
+        let singletonNs = singleton.median
+        let transientNs = transient.median
         console.out("runs: \(runs) × \(chunksPerRun) alternating chunks of \(chunk) calls (median over chunks)")
         console.out(row("measurement", "ns/op", "× reference"))
         console.out(row("factory called directly (reference)", format(referenceNs), "1.00"))
@@ -84,12 +84,6 @@ enum ContainerBenchmark {
         let elapsed = start.duration(to: clock.now)
         let nanoseconds = Double(elapsed.components.seconds) * 1e9 + Double(elapsed.components.attoseconds) / 1e9
         return nanoseconds / Double(chunk)
-    }
-
-    private static func median(_ values: [Double]) -> Double {
-        let sorted = values.sorted()
-        let middle = sorted.count / 2
-        return sorted.count.isMultiple(of: 2) ? (sorted[middle - 1] + sorted[middle]) / 2 : sorted[middle]
     }
 
     private static func format(_ value: Double) -> String {

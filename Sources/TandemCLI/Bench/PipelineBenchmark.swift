@@ -108,17 +108,17 @@ enum PipelineBenchmark {
             console.err("pipeline bench: pipeline and direct calls disagree on the result")
             return ExitCode.failure
         }
-        let directNs = median(directSamples)
-        let pipelineNs = median(pipelineSamples)
-        let taskNs = median(taskSamples)
-        let runNs = median(runSamples)
-        let ratio = median(ratios)
-        let runRatio = median(runRatios)
+        let directNs = directSamples.median
+        let pipelineNs = pipelineSamples.median
+        let taskNs = taskSamples.median
+        let runNs = runSamples.median
+        let ratio = ratios.median
+        let runRatio = runRatios.median
         console.out("runs: \(runs) (median; ratios are medians of per-run ratios), \(iterations) iterations per run in 10 interleaved chunks, \(stepCount) steps")
         console.out(row("direct awaits (reference)", directNs, nil))
         console.out(row("Pipeline.run", pipelineNs, ratio))
-        console.out(row("type-changing direct awaits (ref.)", median(mixedDirectSamples), nil))
-        console.out(row("type-changing Pipeline.run", median(mixedSamples), median(mixedRatios)))
+        console.out(row("type-changing direct awaits (ref.)", mixedDirectSamples.median, nil))
+        console.out(row("type-changing Pipeline.run", mixedSamples.median, mixedRatios.median))
         console.out(row("Task { direct awaits } (reference)", taskNs, nil))
         console.out(row("PipelineRun start + value", runNs, runRatio))
         if ratio <= target {
@@ -162,13 +162,6 @@ enum PipelineBenchmark {
         let elapsed = clock.now - start
         let nanoseconds = Double(elapsed.components.seconds) * 1e9 + Double(elapsed.components.attoseconds) / 1e9
         return (nanoseconds / Double(iterations), checksum)
-    }
-
-    private static func median(_ samples: [Double]) -> Double {
-        let sorted = samples.sorted()
-        guard !sorted.isEmpty else { return 0 }
-        let middle = sorted.count / 2
-        return sorted.count.isMultiple(of: 2) ? (sorted[middle - 1] + sorted[middle]) / 2 : sorted[middle]
     }
 
     private static func row(_ label: String, _ nanoseconds: Double, _ ratio: Double?) -> String {

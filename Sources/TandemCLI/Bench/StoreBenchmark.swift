@@ -53,12 +53,12 @@ enum StoreBenchmark {
             }
         }
 
-        let reference = median(samples["reference"]!)
-        let one = median(samples["one"]!)
-        let fanOutTotal = median(samples["fanOut"]!)
+        let reference = samples["reference"]!.median
+        let one = samples["one"]!.median
+        let fanOutTotal = samples["fanOut"]!.median
         let perObserver = fanOutTotal / Double(fanOut)
-        let depth1 = median(samples["depth1"]!)
-        let depth5 = median(samples["depth5"]!)
+        let depth1 = samples["depth1"]!.median
+        let depth5 = samples["depth5"]!.median
 
         console.out("median of \(runs) run(s); \(actions) actions per case (\(fanOutActions) with \(fanOut) observers)")
         console.out(row("case", "ns/action", "× reference", "target"))
@@ -179,12 +179,6 @@ enum StoreBenchmark {
         var time = timespec()
         clock_gettime(CLOCK_THREAD_CPUTIME_ID, &time)
         return Double(time.tv_sec) * 1e9 + Double(time.tv_nsec)
-    }
-
-    private static func median(_ values: [Double]) -> Double {
-        let sorted = values.sorted()
-        let middle = sorted.count / 2
-        return sorted.count.isMultiple(of: 2) ? (sorted[middle - 1] + sorted[middle]) / 2 : sorted[middle]
     }
 
     private static func format(_ value: Double) -> String {

@@ -69,9 +69,9 @@ enum WireBenchmark {
                 }
                 await tandemLoad.close()
                 await referenceLoad.close()
-                let ratio = median(ours) / median(theirs)
-                console.out(row("python websockets, \(connections) conn. (reference)", format(median(theirs)), "1.00"))
-                console.out(row("tandem WebSocketServer, \(connections) conn.", format(median(ours)), format(ratio)))
+                let ratio = ours.median / theirs.median
+                console.out(row("python websockets, \(connections) conn. (reference)", format(theirs.median), "1.00"))
+                console.out(row("tandem WebSocketServer, \(connections) conn.", format(ours.median), format(ratio)))
                 if ratio < echoTargetRatio {
                     console.out("MISSED: echo with \(connections) connection(s) \(format(ratio))× the reference (target ≥ \(format(echoTargetRatio))×)")
                     status = ExitCode.failure
@@ -134,7 +134,7 @@ enum WireBenchmark {
             })
         }
         if sink == 42 { print("") }  // keeps the measured work observable
-        return (median(decodeRates), median(copyRates))
+        return (decodeRates.median, copyRates.median)
     }
 
     private static func rate(bytes: Int, _ body: () -> Void) -> Double {
@@ -148,12 +148,6 @@ enum WireBenchmark {
 
     static func seconds(_ duration: Duration) -> Double {
         Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
-    }
-
-    static func median(_ values: [Double]) -> Double {
-        let sorted = values.sorted()
-        let middle = sorted.count / 2
-        return sorted.count.isMultiple(of: 2) ? (sorted[middle - 1] + sorted[middle]) / 2 : sorted[middle]
     }
 
     static func format(_ value: Double) -> String {

@@ -5,6 +5,7 @@ enum BenchCommand {
         StoreBenchmark.suite,
         PipelineBenchmark.suite,
         ContainerBenchmark.suite,
+        StorageBenchmark.suite,
         WireBenchmark.suite,
     ]
 

@@ -1,0 +1,10 @@
+extension Array where Element == Double {
+    /// The median of the samples (the mean of the two middle ones for an even count; 0 when empty).
+    /// Benchmarks report medians because a shared machine adds outliers in one direction only.
+    var median: Double {
+        let sorted = self.sorted()
+        guard !sorted.isEmpty else { return 0 }
+        let middle = sorted.count / 2
+        return sorted.count.isMultiple(of: 2) ? (sorted[middle - 1] + sorted[middle]) / 2 : sorted[middle]
+    }
+}
