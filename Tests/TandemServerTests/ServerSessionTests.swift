@@ -283,3 +283,36 @@ import TandemProtocol
         #expect(await bobSink.nextMessage() == .presence(Peer(user: "alice", client: "a1"), data: ["name": "Alice", "focus": "price"]))
     }
 }
+
+extension ServerSessionTests {
+    @Test func anIdleRoomIsUnloadedAndComesBackFromStorage() async throws {
+        let server = ServerHarness()
+        let (alice, sink, first) = await server.join(user: "alice", client: "a1")
+        alice.send(.patch(seq: 1, ops: [.set(try JSONPointer(parsing: "/kept"), true)]))
+        _ = await sink.nextMessage()
+        #expect(server.registry.loadedCount == 1)
+        alice.connectionClosed(clean: true)
+        // Unloading waits a while after the last participant left.
+        server.scheduler.advance(by: .seconds(29))
+        #expect(server.registry.loadedCount == 1)
+        server.scheduler.advance(by: .seconds(1))
+        #expect(server.registry.loadedCount == 0)
+        #expect(server.metrics.rooms.value == 0)
+        // The next join loads the room from storage: same epoch, same state, exactly-once memory.
+        let (_, _, again) = await server.join(user: "alice", client: "a1", resume: ResumePoint(epoch: first?.epoch ?? "", rev: 0))
+        #expect(again?.epoch == first?.epoch)
+        #expect(again?.lastSeq == 1)
+        guard case .replay(let events)? = again?.sync else { Issue.record("no replay after reload"); return }
+        #expect(events.map(\.rev) == [1])
+        #expect(server.registry.loadedCount == 1)
+    }
+
+    @Test func aRoomWithParticipantsIsNotUnloaded() async throws {
+        let server = ServerHarness()
+        let (alice, _, _) = await server.join(user: "alice", client: "a1")
+        let (_, _, _) = await server.join(user: "bob", client: "b1")
+        alice.connectionClosed(clean: true)
+        server.scheduler.advance(by: .seconds(60))
+        #expect(server.registry.loadedCount == 1)
+    }
+}

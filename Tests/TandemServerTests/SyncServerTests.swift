@@ -161,3 +161,66 @@ extension SyncServerTests {
         #expect(events.map(\.rev) == [16, 17, 18, 19, 20])
     }
 }
+
+extension SyncServerTests {
+    @Test func concurrentWritersOverRealSocketsSeeOneContiguousOrder() async throws {
+        let (server, directory) = try startServer { $0.rateLimit = 0 }
+        let group = try EventLoopGroup(threads: 2)
+        defer { group.shutdown(); try? FileManager.default.removeItem(atPath: directory) }
+        let writers = 4, patchesEach = 30
+        var clients: [ProtocolClient] = []
+        for index in 0..<writers {
+            let client = try await ProtocolClient.connect(server.syncURL, loop: group.next())
+            try await client.send(.hello(Hello(token: token(server, user: "u\(index)"), client: "c\(index)")))
+            guard case .welcome? = await client.next() else { Issue.record("no welcome"); return }
+            clients.append(client)
+        }
+        // Drain join events: client i sees the writers - 1 - i that joined after it.
+        for (index, client) in clients.enumerated() {
+            for _ in 0..<(writers - 1 - index) { _ = await client.next() }
+        }
+        await withTaskGroup(of: Void.self) { tasks in
+            for (index, client) in clients.enumerated() {
+                tasks.addTask {
+                    for seq in 1...patchesEach {
+                        try? await client.send(.patch(seq: Int64(seq), ops: [.set(try! JSONPointer(parsing: "/w\(index)"), .number(Double(seq)))]))
+                    }
+                }
+            }
+        }
+        for (index, client) in clients.enumerated() {
+            var revs: [Int64] = []
+            while revs.count < writers * patchesEach, let message = await client.next() {
+                switch message {
+                case .ack(_, let rev, _): revs.append(rev)
+                case .patch(let event): revs.append(event.rev)
+                default: Issue.record("unexpected \(message)")
+                }
+            }
+            #expect(revs == Array(1...Int64(writers * patchesEach)), "connection \(index) saw a gap or a reordering")
+        }
+        await server.shutdown()
+    }
+
+    @Test func anOversizedMessageClosesWith1009AndOthersKeepWorking() async throws {
+        let (server, directory) = try startServer { $0.maxMessageBytes = 4096 }
+        let group = try EventLoopGroup(threads: 1)
+        defer { group.shutdown(); try? FileManager.default.removeItem(atPath: directory) }
+        let good = try await ProtocolClient.connect(server.syncURL, loop: group.next())
+        try await good.send(.hello(Hello(token: token(server, user: "alice"), client: "a1")))
+        _ = await good.next()
+        let bad = try await ProtocolClient.connect(server.syncURL, loop: group.next())
+        try await bad.send(.hello(Hello(token: token(server, user: "bob"), client: "b1")))
+        _ = await bad.next()
+        let huge = String(repeating: "x", count: 8192)
+        try await bad.send(.patch(seq: 1, ops: [.set(try JSONPointer(parsing: "/big"), .string(huge))]))
+        #expect(await bad.closeCode() == 1009)
+        try await good.send(.patch(seq: 1, ops: [.set(try JSONPointer(parsing: "/n"), 1)]))
+        var acked = false
+        while let message = await good.next() {
+            if case .ack(1, 1, false) = message { acked = true; break }
+        }
+        #expect(acked)
+        await server.shutdown()
+    }
+}
