@@ -160,8 +160,9 @@ final class ScriptedHandler: TCPConnectionHandler, @unchecked Sendable {
         let (_, end) = await peer.receiveAllOffPool()
         #expect(end == nil)
         #expect(clock.now - start >= .milliseconds(100))
-        // Generous: a loaded 2-core machine can delay the sweep; the point is that it fires.
-        #expect(clock.now - start < .seconds(10))
+        // Only a sanity bound: with the whole suite running on two cores this thread can be
+        // starved for seconds; the point is that the timer fires, and not before its deadline.
+        #expect(clock.now - start < .seconds(60))
         // The graceful close waits for our FIN before releasing the socket.
         peer.shutdownWrite()
         try await eventually("closed") { log.all.first?.handler.recording.snapshot.closed == 1 }
