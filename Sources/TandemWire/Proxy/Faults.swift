@@ -41,10 +41,10 @@ extension FaultProxy {
         }
 
         /// `latency` in nanoseconds (0 when negative).
-        var latencyNanoseconds: UInt64 { MonotonicTime.nanoseconds(latency) }
+        var latencyNanoseconds: UInt64 { Self.nanoseconds(latency) }
 
         /// `jitter` in nanoseconds (0 when negative).
-        var jitterNanoseconds: UInt64 { MonotonicTime.nanoseconds(jitter) }
+        var jitterNanoseconds: UInt64 { Self.nanoseconds(jitter) }
 
         /// `dropEvery` when it is a positive period.
         var dropPeriod: Duration? { Self.positive(dropEvery) }
@@ -69,6 +69,11 @@ extension FaultProxy {
             return parts.isEmpty ? "no faults" : parts.joined(separator: ", ")
         }
 
+        /// Negative durations can carry a zero `seconds` and negative `attoseconds` component: clamp first.
+        private static func nanoseconds(_ duration: Duration) -> UInt64 {
+            duration > .zero ? MonotonicTime.nanoseconds(duration) : 0
+        }
+
         private static func positive(_ period: Duration?) -> Duration? {
             guard let period, period > .zero else { return nil }
             return period
@@ -76,7 +81,7 @@ extension FaultProxy {
 
         /// Whole milliseconds below a second, otherwise seconds with up to three decimals.
         private static func text(_ duration: Duration) -> String {
-            let milliseconds = MonotonicTime.nanoseconds(duration) / 1_000_000
+            let milliseconds = nanoseconds(duration) / 1_000_000
             if milliseconds < 1000 { return "\(milliseconds) ms" }
             let seconds = milliseconds / 1000
             let rest = milliseconds % 1000

@@ -23,13 +23,19 @@ struct LinkShaper: Sendable, Equatable {
             // No credit accumulates while idle: a link that was quiet starts passing bytes at arrival.
             let start = max(arrival, linkFreeAt)
             let (product, overflow) = UInt64(bytes).multipliedReportingOverflow(by: 1_000_000_000)
-            let passing = overflow ? UInt64(bytes) / UInt64(bytesPerSecond) * 1_000_000_000 : product / UInt64(bytesPerSecond)
-            leftLink = start &+ passing
+            let passing = overflow ? UInt64.max : product / UInt64(bytesPerSecond)
+            leftLink = Self.adding(start, passing)
             linkFreeAt = leftLink
         }
-        let delivery = max(leftLink &+ latency &+ jitter, lastDelivery)
+        let delivery = max(Self.adding(Self.adding(leftLink, latency), jitter), lastDelivery)
         lastDelivery = delivery
         return delivery
+    }
+
+    /// `a + b`, saturating at `UInt64.max` (absurd caps or delays must not trap).
+    private static func adding(_ a: UInt64, _ b: UInt64) -> UInt64 {
+        let (sum, overflow) = a.addingReportingOverflow(b)
+        return overflow ? .max : sum
     }
 
     /// The slice size that paces a capped link smoothly: about 10 ms worth of bytes, at least 1 KiB, so one

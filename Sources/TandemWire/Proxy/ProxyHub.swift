@@ -136,7 +136,7 @@ final class ProxyHub: Sendable {
         }
         counters.accepted.add(1, ordering: .relaxed)
         counters.open.add(1, ordering: .relaxed)
-        Task { await pair.connectUpstream() }
+        Task(executorPreference: LoopTaskExecutor(loop: client.loop)) { await pair.connectUpstream() }
         return pair
     }
 

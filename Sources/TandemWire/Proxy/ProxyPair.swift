@@ -76,7 +76,7 @@ final class ProxyPair: TCPConnectionHandler, @unchecked Sendable {
             torndown = true
             outbound.discard()
             inbound.discard()
-            client?.close()
+            client?.abort()
         }
         removeIfDone()
     }
