@@ -13,11 +13,16 @@ import Testing
         faults: FaultProxy.Faults
     ) throws -> (EventLoopGroup, FaultProxy, HandlerLog<TimestampingHandler>) {
         let group = try EventLoopGroup(threads: 2)
-        let (target, log) = try listenLogging(group: group) { _ in TimestampingHandler() }
-        let proxy = try FaultProxy.start(
-            listenPort: 0, targetHost: "127.0.0.1", targetPort: target.port, faults: faults, group: group,
-            random: SplitMix(seed: 42))
-        return (group, proxy, log)
+        do {
+            let (target, log) = try listenLogging(group: group) { _ in TimestampingHandler() }
+            let proxy = try FaultProxy.start(
+                listenPort: 0, targetHost: "127.0.0.1", targetPort: target.port, faults: faults, group: group,
+                random: SplitMix(seed: 42))
+            return (group, proxy, log)
+        } catch {
+            group.shutdown()
+            throw error
+        }
     }
 
     @Test func oneMebibyteCrossesIntactBothWaysAndTheEndOfStreamFollows() async throws {
