@@ -4,6 +4,7 @@ import Glibc
 import Darwin
 #endif
 import Testing
+import TandemTestSupport
 @testable import TandemWire
 
 @Suite struct ProxyFaultTests {

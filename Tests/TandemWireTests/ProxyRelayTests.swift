@@ -5,6 +5,7 @@ import Darwin
 #endif
 import Dispatch
 import Testing
+import TandemTestSupport
 @testable import TandemWire
 
 @Suite struct ProxyRelayTests {

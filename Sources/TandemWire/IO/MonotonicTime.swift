@@ -17,7 +17,8 @@ struct MonotonicTime {
     /// A non-negative `Duration` in whole nanoseconds, saturating at `UInt64.max` (negative durations count as zero).
     static func nanoseconds(_ duration: Duration) -> UInt64 {
         let (seconds, attoseconds) = duration.components
-        if seconds < 0 { return 0 }
+        // A negative duration may have seconds == 0 and negative attoseconds (e.g. -5 ms).
+        if seconds < 0 || attoseconds < 0 { return 0 }
         let (whole, overflow) = UInt64(seconds).multipliedReportingOverflow(by: 1_000_000_000)
         if overflow { return .max }
         let (sum, overflow2) = whole.addingReportingOverflow(UInt64(attoseconds / 1_000_000_000))
