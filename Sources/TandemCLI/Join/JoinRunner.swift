@@ -26,7 +26,7 @@ public struct JoinRunner: Sendable {
     }
 
     /// Runs until `lines` ends (an error ends the input too) and the outbox is drained or the
-    /// drain timeout passed. Returns 0 when every patch was acknowledged or rejected, 1 when some
+    /// drain timeout passed (it bounds waiting for the connection and for acks together). Returns 0 when every patch was acknowledged or rejected, 1 when some
     /// could not be delivered or the server refused the session.
     public func run<Lines: AsyncSequence>(lines: Lines) async -> Int32 where Lines.Element == String {
         let printers = startPrinters()
@@ -40,7 +40,11 @@ public struct JoinRunner: Sendable {
         } catch {
             console.err("tandem join: reading input failed: \(error)")
         }
-        let delivered = await session.drain(timeout: drainTimeout)
+        // Even with nothing to send, wait for the session to be established (or refused), so a bad
+        // token or URL is reported; both waits share the drain timeout.
+        let start = ContinuousClock.now
+        _ = await session.waitUntilConnected(timeout: drainTimeout)
+        let delivered = await session.drain(timeout: drainTimeout - (ContinuousClock.now - start))
         let ending = await session.state
         let final = await session.snapshot
         await session.stop()

@@ -162,8 +162,22 @@ public actor SyncSession {
     /// Waits until every pending patch is acknowledged or rejected, the session ends, or `timeout`
     /// passes. Returns `true` when nothing is pending.
     public func drain(timeout: Duration) async -> Bool {
+        await wait(timeout: timeout) { $0.engine.pending.isEmpty }
+        return engine.pending.isEmpty
+    }
+
+    /// Waits until the session is connected (a `welcome` arrived), the session ends, or `timeout`
+    /// passes. Returns `true` when connected.
+    public func waitUntilConnected(timeout: Duration) async -> Bool {
+        await wait(timeout: timeout) { $0.lifecycle.state == .connected }
+        return lifecycle.state == .connected
+    }
+
+    /// Suspends until `condition` holds, the session finished, or `timeout` passed; re-checked
+    /// whenever the engine or the lifecycle changes.
+    private func wait(timeout: Duration, until condition: (isolated SyncSession) -> Bool) async {
         let deadline = ContinuousClock.now + timeout
-        while !engine.pending.isEmpty, !finished, ContinuousClock.now < deadline {
+        while !condition(self), !finished, ContinuousClock.now < deadline {
             let id = nextWaiterID
             nextWaiterID += 1
             let alarm = Task {
@@ -173,7 +187,6 @@ public actor SyncSession {
             await withCheckedContinuation { drainWaiters[id] = $0 }
             alarm.cancel()
         }
-        return engine.pending.isEmpty
     }
 
     /// Drops the current TCP connection without a close frame, as a lost network does (tests and
@@ -403,6 +416,7 @@ public actor SyncSession {
         guard state != lastState, !finished else { return }
         lastState = state
         stateSink.yield(state)
+        wakeAllWaiters()
     }
 
     private func currentSnapshot() -> SyncSnapshot {
