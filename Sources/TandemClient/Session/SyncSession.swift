@@ -120,6 +120,8 @@ public actor SyncSession {
             backoffTask?.cancel()
             cancelTimer()
             if let socket { await socket.close(code: CloseCode.normal.rawValue, reason: "") }
+            // A token provider or connect attempt in progress ends early if it honours cancellation.
+            runTask?.cancel()
         }
         await runTask?.value
         finish()
