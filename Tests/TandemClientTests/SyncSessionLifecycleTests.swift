@@ -65,12 +65,7 @@ private final class FlakyTokens: Sendable {
 
     @Test func stopEndsBackoffAndLaterCallsAreRefused() async throws {
         let harness = try SessionTestServer.start()
-        let url = harness.server.syncURL
-        await harness.server.shutdown()
-        let session = SyncSession(
-            url: url, clientID: "a1", tokenProvider: { "t" },
-            configuration: SyncSessionConfiguration(reconnect: ReconnectPolicy(backoff: ReconnectBackoff(base: 30, cap: 30))),
-            group: harness.group)
+        let session = await harness.unreachableSession(backoff: ReconnectBackoff(base: 30, cap: 30))
         let states = StreamLog(session.states)
         await session.start()
         #expect(await eventually { if case .reconnecting = await session.state { true } else { false } })

@@ -74,12 +74,7 @@ import TandemServer
 
     @Test func drainGivesUpAtItsTimeoutWhenNothingCanBeDelivered() async throws {
         let harness = try SessionTestServer.start()
-        let url = harness.server.syncURL
-        await harness.server.shutdown()
-        let session = SyncSession(
-            url: url, clientID: "a1", tokenProvider: { "t" },
-            configuration: SyncSessionConfiguration(reconnect: ReconnectPolicy(backoff: ReconnectBackoff(base: 0.01, cap: 0.02))),
-            group: harness.group)
+        let session = await harness.unreachableSession(backoff: ReconnectBackoff(base: 0.01, cap: 0.02))
         await session.start()
         try await session.apply([Fixtures.set("/x", 1)])
         let start = ContinuousClock.now

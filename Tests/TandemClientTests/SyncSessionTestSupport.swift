@@ -46,6 +46,15 @@ struct SessionTestServer {
         return (session, counter)
     }
 
+    /// Shuts the server down and returns a session aimed at its former address: every attempt fails.
+    func unreachableSession(backoff: ReconnectBackoff) async -> SyncSession {
+        let url = server.syncURL
+        await server.shutdown()
+        return SyncSession(
+            url: url, clientID: "a1", tokenProvider: { "t" },
+            configuration: SyncSessionConfiguration(reconnect: ReconnectPolicy(backoff: backoff)), group: group)
+    }
+
     func shutdown() async {
         await server.shutdown()
         group.shutdown()
