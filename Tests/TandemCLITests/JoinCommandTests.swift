@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 import TandemClient
 import TandemProtocol
@@ -7,10 +8,12 @@ import TandemWire
 @testable import TandemCLI
 
 /// An in-process server and event loops for `tandem join` runs.
-private struct JoinHarness {
+private final class JoinHarness: Sendable {
     let server: SyncServer
     let directory: String
     let group: EventLoopGroup
+    /// `SyncServer.shutdown` must run once: a test that stops the server early claims it here.
+    private let serverRunning = Mutex(true)
 
     init() throws {
         var configuration = ServerConfiguration()
@@ -43,8 +46,17 @@ private struct JoinHarness {
         return (status, console)
     }
 
+    /// Stops the server (once, however often it is called).
+    func stopServer() async {
+        let running = serverRunning.withLock { running in
+            defer { running = false }
+            return running
+        }
+        if running { await server.shutdown() }
+    }
+
     func shutdown() async {
-        await server.shutdown()
+        await stopServer()
         group.shutdown()
         try? FileManager.default.removeItem(atPath: directory)
     }
@@ -127,7 +139,7 @@ private func parsed(_ lines: [String]) -> [JSONValue] {
     @Test func undeliveredChangesExitWithFailureAfterTheDrainTimeout() async throws {
         let harness = try JoinHarness()
         let url = harness.server.syncURL
-        await harness.server.shutdown()
+        await harness.stopServer()
         let run = await harness.join([#"[{"op":"set","path":"/x","value":1}]"#], options: harness.options(user: "alice", client: "a1", url: url, drain: .milliseconds(200)))
         #expect(run.status == ExitCode.failure)
         #expect(run.console.stderr.last == "tandem join: 1 change(s) could not be delivered within 0.2 seconds")

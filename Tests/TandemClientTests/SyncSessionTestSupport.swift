@@ -7,10 +7,12 @@ import TandemWire
 
 /// An in-process server on a free loopback port with a temporary data folder, plus the event
 /// loops the sessions under test connect on.
-struct SessionTestServer {
+final class SessionTestServer: Sendable {
     let server: SyncServer
     let directory: String
     let group: EventLoopGroup
+    /// `SyncServer.shutdown` must run once: a test that stops the server early claims it here.
+    private let serverRunning = Mutex(true)
 
     static func start(_ adjust: (inout ServerConfiguration) -> Void = { _ in }) throws -> SessionTestServer {
         var configuration = ServerConfiguration()
@@ -24,6 +26,21 @@ struct SessionTestServer {
         adjust(&configuration)
         let server = try SyncServer(configuration: configuration, environment: ["TANDEM_SECRET": "test"], logger: .discarding)
         return SessionTestServer(server: server, directory: configuration.dataDirectory, group: try EventLoopGroup(threads: 1))
+    }
+
+    private init(server: SyncServer, directory: String, group: EventLoopGroup) {
+        self.server = server
+        self.directory = directory
+        self.group = group
+    }
+
+    /// Stops the server (once, however often it is called).
+    func stopServer() async {
+        let running = serverRunning.withLock { running in
+            defer { running = false }
+            return running
+        }
+        if running { await server.shutdown() }
     }
 
     func token(user: String, room: String = "lobby", role: Role = .host) -> String {
@@ -49,14 +66,14 @@ struct SessionTestServer {
     /// Shuts the server down and returns a session aimed at its former address: every attempt fails.
     func unreachableSession(backoff: ReconnectBackoff) async -> SyncSession {
         let url = server.syncURL
-        await server.shutdown()
+        await stopServer()
         return SyncSession(
             url: url, clientID: "a1", tokenProvider: { "t" },
             configuration: SyncSessionConfiguration(reconnect: ReconnectPolicy(backoff: backoff)), group: group)
     }
 
     func shutdown() async {
-        await server.shutdown()
+        await stopServer()
         group.shutdown()
         try? FileManager.default.removeItem(atPath: directory)
     }

@@ -78,19 +78,19 @@ public struct JoinRunner: Sendable {
         }
     }
 
+    /// One task prints the session's single ordered event stream, so status and state lines keep
+    /// the order in which they happened.
     private func startPrinters() -> [Task<Void, Never>] {
         let console = console
-        let statuses = Task {
-            for await state in session.states { console.out(Self.line(Self.statusObject(state))) }
-        }
-        let events = Task {
+        return [Task {
             for await event in session.events { Self.print(event, to: console) }
-        }
-        return [statuses, events]
+        }]
     }
 
     private static func print(_ event: SyncSessionEvent, to console: any Console) {
         switch event {
+        case .connectionChanged(let state): console.out(line(statusObject(state)))
+        case .attemptFailed(let reason): console.err("tandem join: \(reason)")
         case .stateChanged(let snapshot): console.out(line(stateObject(snapshot)))
         case .synchronized(let epoch, let rev, _, let participants):
             console.out(line(["event": "welcome", "epoch": .string(epoch), "rev": .number(Double(rev)),

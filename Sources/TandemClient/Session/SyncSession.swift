@@ -231,6 +231,7 @@ public actor SyncSession {
         do {
             token = try await tokenProvider()
         } catch {
+            eventSink.yield(.attemptFailed(reason: "the token provider failed: \(error)"))
             return nil
         }
         let client: WebSocketClient
@@ -239,6 +240,7 @@ public actor SyncSession {
                 url: url, subprotocols: [TandemProtocol.subprotocol], timeout: configuration.connectTimeout,
                 maxMessageSize: configuration.maxMessageSize, on: group.next())
         } catch {
+            eventSink.yield(.attemptFailed(reason: "could not connect to \(url): \(error)"))
             return nil
         }
         if stopping {
@@ -418,6 +420,7 @@ public actor SyncSession {
         guard state != lastState, !finished else { return }
         lastState = state
         stateSink.yield(state)
+        eventSink.yield(.connectionChanged(state))
         wakeAllWaiters()
     }
 

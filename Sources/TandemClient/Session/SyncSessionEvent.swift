@@ -2,6 +2,11 @@ import TandemProtocol
 
 /// Something a `SyncSession` reports to the app, in the order it happened.
 public enum SyncSessionEvent: Sendable, Hashable {
+    /// The lifecycle state changed (the same values as `SyncSession.states`, in order with the
+    /// other events, for consumers that want one ordered stream).
+    case connectionChanged(ConnectionState)
+    /// A connection attempt failed before a socket was open (token provider or connect error).
+    case attemptFailed(reason: String)
     /// A `welcome` was processed: in sync at `rev` of `epoch`; `participants` is everyone in the
     /// room, this client included.
     case synchronized(epoch: String, rev: Int64, snapshot: Bool, participants: [Participant])
