@@ -15,7 +15,7 @@ import TandemServer
         #expect(await eventually { await first.state == .closed(.refused(.replaced)) })
         #expect(await eventually { states.isFinished })
         #expect(firstTokens.value == 1, "no retry after 4009")
-        #expect(await second.state == .connected)
+        #expect(await second.waitUntilConnected(timeout: .seconds(10)))
         await first.stop()
         await second.stop()
         await harness.shutdown()
