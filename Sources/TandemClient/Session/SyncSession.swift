@@ -1,0 +1,455 @@
+import TandemProtocol
+import TandemWire
+
+/// A networked Tandem participant: keeps one WebSocket connection to a room alive and drives the
+/// pure core with it — `SyncEngine` (outbox, rebase), `ConnectionLifecycle` (reconnect rules,
+/// backoff with full jitter) and `HeartbeatMonitor` (ping, dead-connection detection).
+///
+/// An actor, because every input (socket frames, timers, app calls) mutates one shared engine and
+/// must be applied one at a time in arrival order; an actor gives that without locks held across
+/// suspension points. Frames are handled synchronously on the actor in the order the socket
+/// delivers them, and every outgoing message goes through one ordered queue per connection, so
+/// patches leave in seq order. `states` and `events` each have a single consumer and finish when
+/// the session ends (stopped, or closed for good by the server).
+public actor SyncSession {
+    /// Lifecycle states as they change (idle → connecting → handshaking → connected → …).
+    public nonisolated let states: AsyncStream<ConnectionState>
+    /// Everything the app renders or reports, in order.
+    public nonisolated let events: AsyncStream<SyncSessionEvent>
+    /// The server's sync URL (`ws://host:port/v1/sync`).
+    public nonisolated let url: String
+    /// The stable client id (survives reconnects, scopes patch seqs).
+    public nonisolated let clientID: String
+
+    private let stateSink: AsyncStream<ConnectionState>.Continuation
+    private let eventSink: AsyncStream<SyncSessionEvent>.Continuation
+    private let tokenProvider: @Sendable () async throws -> String
+    private let configuration: SyncSessionConfiguration
+    private let group: EventLoopGroup
+    private let clock: @Sendable () -> Int64
+    private var random: JitterSource
+
+    private var engine: SyncEngine
+    private var lifecycle: ConnectionLifecycle
+    private var presence: JSONValue?
+    private var estimator: RTTEstimator
+    private var heartbeat: HeartbeatMonitor?
+    private var socket: WebSocketClient?
+    private var outbox: AsyncStream<[UInt8]>.Continuation?
+    private var generation = 0
+    private var helloSentAt: Int64?
+    private var timer: (deadline: Int64, task: Task<Void, Never>)?
+    private var runTask: Task<Void, Never>?
+    private var backoffTask: Task<Void, Never>?
+    private var stopping = false
+    private var finished = false
+    private var lastState: ConnectionState?
+    private var lastSnapshot: SyncSnapshot
+    private var drainWaiters: [Int: CheckedContinuation<Void, Never>] = [:]
+    private var nextWaiterID = 0
+
+    /// Creates a session; nothing happens until `start()`.
+    /// - Parameters:
+    ///   - url: the server's sync URL.
+    ///   - clientID: stable client id; reuse it across launches to keep exactly-once delivery.
+    ///   - tokenProvider: called before every connection attempt (tokens expire).
+    ///   - presence: presence data announced in `hello` (and so re-announced after every reconnect).
+    ///   - configuration: flow control, reconnect policy, timeouts.
+    ///   - group: the event loops the WebSocket connections run on (owned by the caller).
+    ///   - clock: monotonic time in nanoseconds (heartbeat, pacing, backoff reset).
+    ///   - random: the source of backoff jitter.
+    public init(
+        url: String, clientID: String, tokenProvider: @escaping @Sendable () async throws -> String,
+        presence: JSONValue? = nil, configuration: SyncSessionConfiguration = SyncSessionConfiguration(),
+        group: EventLoopGroup, clock: @escaping @Sendable () -> Int64 = SyncSession.monotonicNanoseconds,
+        random: some RandomNumberGenerator & Sendable = SystemRandomNumberGenerator()
+    ) {
+        self.url = url
+        self.clientID = clientID
+        self.tokenProvider = tokenProvider
+        self.presence = presence
+        self.configuration = configuration
+        self.group = group
+        self.clock = clock
+        self.random = JitterSource(base: random)
+        engine = SyncEngine(clientID: clientID, configuration: configuration.engine)
+        lifecycle = ConnectionLifecycle(policy: configuration.reconnect)
+        estimator = configuration.rtt
+        lastSnapshot = SyncSnapshot(rev: 0, pending: 0, state: .emptyObject)
+        (states, stateSink) = AsyncStream<ConnectionState>.makeStream()
+        (events, eventSink) = AsyncStream<SyncSessionEvent>.makeStream()
+    }
+
+    /// Nanoseconds of the process's continuous clock (the default session clock).
+    public static let monotonicNanoseconds: @Sendable () -> Int64 = {
+        let origin = ContinuousClock.now
+        return {
+            let elapsed = ContinuousClock.now - origin
+            return elapsed.components.seconds * 1_000_000_000 + elapsed.components.attoseconds / 1_000_000_000
+        }
+    }()
+
+    // MARK: - Observation
+
+    /// The current lifecycle state.
+    public var state: ConnectionState { lifecycle.state }
+
+    /// The visible document, confirmed rev and pending count right now.
+    public var snapshot: SyncSnapshot { currentSnapshot() }
+
+    /// Local patches the server has not acknowledged or rejected yet.
+    public var pendingCount: Int { engine.pending.count }
+
+    // MARK: - Control
+
+    /// Starts connecting (and reconnecting until stopped or refused). Calling it again does nothing.
+    public func start() {
+        guard runTask == nil, !stopping else { return }
+        try? lifecycle.connect()
+        publishState()
+        runTask = Task { await self.run() }
+    }
+
+    /// Closes the connection cleanly (1000, so the others see a `leave` at once), stops
+    /// reconnecting and finishes `states` and `events`. Pending patches stay unsent.
+    public func stop() async {
+        if !stopping {
+            stopping = true
+            try? lifecycle.close()
+            publishState()
+            backoffTask?.cancel()
+            cancelTimer()
+            if let socket { await socket.close(code: CloseCode.normal.rawValue, reason: "") }
+            // A token provider or connect attempt in progress ends early if it honours cancellation.
+            runTask?.cancel()
+        }
+        await runTask?.value
+        finish()
+    }
+
+    /// Applies a local change: visible at once (`stateChanged`), queued, and sent as soon as the
+    /// connection and flow control allow. Works while disconnected too; the patch goes out after
+    /// the next `welcome`.
+    /// - Throws: `SyncSessionError.change` when the change does not apply to the visible state or
+    ///   the role may not patch; `.closed` after the session ended.
+    public func apply(_ ops: [PatchOp]) throws(SyncSessionError) {
+        guard !finished, !stopping else { throw .closed }
+        do {
+            try engine.localChange(ops)
+        } catch {
+            throw .change(error)
+        }
+        publishSnapshotIfChanged()
+        flush()
+    }
+
+    /// Sets this participant's presence data (an object: name, avatar, cursor…). Sent at once when
+    /// connected; otherwise it goes out in the next `hello`, and every reconnect's `hello` carries the
+    /// latest value, so it is never sent before the session is established and never lost by a reconnect.
+    public func updatePresence(_ data: JSONValue) {
+        presence = data
+        guard engine.isConnected else { return }
+        send(.presence(data: data))
+    }
+
+    /// Broadcasts an ephemeral event to the others. Returns `false` (and drops it) when not connected:
+    /// signals are never queued.
+    @discardableResult
+    public func signal(event: String, data: JSONValue) -> Bool {
+        guard engine.isConnected else { return false }
+        send(.signal(event: event, data: data))
+        return true
+    }
+
+    /// Waits until every pending patch is acknowledged or rejected, the session ends, or `timeout`
+    /// passes. Returns `true` when nothing is pending.
+    public func drain(timeout: Duration) async -> Bool {
+        await wait(timeout: timeout) { $0.engine.pending.isEmpty }
+        return engine.pending.isEmpty
+    }
+
+    /// Waits until the session is connected (a `welcome` arrived), the session ends, or `timeout`
+    /// passes. Returns `true` when connected.
+    public func waitUntilConnected(timeout: Duration) async -> Bool {
+        await wait(timeout: timeout) { $0.lifecycle.state == .connected }
+        return lifecycle.state == .connected
+    }
+
+    /// Suspends until `condition` holds, the session finished, or `timeout` passed; re-checked
+    /// whenever the engine or the lifecycle changes.
+    private func wait(timeout: Duration, until condition: (isolated SyncSession) -> Bool) async {
+        let deadline = ContinuousClock.now + timeout
+        while !condition(self), !finished, ContinuousClock.now < deadline {
+            let id = nextWaiterID
+            nextWaiterID += 1
+            let alarm = Task {
+                try? await Task.sleep(until: deadline, clock: .continuous)
+                self.wakeWaiter(id)
+            }
+            await withCheckedContinuation { drainWaiters[id] = $0 }
+            alarm.cancel()
+        }
+    }
+
+    /// Drops the current TCP connection without a close frame, as a lost network does (tests and
+    /// demos). The session reconnects per its policy.
+    public func simulateNetworkLoss() {
+        socket?.abort()
+    }
+
+    // MARK: - Connection loop
+
+    private func run() async {
+        while !stopping {
+            let code = await connectOnce()
+            if stopping { break }
+            endConnection()
+            guard let lost = decideAfterLoss(code: code) else { break }
+            publishState()
+            guard case .reconnecting(_, let delay) = lost else { break }
+            let sleeper = Task { _ = try? await Task.sleep(for: .seconds(delay)) }
+            backoffTask = sleeper
+            await sleeper.value
+            backoffTask = nil
+            if stopping { break }
+            try? lifecycle.retry()
+            publishState()
+        }
+        endConnection()
+        finish()
+    }
+
+    /// Asks the lifecycle what follows a lost connection; `nil` when it cannot be lost now.
+    private func decideAfterLoss(code: UInt16?) -> ConnectionState? {
+        try? lifecycle.connectionLost(code: code.map { CloseCode(rawValue: $0) }, now: clock(), using: &random)
+    }
+
+    /// One attempt: token, connect, `hello`, then every frame until the connection ends. Returns
+    /// the close code (`nil` when there was none or the attempt failed before a socket existed).
+    private func connectOnce() async -> UInt16? {
+        let token: String
+        do {
+            token = try await tokenProvider()
+        } catch {
+            eventSink.yield(.attemptFailed(reason: "the token provider failed: \(error)"))
+            return nil
+        }
+        let client: WebSocketClient
+        do {
+            client = try await WebSocketClient.connect(
+                url: url, subprotocols: [TandemProtocol.subprotocol], timeout: configuration.connectTimeout,
+                maxMessageSize: configuration.maxMessageSize, on: group.next())
+        } catch {
+            eventSink.yield(.attemptFailed(reason: "could not connect to \(url): \(error)"))
+            return nil
+        }
+        if stopping {
+            await client.close(code: CloseCode.normal.rawValue, reason: "")
+            return nil
+        }
+        generation += 1
+        socket = client
+        let (queue, sink) = AsyncStream<[UInt8]>.makeStream()
+        outbox = sink
+        Task {
+            for await message in queue {
+                do { try await client.send(text: message) } catch { break }
+            }
+        }
+        sink.yield(ClientMessage.hello(Hello(token: token, client: clientID, resume: engine.resume, presence: presence)).encoded())
+        try? lifecycle.transportOpened()
+        publishState()
+        helloSentAt = clock()
+        scheduleTimer()
+        var code: UInt16?
+        for await event in client.events {
+            switch event {
+            case .text(let bytes): receive(bytes)
+            case .binary: heartbeat?.frameReceived(now: clock())
+            case .closed(let closeCode, _): code = closeCode
+            }
+        }
+        return code
+    }
+
+    /// Forgets the connection: in-flight patches go back to the outbox (keeping their seqs).
+    private func endConnection() {
+        outbox?.finish()
+        outbox = nil
+        socket = nil
+        helloSentAt = nil
+        if let heartbeat { estimator = heartbeat.estimator }
+        heartbeat = nil
+        cancelTimer()
+        engine.connectionLost()
+    }
+
+    private func finish() {
+        guard !finished else { return }
+        finished = true
+        stateSink.finish()
+        eventSink.finish()
+        wakeAllWaiters()
+    }
+
+    // MARK: - Receiving
+
+    private func receive(_ bytes: [UInt8]) {
+        let now = clock()
+        heartbeat?.frameReceived(now: now)
+        guard let message = try? ServerMessage.decode(bytes) else { return }
+        switch message {
+        case .welcome(let welcome):
+            helloSentAt = nil
+            heartbeat = HeartbeatMonitor(settings: welcome.heartbeat, estimator: estimator, now: now)
+            let changes = engine.receive(message)
+            try? lifecycle.welcomed(now: now)
+            publishState()
+            report(changes, participants: welcome.participants)
+            if let presence, welcome.participants.first(where: { $0.client == clientID })?.data != presence {
+                // A presence update raced the handshake; the hello carried the older value.
+                send(.presence(data: presence))
+            }
+        case .pong(let t):
+            let before = heartbeat?.estimator
+            heartbeat?.pongReceived(t: t, now: now)
+            if let after = heartbeat?.estimator, after != before, let sample = after.latest {
+                eventSink.yield(.roundTrip(seconds: sample))
+            }
+        case .join(let participant): eventSink.yield(.joined(participant))
+        case .presence(let peer, let data): eventSink.yield(.presenceChanged(peer, data: data))
+        case .leave(let peer): eventSink.yield(.left(peer))
+        case .signal(let from, let event, let data): eventSink.yield(.signal(from: from, event: event, data: data))
+        case .error(let code, let text): eventSink.yield(.serverError(code: code, message: text))
+        case .patch, .ack, .reject: report(engine.receive(message), participants: [])
+        }
+        flush()
+    }
+
+    private func report(_ changes: [EngineEvent], participants: [Participant]) {
+        for change in changes {
+            switch change {
+            case .synchronized(let epoch, let rev, let snapshot):
+                eventSink.yield(.synchronized(epoch: epoch, rev: rev, snapshot: snapshot, participants: participants))
+            case .acknowledged(let seq, let rev): eventSink.yield(.acknowledged(seq: seq, rev: rev))
+            case .rejected(let seq, let code, let message, let ops):
+                eventSink.yield(.rejected(seq: seq, code: code, message: message, ops: ops))
+            case .resyncNeeded(let reason): eventSink.yield(.resyncNeeded(reason: reason))
+            case .visibleChanged, .remoteChange: break // covered by the snapshot below
+            }
+        }
+        publishSnapshotIfChanged()
+        wakeAllWaiters()
+    }
+
+    // MARK: - Sending and timers
+
+    private func send(_ message: ClientMessage) {
+        guard let outbox else { return }
+        outbox.yield(message.encoded())
+        engine.noteMessageSent(now: clock())
+    }
+
+    /// Sends what the outbox releases now, then re-arms the timer.
+    private func flush() {
+        if let outbox, engine.isConnected {
+            for message in engine.nextOutgoing(now: clock()) { outbox.yield(message.encoded()) }
+        }
+        scheduleTimer()
+    }
+
+    /// Arms one timer for the earliest of: the welcome deadline, the heartbeat's next decision and
+    /// the outbox's next send time. An earlier deadline replaces a later timer.
+    private func scheduleTimer() {
+        guard socket != nil else { return cancelTimer() }
+        let now = clock()
+        var deadline = Int64.max
+        if let helloSentAt { deadline = helloSentAt + configuration.welcomeTimeout }
+        if let heartbeat {
+            var beat = heartbeat.nextDeadline
+            // While a ping is outstanding the monitor may report a past deadline that has nothing
+            // to decide yet; check again a tenth of an interval later instead of spinning.
+            if beat <= now { beat = now + max(1_000_000, heartbeat.interval / 10) }
+            deadline = min(deadline, beat)
+        }
+        if let send = engine.nextSendTime(now: now) { deadline = min(deadline, send) }
+        guard deadline != .max else { return cancelTimer() }
+        if let timer, timer.deadline <= deadline { return }
+        timer?.task.cancel()
+        let currentGeneration = generation
+        let delay = max(0, deadline - now)
+        timer = (deadline, Task {
+            try? await Task.sleep(for: .nanoseconds(delay))
+            guard !Task.isCancelled else { return }
+            self.timerFired(generation: currentGeneration)
+        })
+    }
+
+    private func cancelTimer() {
+        timer?.task.cancel()
+        timer = nil
+    }
+
+    private func timerFired(generation fired: Int) {
+        guard fired == generation, let socket else { return }
+        timer = nil
+        let now = clock()
+        if let helloSentAt, now - helloSentAt >= configuration.welcomeTimeout {
+            socket.abort()
+            return
+        }
+        if var monitor = heartbeat {
+            let actions = monitor.tick(now: now)
+            heartbeat = monitor
+            for action in actions {
+                switch action {
+                case .sendPing(let t): send(.ping(t: t))
+                case .declareDead:
+                    socket.abort()
+                    return
+                }
+            }
+        }
+        flush()
+    }
+
+    // MARK: - Publishing
+
+    private func publishState() {
+        let state = lifecycle.state
+        guard state != lastState, !finished else { return }
+        lastState = state
+        stateSink.yield(state)
+        eventSink.yield(.connectionChanged(state))
+        wakeAllWaiters()
+    }
+
+    private func currentSnapshot() -> SyncSnapshot {
+        SyncSnapshot(rev: engine.rev, pending: engine.pending.count, state: engine.visible.root)
+    }
+
+    private func publishSnapshotIfChanged() {
+        let current = currentSnapshot()
+        guard current != lastSnapshot else { return }
+        lastSnapshot = current
+        eventSink.yield(.stateChanged(current))
+    }
+
+    private func wakeWaiter(_ id: Int) {
+        drainWaiters.removeValue(forKey: id)?.resume()
+    }
+
+    private func wakeAllWaiters() {
+        let waiters = drainWaiters
+        drainWaiters = [:]
+        for waiter in waiters.values { waiter.resume() }
+    }
+}
+
+/// The injected random source behind a concrete type, so it can be passed `inout` where a
+/// generic generator is expected.
+private struct JitterSource: RandomNumberGenerator, Sendable {
+    var base: any RandomNumberGenerator & Sendable
+
+    mutating func next() -> UInt64 { base.next() }
+}

@@ -1,0 +1,30 @@
+/// Settings of a `SyncSession`: the engine's flow control, the reconnect rules and the bounds of
+/// one connection attempt.
+public struct SyncSessionConfiguration: Sendable {
+    /// Outbox flow control (in flight, pacing, high-rate paths).
+    public var engine: SyncEngineConfiguration
+    /// When and how soon to reconnect.
+    public var reconnect: ReconnectPolicy
+    /// Bound of the TCP connect and WebSocket upgrade together.
+    public var connectTimeout: Duration
+    /// How long to wait for `welcome` after `hello` before the attempt counts as failed, nanoseconds.
+    public var welcomeTimeout: Int64
+    /// The round-trip estimator the heartbeat starts each connection with (its bounds set the pong deadline).
+    public var rtt: RTTEstimator
+    /// Largest message accepted from the server, bytes.
+    public var maxMessageSize: Int
+
+    /// Creates a configuration; defaults: engine and policy defaults, 10 s connect, 10 s welcome, 16 MiB messages.
+    public init(
+        engine: SyncEngineConfiguration = SyncEngineConfiguration(), reconnect: ReconnectPolicy = ReconnectPolicy(),
+        connectTimeout: Duration = .seconds(10), welcomeTimeout: Int64 = 10_000_000_000,
+        rtt: RTTEstimator = RTTEstimator(), maxMessageSize: Int = 16 << 20
+    ) {
+        self.engine = engine
+        self.reconnect = reconnect
+        self.connectTimeout = connectTimeout
+        self.welcomeTimeout = welcomeTimeout
+        self.rtt = rtt
+        self.maxMessageSize = maxMessageSize
+    }
+}

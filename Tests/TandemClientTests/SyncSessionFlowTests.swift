@@ -1,0 +1,39 @@
+import Testing
+import TandemProtocol
+import TandemServer
+@testable import TandemClient
+
+@Suite struct SyncSessionFlowTests {
+    @Test func aBacklogIsPacedUnderTheServersRateLimit() async throws {
+        // 50 messages/s with a burst of 5: sent unpaced, 30 patches would trip 4029 at once.
+        let harness = try SessionTestServer.start {
+            $0.rateLimit = 50
+            $0.rateBurst = 5
+        }
+        let (alice, _) = harness.session(user: "alice", client: "a1")
+        let states = StreamLog(alice.states)
+        await alice.start()
+        #expect(await alice.waitUntilConnected(timeout: .seconds(10)))
+        for index in 0..<30 { try await alice.apply([Fixtures.set("/p\(index)", .number(Double(index)))]) }
+        #expect(await alice.drain(timeout: .seconds(20)))
+        #expect(await alice.snapshot.rev == 30)
+        #expect(states.all.filter { $0 == .connected }.count == 1, "never closed for flooding")
+        await alice.stop()
+        await harness.shutdown()
+    }
+
+    @Test func heartbeatRoundTripsAreMeasured() async throws {
+        // Short enough for a quick test, long enough that a starved test run (the silence limit is
+        // twice the interval) does not declare every connection dead before its first pong.
+        let harness = try SessionTestServer.start { $0.heartbeatIntervalMilliseconds = 500 }
+        let (alice, _) = harness.session(user: "alice", client: "a1")
+        let events = StreamLog(alice.events)
+        await alice.start()
+        let measured = await eventually(timeout: .seconds(20)) {
+            events.all.contains { if case .roundTrip(let seconds) = $0 { seconds >= 0 && seconds < 5 } else { false } }
+        }
+        #expect(measured)
+        await alice.stop()
+        await harness.shutdown()
+    }
+}
