@@ -108,11 +108,16 @@ func listenLogging<Handler: TCPConnectionHandler & SendableMetatype>(
 final class BlockingPeer: @unchecked Sendable {
     let fd: Int32
 
+    /// How long a receive waits before failing with EAGAIN.
+    func setReceiveTimeout(_ receiveTimeout: Duration) {
+        var timeout = timeval(tv_sec: Int(receiveTimeout.components.seconds), tv_usec: Int(receiveTimeout.components.attoseconds / 1_000_000_000_000))
+        _ = setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+    }
+
     init(connectingTo address: SocketAddress, receiveTimeout: Duration = .seconds(5), receiveBuffer: Int32? = nil) throws {
         fd = socket(address.family, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw IOError.lastError("socket") }
-        var timeout = timeval(tv_sec: Int(receiveTimeout.components.seconds), tv_usec: Int(receiveTimeout.components.attoseconds / 1_000_000_000_000))
-        _ = setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        setReceiveTimeout(receiveTimeout)
         if var size = receiveBuffer {
             // Before connect, so the advertised window is small from the start.
             _ = setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
