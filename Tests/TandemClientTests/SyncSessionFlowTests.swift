@@ -11,13 +11,14 @@ import TandemServer
             $0.rateBurst = 5
         }
         let (alice, _) = harness.session(user: "alice", client: "a1")
-        let states = StreamLog(alice.states)
+        let events = StreamLog(alice.events)
         await alice.start()
         #expect(await alice.waitUntilConnected(timeout: .seconds(10)))
         for index in 0..<30 { try await alice.apply([Fixtures.set("/p\(index)", .number(Double(index)))]) }
         #expect(await alice.drain(timeout: .seconds(20)))
         #expect(await alice.snapshot.rev == 30)
-        #expect(states.all.filter { $0 == .connected }.count == 1, "never closed for flooding")
+        // Never closed for flooding (a reconnect for another reason on a starved machine is allowed).
+        #expect(!events.all.contains { if case .serverError(.rateLimited, _) = $0 { true } else { false } }, "closed for flooding")
         await alice.stop()
         await harness.shutdown()
     }
