@@ -34,16 +34,7 @@ public struct StandardErrorLogSink: LogSink {
     private static func quoted(_ value: String) -> String {
         let needsQuotes = value.isEmpty || value.contains { $0 == " " || $0 == "\"" || $0 == "=" || $0 == "\n" }
         guard needsQuotes else { return value }
-        var escaped = "\""
-        for character in value {
-            switch character {
-            case "\"": escaped += "\\\""
-            case "\\": escaped += "\\\\"
-            case "\n": escaped += "\\n"
-            default: escaped.append(character)
-            }
-        }
-        return escaped + "\""
+        return "\"" + value.escapedForDoubleQuotes + "\""
     }
 }
 

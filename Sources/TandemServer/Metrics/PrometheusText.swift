@@ -15,7 +15,7 @@ struct PrometheusText {
     mutating func labeledCounter(_ name: String, _ help: String, label: String, _ family: LabeledCounter) {
         header(name, help, type: "counter")
         for (value, count) in family.snapshot() {
-            output += "\(name){\(label)=\"\(Self.escapeLabel(value))\"} \(count)\n"
+            output += "\(name){\(label)=\"\(value.escapedForDoubleQuotes)\"} \(count)\n"
         }
     }
 
@@ -32,19 +32,5 @@ struct PrometheusText {
 
     private mutating func header(_ name: String, _ help: String, type: String) {
         output += "# HELP \(name) \(help)\n# TYPE \(name) \(type)\n"
-    }
-
-    /// Label values escape backslash, double quote and newline, as the format requires.
-    static func escapeLabel(_ value: String) -> String {
-        var escaped = ""
-        for character in value {
-            switch character {
-            case "\\": escaped += "\\\\"
-            case "\"": escaped += "\\\""
-            case "\n": escaped += "\\n"
-            default: escaped.append(character)
-            }
-        }
-        return escaped
     }
 }
