@@ -15,7 +15,7 @@ public enum HTTPClient {
             throw .invalidURL(url)
         }
         var request = HTTPRequest(method: method, target: target.target, headers: headers, body: body)
-        request.headers.replaceOrAdd(name: "Host", value: target.hostHeader)
+        if !request.headers.contains(name: "Host") { request.headers.add(name: "Host", value: target.hostHeader) }
         request.headers.replaceOrAdd(name: "Connection", value: "close")
         if !body.isEmpty || method == "POST" || method == "PUT" {
             request.headers.replaceOrAdd(name: "Content-Length", value: "\(body.count)")
