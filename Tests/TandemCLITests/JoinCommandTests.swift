@@ -8,7 +8,7 @@ import TandemWire
 @testable import TandemCLI
 
 /// An in-process server and event loops for `tandem join` runs.
-private final class JoinHarness: Sendable {
+final class JoinHarness: Sendable {
     let server: SyncServer
     let directory: String
     let group: EventLoopGroup

@@ -1,6 +1,11 @@
 /// The two addresses of one Tandem server, derived from whichever the user typed: the sync WebSocket URL
 /// (`ws://HOST:PORT/v1/sync`) and the HTTP API base (`http://HOST:PORT`).
 struct ServerURL: Equatable {
+    init(sync: String, api: String) {
+        self.sync = sync
+        self.api = api
+    }
+
     /// The WebSocket URL `SyncSession` connects to.
     var sync: String
     /// The base URL of the HTTP API.
