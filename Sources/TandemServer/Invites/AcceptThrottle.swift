@@ -51,6 +51,9 @@ final class AcceptThrottle: Sendable {
         }
     }
 
+    /// How many addresses are remembered (bounded by `limits.maxTrackedAddresses`).
+    var trackedAddressCount: Int { state.withLock { $0.byAddress.count } }
+
     /// Counts a failed accept from `address`.
     func recordFailure(address: String, now: Int64) {
         state.withLock { state in
