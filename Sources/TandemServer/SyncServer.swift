@@ -116,7 +116,7 @@ public final class SyncServer: Sendable {
             webSockets = try WebSocketServer.start(
                 configuration: wire, group: group,
                 handler: { request, responder in
-                    if InviteRoutes.claims(request.path) {
+                    if InviteRoutes.handles(request.path) {
                         invites.handle(request, responder: responder)
                     } else {
                         responder.respond(routes.respond(to: request) ?? InviteAPIError.notFound.response)

@@ -31,7 +31,7 @@ final class InviteRoutes: Sendable {
     }
 
     /// Whether `path` belongs to this API (everything under `/v1/invites` and `/v1/rooms/`).
-    static func claims(_ path: String) -> Bool {
+    static func handles(_ path: String) -> Bool {
         path == "/v1/invites" || path.hasPrefix("/v1/invites/") || path.hasPrefix("/v1/rooms/")
     }
 

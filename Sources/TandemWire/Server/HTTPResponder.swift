@@ -29,7 +29,4 @@ public final class HTTPResponder: Sendable {
         guard !answered.exchange(true, ordering: .acquiringAndReleasing) else { return }
         deliver(response)
     }
-
-    /// Whether a response has been given.
-    public var hasResponded: Bool { answered.load(ordering: .acquiring) }
 }
