@@ -26,13 +26,14 @@ enum JoinCommand {
         var clientID: String
         var name: String?
         var drainTimeout: Duration
-        /// The invitation code and the API base it is accepted at.
-        var invite: (code: String, api: String)? = nil
+        /// The invitation to accept for a token, if any.
+        var invite: InviteCode? = nil
+    }
 
-        static func == (lhs: Options, rhs: Options) -> Bool {
-            lhs.url == rhs.url && lhs.token == rhs.token && lhs.clientID == rhs.clientID && lhs.name == rhs.name
-                && lhs.drainTimeout == rhs.drainTimeout && lhs.invite?.code == rhs.invite?.code && lhs.invite?.api == rhs.invite?.api
-        }
+    /// An invitation code and the API base URL it is accepted at.
+    struct InviteCode: Equatable {
+        var code: String
+        var api: String
     }
 
     static let command = Command(spec: spec) { arguments, context in
@@ -80,7 +81,7 @@ enum JoinCommand {
             }
             let server = try ServerURL(url, option: "url")
             options.url = server.sync
-            options.invite = (code, server.api)
+            options.invite = InviteCode(code: code, api: server.api)
             return options
         }
         guard url.hasPrefix("ws://") else {
