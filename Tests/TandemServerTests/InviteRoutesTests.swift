@@ -1,7 +1,27 @@
+import Foundation
+import Synchronization
 import Testing
+import TandemTestSupport
 import TandemProtocol
 import TandemWire
 @testable import TandemServer
+
+/// A store whose first room load waits until the test releases it (on the storage thread, never the pool).
+private final class HeldLoadStore: RoomStore, @unchecked Sendable {
+    let inner = InMemoryRoomStore()
+    let loadStarted = Atomic<Bool>(false)
+    let release = DispatchSemaphore(value: 0)
+
+    func loadRoom(_ room: String) throws(StorageError) -> RoomRecord? {
+        if !loadStarted.exchange(true, ordering: .acquiringAndReleasing) { release.wait() }
+        return try inner.loadRoom(room)
+    }
+    func apply(_ writes: [StorageWrite]) throws(StorageError) { try inner.apply(writes) }
+    func patches(room: String, after: Int64, limit: Int) throws(StorageError) -> [StoredPatch] { try inner.patches(room: room, after: after, limit: limit) }
+    func revision(room: String, client: String, seq: Int64) throws(StorageError) -> Int64? { try inner.revision(room: room, client: client, seq: seq) }
+    func invites() throws(StorageError) -> [StoredInvite] { try inner.invites() }
+    func denials() throws(StorageError) -> [StoredDenial] { try inner.denials() }
+}
 
 /// The invitation API driven without sockets: requests in, responses out of an `HTTPResponder`.
 @Suite struct InviteRoutesTests {
@@ -58,5 +78,20 @@ import TandemWire
         #expect(claims.role == .viewer && claims.name == nil && claims.sub.hasPrefix("guest-"))
         let (wrongType, _) = await call(routes, "POST", "/v1/invites/\(code)/accept", json: "[]")
         #expect(wrongType.status == 400)
+    }
+
+    @Test func aJoinStillLoadingItsRoomWhenTheUserIsRemovedIsRefused() async throws {
+        let store = HeldLoadStore()
+        let harness = ServerHarness(store: store)
+        let routes = routes(harness)
+        let (session, bob) = harness.connect()
+        session.send(.hello(Hello(token: harness.token(user: "bob", role: .guest), client: "b1")))
+        try await eventually("the room load has begun", timeout: .seconds(30)) { store.loadStarted.load(ordering: .acquiring) }
+        let removal = Task { await call(routes, "POST", "/v1/rooms/lobby/remove", token: harness.token(user: "alice"), json: #"{"user":"bob"}"#) }
+        try await eventually("bob is denied", timeout: .seconds(30)) { harness.denials.deniedUntil("bob", in: "lobby", now: harness.wallClock.value) != nil }
+        store.release.signal()
+        #expect(await bob.nextClose(timeout: .seconds(30)) == .forbidden)
+        let (response, json) = await removal.value
+        #expect(response.status == 200 && json?["closed"] == .number(0))
     }
 }
