@@ -15,7 +15,7 @@ final class HTTPServerSession: TCPConnectionHandler, @unchecked Sendable {
     private var finished = false
     /// A route is answering the current request; no further request is read until it has.
     private var awaitingAnswer = false
-    private var remoteAddress: SocketAddress?
+    private let remoteAddress: SocketAddress?
 
     init(connection: TCPConnection, context: WebSocketServerContext) {
         self.context = context
