@@ -31,5 +31,19 @@ import TandemServer
         let idle = await runTandem(["serve", "--heartbeat", "5000", "--idle-timeout", "4000"])
         #expect(idle.status == ExitCode.usage)
         #expect(idle.console.stderr.first?.contains("more than the heartbeat interval") == true)
+        let publicURL = await runTandem(["serve", "--public-url", "cobrowse.example"])
+        #expect(publicURL.status == ExitCode.usage)
+        #expect(publicURL.console.stderr.first?.contains("http:// or https://") == true)
+    }
+
+    @Test func invitationFlagsMapOntoTheConfiguration() throws {
+        let arguments = try ArgumentParser.parse([
+            "--public-url", "https://cobrowse.example", "--invite-token-ttl", "600",
+            "--failed-accepts-per-address", "5", "--failed-accepts-global", "50",
+        ], for: ServeCommand.spec)
+        let configuration = try ServeCommand.configuration(from: arguments)
+        #expect(configuration.publicURL == "https://cobrowse.example")
+        #expect(configuration.inviteTokenTTLSeconds == 600)
+        #expect(configuration.failedAcceptsPerAddress == 5 && configuration.failedAcceptsGlobal == 50)
     }
 }
