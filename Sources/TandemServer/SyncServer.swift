@@ -94,7 +94,7 @@ public final class SyncServer: Sendable {
         do {
             webSockets = try WebSocketServer.start(
                 configuration: wire, group: group,
-                routes: { routes.respond(to: $0) },
+                routes: { routes.respond(to: $0) ?? PageRoutes.respond(to: $0) },
                 accept: { connection, _ in SyncConnectionHandler(connection: connection, context: context) })
         } catch {
             group.shutdown()

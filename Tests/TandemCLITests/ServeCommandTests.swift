@@ -1,4 +1,5 @@
 import Testing
+import TandemProtocol
 import TandemServer
 @testable import TandemCLI
 
@@ -31,5 +32,23 @@ import TandemServer
         let idle = await runTandem(["serve", "--heartbeat", "5000", "--idle-timeout", "4000"])
         #expect(idle.status == ExitCode.usage)
         #expect(idle.console.stderr.first?.contains("more than the heartbeat interval") == true)
+    }
+
+    @Test func theBannerPrintsReadyToOpenPageLinksForAHostAndAViewer() throws {
+        var configuration = ServerConfiguration()
+        configuration.port = 0
+        configuration.inMemoryStorage = true
+        let server = try SyncServer(configuration: configuration, environment: ["TANDEM_SECRET": "banner"], logger: .discarding)
+        defer { server.shutdown() }
+        let lines = ServeCommand.banner(server)
+        let prefix = "http://127.0.0.1:\(server.port)/#token="
+        func link(_ label: String) throws -> TokenClaims {
+            let line = try #require(lines.first { $0.hasPrefix("  \(label) ") && $0.contains(prefix) }, "no \(label) link in \(lines)")
+            let token = try #require(line.components(separatedBy: prefix).last)
+            return try server.tokens.verify(token)
+        }
+        #expect(try link("host").role == .host)
+        #expect(try link("viewer").role == .viewer)
+        #expect(try link("host").room == "demo")
     }
 }
