@@ -47,6 +47,106 @@ struct BrowserParticipantTests {
         await room.shutdown()
     }
 
+    @Test func theProtocolScriptRebasesRollsBackCoalescesAndDropsADeadConnection() async throws {
+        let room = try BrowserRoom()
+        let browser = try await BrowserDriver()
+        try await browser.open([("page", room.pageURL(token: nil))])
+        // sync.js against a scripted socket: every message in and out is visible to the test.
+        let result = try await browser.evaluate("page", """
+            const sockets = [];
+            window.WebSocket = class {
+              constructor(url, protocol) {
+                this.url = url; this.protocol = protocol; this.sent = []; this.readyState = 0; sockets.push(this);
+                setTimeout(() => { this.readyState = 1; if (this.onopen) this.onopen(); }, 0);
+              }
+              send(text) { this.sent.push(JSON.parse(text)); }
+              close() { this.readyState = 3; this.closed = true; }
+              deliver(message) { if (this.onmessage) this.onmessage({ data: JSON.stringify(message) }); }
+            };
+            window.WebSocket.OPEN = 1;
+            const wait = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+            const copy = (value) => JSON.parse(JSON.stringify(value));
+            const session = new TandemSync.Session({ url: 'ws://fake/v1/sync', token: 't', client: 'c1', presence: { name: 'T' }, backoff: { base: 10, cap: 20 } });
+            session.start();
+            await wait(20);
+            const first = sockets[0];
+            const hello1 = copy(first.sent[0]);
+            first.deliver({ type: 'welcome', epoch: 'e1', rev: 3, state: { tabIndex: 0, keep: 'x' }, lastSeq: 0,
+              you: { user: 'u', client: 'c1', role: 'host' }, participants: [], heartbeat: { interval: 150, timeout: 450 }, limits: { rate: 0 } });
+            session.change([{ op: 'set', path: '/tabIndex', value: 2 }]);
+            const patch1 = copy(first.sent.find((m) => m.type === 'patch'));
+            first.deliver({ type: 'patch', rev: 4, user: 'o', client: 'o1', seq: 7, ops: [{ op: 'set', path: '/marks/a', value: true }, { op: 'set', path: '/tabIndex', value: 1 }] });
+            const rebased = copy(session.visible);
+            first.deliver({ type: 'reject', seq: 1, code: 'invalid_op', message: 'no' });
+            const rolledBack = copy(session.visible);
+            const before = first.sent.length;
+            for (let y = 1; y <= 10; y++) { session.change([{ op: 'set', path: '/contentOffset', value: { x: 0, y: y * 10 } }]); await wait(5); }
+            await wait(80);
+            const scrolls = first.sent.slice(before).filter((m) => m.type === 'patch');
+            for (const m of scrolls) first.deliver({ type: 'ack', seq: m.seq, rev: 4 + m.seq, duplicate: false });
+            const acked = { visible: copy(session.visible), rev: session.rev, pending: session.unacknowledged };
+            // From now on the server says nothing: the heartbeat must notice and reconnect with resume.
+            const silentSince = performance.now();
+            while (sockets.length < 2 && performance.now() - silentSince < 5000) await wait(10);
+            await wait(20);
+            // The history no longer covers our rev: the server answers with a full state.
+            sockets[1].deliver({ type: 'welcome', epoch: 'e2', rev: 1, state: { tabIndex: 5 }, lastSeq: 0,
+              you: { user: 'u', client: 'c1', role: 'host' }, participants: [], heartbeat: { interval: 10000, timeout: 30000 }, limits: { rate: 0 } });
+            const afterSnapshot = { status: copy(session.status), visible: copy(session.visible) };
+            session.stop();
+            return { afterSnapshot, hello1, patch1, rebased, rolledBack, scrolls: scrolls.map((m) => m.ops[0].value.y), acked,
+              pinged: first.sent.some((m) => m.type === 'ping'), firstClosed: first.closed === true,
+              deadAfter: performance.now() - silentSince, hello2: sockets[1] ? sockets[1].sent[0] : null,
+              backoff: [0, 1, 2, 3, 4, 5].map((n) => TandemSync.backoffDelay(n, { base: 500, cap: 8000 }, () => 1)),
+              jitterFloor: TandemSync.backoffDelay(3, { base: 500, cap: 8000 }, () => 0) };
+            """, as: ProtocolScriptResult.self)
+        #expect(result.hello1 == ["type": "hello", "token": "t", "client": "c1", "presence": ["name": "T"]], "no resume on the first connection")
+        #expect(result.patch1 == ["type": "patch", "seq": 1, "ops": [["op": "set", "path": "/tabIndex", "value": 2]]])
+        #expect(result.rebased == ["tabIndex": 2, "keep": "x", "marks": ["a": true]], "the pending change stays on top of the remote one")
+        #expect(result.rolledBack == ["tabIndex": 1, "keep": "x", "marks": ["a": true]], "a reject rolls back to the confirmed state")
+        #expect(result.scrolls.count >= 1 && result.scrolls.count <= 3, "10 offsets in 50 ms went out as \(result.scrolls)")
+        #expect(result.scrolls.last == 100, "the newest offset wins")
+        #expect(result.acked.pending == 0)
+        #expect(result.acked.visible["contentOffset"] == ["x": 0, "y": 100])
+        #expect(result.pinged && result.firstClosed)
+        #expect(result.deadAfter < 2000, "a silent connection is dropped after about two heartbeat intervals")
+        #expect(result.hello2?["resume"] == ["epoch": "e1", "rev": .number(Double(result.acked.rev))])
+        #expect(result.afterSnapshot.status["welcome"] == "snapshot")
+        #expect(result.afterSnapshot.status["reconnects"] == 1)
+        #expect(result.afterSnapshot.visible == ["tabIndex": 5])
+        #expect(result.backoff == [500, 1000, 2000, 4000, 8000, 8000])
+        #expect(result.jitterFloor == 0)
+
+        let pointer = try await browser.evaluate("page", """
+            const apply = TandemSync.applyOps;
+            const fails = (doc, ops) => { try { apply(doc, ops); return false; } catch (error) { return true; } };
+            const original = { list: [1, 2] };
+            const polluted = apply({}, [{ op: 'set', path: '/__proto__/hacked', value: true }]);
+            return {
+              created: apply({}, [{ op: 'set', path: '/a/b', value: 1 }]),
+              missingRemove: apply({ a: 1 }, [{ op: 'remove', path: '/x/y' }]),
+              escaped: apply({}, [{ op: 'set', path: '/a~1b/c~0d', value: 2 }]),
+              element: apply(original, [{ op: 'set', path: '/list/1', value: 9 }]),
+              untouched: original,
+              appendFails: fails({ list: [1] }, [{ op: 'set', path: '/list/1', value: 2 }]),
+              removeElementFails: fails({ list: [1] }, [{ op: 'remove', path: '/list/0' }]),
+              atomic: fails({ a: 1 }, [{ op: 'set', path: '/b', value: 1 }, { op: 'set', path: '/a/c', value: 1 }]),
+              prototypeClean: ({}).hacked === undefined && Object.keys(polluted).includes('__proto__'),
+            };
+            """, as: JSONValue.self)
+        #expect(pointer["created"] == ["a": ["b": 1]])
+        #expect(pointer["missingRemove"] == ["a": 1])
+        #expect(pointer["escaped"] == ["a/b": ["c~d": 2]])
+        #expect(pointer["element"] == ["list": [1, 9]])
+        #expect(pointer["untouched"] == ["list": [1, 2]])
+        for key in ["appendFails", "removeElementFails", "atomic", "prototypeClean"] {
+            #expect(pointer[key] == .bool(true), "\(key)")
+        }
+        #expect(try await browser.consoleErrors("page") == [])
+        await browser.quit()
+        await room.shutdown()
+    }
+
     @Test func twoPagesAndASwiftClientShareTabsScrollMarksAndTheCart() async throws {
         let room = try BrowserRoom()
         let swift = room.session(user: "swift", client: "swift-1")
@@ -220,6 +320,33 @@ struct BrowserParticipantTests {
         await swift.stop()
         await room.shutdown()
     }
+}
+
+private struct ProtocolScriptResult: Decodable {
+    struct Acked: Decodable {
+        var visible: JSONValue
+        var rev: Int
+        var pending: Int
+    }
+
+    struct AfterSnapshot: Decodable {
+        var status: JSONValue
+        var visible: JSONValue
+    }
+
+    var afterSnapshot: AfterSnapshot
+    var hello1: JSONValue
+    var patch1: JSONValue
+    var rebased: JSONValue
+    var rolledBack: JSONValue
+    var scrolls: [Double]
+    var acked: Acked
+    var pinged: Bool
+    var firstClosed: Bool
+    var deadAfter: Double
+    var hello2: JSONValue?
+    var backoff: [Double]
+    var jitterFloor: Double
 }
 
 private struct ToastProbe: Decodable {

@@ -51,6 +51,7 @@ button:disabled { cursor: not-allowed; opacity: 0.45; }
   transition: color 0.15s, box-shadow 0.15s;
 }
 .navbar[data-title="primary"] { color: var(--ink); }
+.navbar[data-title="inverted"] { text-shadow: 0 1px 3px rgb(0 0 0 / 0.45); }
 .navbar.shadow { box-shadow: 0 1px 6px rgb(0 0 0 / 0.2); }
 .navbar-title { font-weight: 600; }
 .cart { display: inline-flex; align-items: center; gap: 4px; font-weight: 600; }
@@ -85,10 +86,10 @@ body.viewer .detail { overflow-y: hidden; }
 .actions button.primary { background: var(--accent); border-color: var(--accent); color: #fff; font-weight: 600; }
 .actions button.primary[aria-pressed="true"] { background: #178a4c; border-color: #178a4c; }
 
-.toasts { position: fixed; left: 50%; top: 60px; transform: translateX(-50%); z-index: 20; pointer-events: none; max-width: 90vw; }
+.toasts { position: fixed; left: 50%; bottom: 96px; transform: translateX(-50%); z-index: 20; pointer-events: none; max-width: 90vw; }
 .toast {
   pointer-events: auto; padding: 10px 18px; border-radius: 12px; background: rgb(29 35 48 / 0.92); color: #fff;
-  opacity: 0; transform: translateY(-8px); transition: opacity 0.25s, transform 0.25s; cursor: pointer;
+  opacity: 0; transform: translateY(8px); transition: opacity 0.25s, transform 0.25s; cursor: pointer;
 }
 .toast.shown { opacity: 1; transform: none; }
 .noscript, body.no-token .stage { padding: 24px; }
