@@ -217,7 +217,7 @@ struct BrowserParticipantTests {
             step();
             return true;
             """)
-        try await browser.waitUntil("p1", "return window.scrollDone && tandemPage.snapshot().pending === 0")
+        try await browser.waitUntil("p1", "return window.scrollDone && tandemPage.snapshot().state.contentOffset.y === 100 && tandemPage.snapshot().pending === 0")
         let sent = try await browser.evaluate("p1", "return tandemPage.session.seq", as: Int.self) - before
         try await eventually("the last offset reaches the Swift client", timeout: .seconds(30)) {
             swift.state["contentOffset"]?["y"] == .number(100)

@@ -154,6 +154,7 @@ enum PageAppScript {
     const chrome = TandemScrollChrome.configuration({ fadeStart: 0, fadeEnd: HERO_HEIGHT - BAR_HEIGHT, hysteresis: 8 });
     let bar = null;
     let appliedTop = 0;
+    let shownOffset = null;
     let role = claims.role === 'viewer' ? 'viewer' : null;
 
     buildPanels();
@@ -203,10 +204,16 @@ enum PageAppScript {
       }));
       for (const [mark, id] of Object.entries(MARK_CONTROLS)) $(id).setAttribute('aria-pressed', String(hasOwn(marks, mark)));
 
+      // The view follows the state's offset when that offset changes, not whenever the two
+      // differ: the user's newest scroll position may not have reached the state yet (scroll
+      // events come a frame later), and an ack must not pull the view back to an older one.
       const offset = state.contentOffset && typeof state.contentOffset.y === 'number' ? state.contentOffset.y : 0;
-      if (origin !== 'local' && Math.abs(detail.scrollTop - offset) >= 1) {
-        detail.scrollTop = offset;
-        appliedTop = detail.scrollTop;
+      if (offset !== shownOffset) {
+        shownOffset = offset;
+        if (origin !== 'local' && Math.abs(detail.scrollTop - offset) >= 1) {
+          detail.scrollTop = offset;
+          appliedTop = detail.scrollTop;
+        }
       }
       renderBar();
       renderStatus();
@@ -234,7 +241,8 @@ enum PageAppScript {
       }
       element.textContent = text;
       if (session.role) role = session.role;
-      const readOnly = role === 'viewer' || session.connections === 0;
+      // Before the first welcome the role is unknown; after a final close nothing can be sent.
+      const readOnly = role === 'viewer' || session.connections === 0 || status.state === 'closed';
       document.body.classList.toggle('viewer', role === 'viewer');
       $('role').hidden = role !== 'viewer';
       for (const control of document.querySelectorAll('button[data-control]')) control.disabled = readOnly;
