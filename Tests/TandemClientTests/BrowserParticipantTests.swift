@@ -156,6 +156,13 @@ struct BrowserParticipantTests {
         for page in ["p1", "p2"] {
             try await browser.waitUntil(page, "return tandemPage.snapshot().status.state === 'connected' && tandemPage.snapshot().participants.length === 3")
         }
+        // The token stays in the fragment: not in the WebSocket URL, not in any request the page made.
+        let tokenStaysLocal = try await browser.evaluate("p1", """
+            return tandemPage.session.url === 'ws://' + location.host + '/v1/sync'
+              && performance.getEntriesByType('resource').every((e) => !e.name.includes('eyJ'));
+            """, as: Bool.self)
+        #expect(tokenStaysLocal)
+
         // Join and leave toasts: one at a time, each completed only after it has gone.
         try await browser.evaluate("p1", """
             window.mostToasts = 0;
