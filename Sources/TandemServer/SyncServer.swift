@@ -119,7 +119,7 @@ public final class SyncServer: Sendable {
                     if InviteRoutes.handles(request.path) {
                         invites.handle(request, responder: responder)
                     } else {
-                        responder.respond(routes.respond(to: request) ?? InviteAPIError.notFound.response)
+                        responder.respond(routes.respond(to: request) ?? PageRoutes.respond(to: request) ?? InviteAPIError.notFound.response)
                     }
                 },
                 accept: { connection, _ in SyncConnectionHandler(connection: connection, context: context) })

@@ -1,4 +1,5 @@
 import Testing
+import TandemProtocol
 import TandemServer
 @testable import TandemCLI
 
@@ -45,5 +46,23 @@ import TandemServer
         #expect(configuration.publicURL == "https://cobrowse.example")
         #expect(configuration.inviteTokenTTLSeconds == 600)
         #expect(configuration.failedAcceptsPerAddress == 5 && configuration.failedAcceptsGlobal == 50)
+    }
+
+    @Test func theBannerPrintsReadyToOpenPageLinksForAHostAndAViewer() throws {
+        var configuration = ServerConfiguration()
+        configuration.port = 0
+        configuration.inMemoryStorage = true
+        let server = try SyncServer(configuration: configuration, environment: ["TANDEM_SECRET": "banner"], logger: .discarding)
+        defer { server.shutdown() }
+        let lines = ServeCommand.banner(server)
+        let prefix = "http://127.0.0.1:\(server.port)/#token="
+        func link(_ label: String) throws -> TokenClaims {
+            let line = try #require(lines.first { $0.hasPrefix("  \(label) ") && $0.contains(prefix) }, "no \(label) link in \(lines)")
+            let token = try #require(line.components(separatedBy: prefix).last)
+            return try server.tokens.verify(token)
+        }
+        #expect(try link("host").role == .host)
+        #expect(try link("viewer").role == .viewer)
+        #expect(try link("host").room == "demo")
     }
 }

@@ -146,6 +146,10 @@ enum ServeCommand {
             "  host token    \(host_)",
             "  viewer token  \(viewer)",
             "",
+            "Open in a browser (the token stays in the URL fragment, which is never sent to the server):",
+            "  host    \(http)/#token=\(host_)",
+            "  viewer  \(http)/#token=\(viewer)",
+            "",
             "Join from a terminal:  tandem join --url \(server.syncURL) --token <host token>",
             "Stop with Ctrl-C (SIGINT) or SIGTERM: connections close with 1001 and storage is flushed.",
         ]
