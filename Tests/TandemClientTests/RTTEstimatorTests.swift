@@ -1,4 +1,5 @@
 import Testing
+import TandemKit
 @testable import TandemClient
 
 @Suite struct RTTEstimatorTests {
@@ -39,18 +40,6 @@ import Testing
 }
 
 @Suite struct ReconnectBackoffTests {
-    /// A deterministic generator (SplitMix64) so draws are repeatable.
-    struct SeededGenerator: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
-
     @Test func ceilingDoublesUntilTheCap() {
         let backoff = ReconnectBackoff(base: 0.5, cap: 10)
         #expect((0..<7).map { backoff.ceiling(attempt: $0) } == [0.5, 1, 2, 4, 8, 10, 10])
@@ -60,7 +49,7 @@ import Testing
 
     @Test func delaysStayWithinBoundsAndSpreadAcrossTheRange() {
         let backoff = ReconnectBackoff(base: 1, cap: 8)
-        var generator = SeededGenerator(state: 42)
+        var generator = SeededRandom(seed: 42)
         for attempt in 0..<6 {
             let ceiling = backoff.ceiling(attempt: attempt)
             let draws = (0..<2_000).map { _ in backoff.delay(attempt: attempt, using: &generator) }

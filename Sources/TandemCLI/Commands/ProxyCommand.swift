@@ -64,7 +64,7 @@ enum ProxyCommand {
     }
 
     /// A positive number of seconds (decimals allowed, at least a millisecond), or nil when absent.
-    private static func period(_ name: String, in arguments: ParsedArguments) throws(CommandLineError) -> Duration? {
+    static func period(_ name: String, in arguments: ParsedArguments) throws(CommandLineError) -> Duration? {
         guard let text = arguments.value(name) else { return nil }
         guard let seconds = Double(text), seconds.isFinite, seconds >= 0.001, seconds <= 86_400 else {
             throw .invalidValue(option: name, value: text, expected: "a number of seconds from 0.001 to 86400")

@@ -1,19 +1,9 @@
-/// SplitMix64: a tiny seeded generator so every randomized test case can be replayed by its seed.
-struct SplitMix: RandomNumberGenerator {
-    private var state: UInt64
+import TandemKit
 
-    init(seed: UInt64) {
-        state = seed
-    }
+/// The kit's seeded generator under the name the randomized client tests use, with their shorthands.
+typealias SplitMix = SeededRandom
 
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-
+extension SeededRandom {
     mutating func chance(_ probability: Double) -> Bool {
         Double.random(in: 0..<1, using: &self) < probability
     }

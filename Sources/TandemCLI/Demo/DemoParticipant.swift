@@ -1,0 +1,105 @@
+import Synchronization
+import TandemClient
+import TandemProtocol
+
+/// One scripted participant of `tandem demo`: a `SyncSession` that switches tabs, scrolls, toggles
+/// the cart and sets marks, as a shopper on the article's product page would, and keeps the figures
+/// the live display and the final verdict need.
+///
+/// Every scripted change also writes one journal entry (`/journal/<name>/<step>`) that nothing else
+/// overwrites, so after the run each acknowledged change can be looked up in the server's state:
+/// a missing entry is an acknowledged update that was lost. Thread-safe: figures sit behind a mutex.
+final class DemoParticipant: Sendable {
+    /// What the display shows and the verdict counts.
+    struct Figures: Sendable {
+        var roundTripMilliseconds: Double?
+        var reconnects = 0
+        var status = "idle"
+        /// Journal keys of changes the session accepted locally, in order.
+        var applied: [String] = []
+        /// Journal keys of changes the server rejected.
+        var rejected: Set<String> = []
+    }
+
+    /// The mark keys the script sets (badges on the page).
+    static let markKeys = ["video_playing", "price_sheet_shown", "size_chart_open", "reviews_expanded"]
+
+    let name: String
+    let session: SyncSession
+    private let figures = Mutex(Figures())
+
+    init(name: String, session: SyncSession) {
+        self.name = name
+        self.session = session
+    }
+
+    var current: Figures { figures.withLock { $0 } }
+
+    /// Consumes the session's events until it ends, keeping round trips, reconnects and rejections.
+    func observe() -> Task<Void, Never> {
+        Task {
+            for await event in session.events {
+                figures.withLock { figures in
+                    switch event {
+                    case .roundTrip(let seconds): figures.roundTripMilliseconds = seconds * 1000
+                    case .connectionChanged(let state):
+                        figures.status = Self.status(state)
+                        if case .reconnecting = state { figures.reconnects += 1 }
+                    case .rejected(_, _, _, let ops):
+                        for key in ops.compactMap(Self.journalKey) { figures.rejected.insert(key) }
+                    default: break
+                    }
+                }
+            }
+        }
+    }
+
+    /// Makes one scripted change (step numbers must not repeat) from the current visible state.
+    func act(step: Int, using random: inout some RandomNumberGenerator) async {
+        let visible = await session.snapshot.state
+        var ops: [PatchOp] = []
+        switch Int.random(in: 0..<4, using: &random) {
+        case 0: ops.append(.set(Self.pointer("tabIndex"), .number(Double(Int.random(in: 0..<3, using: &random)))))
+        case 1:
+            let y = Double(Int.random(in: 0...4000, using: &random))
+            ops.append(.set(Self.pointer("contentOffset"), .object(["x": .number(0), "y": .number(y)])))
+        case 2:
+            let selected = visible["addToCartSelected"] == .bool(true)
+            ops.append(.set(Self.pointer("addToCartSelected"), .bool(!selected)))
+        default:
+            let key = Self.markKeys[Int.random(in: 0..<Self.markKeys.count, using: &random)]
+            ops.append(.set(Self.pointer("marks", key), .bool(Bool.random(using: &random))))
+        }
+        let key = "\(step)"
+        ops.append(.set(Self.pointer("journal", name, key), .number(Double(step))))
+        do {
+            try await session.apply(ops)
+            figures.withLock { $0.applied.append(key) }
+        } catch {
+            // Only a closed session refuses here; the run's verdict reports what was not delivered.
+        }
+    }
+
+    /// Journal entries that were acknowledged (applied and not rejected) but are missing from `state`.
+    func lostUpdates(in state: JSONValue) -> [String] {
+        let figures = current
+        let journal = state["journal"]?[name]
+        return figures.applied.filter { !figures.rejected.contains($0) && journal?[$0] == nil }
+    }
+
+    private static func pointer(_ tokens: String...) -> JSONPointer {
+        JSONPointer(tokens: tokens)
+    }
+
+    private static func journalKey(_ op: PatchOp) -> String? {
+        guard case .set(let path, _) = op, path.tokens.count == 3, path.tokens[0] == "journal" else { return nil }
+        return path.tokens[2]
+    }
+
+    private static func status(_ state: ConnectionState) -> String {
+        switch state {
+        case .reconnecting(_, let delay): "reconnecting in \(Int((delay * 1000).rounded())) ms"
+        default: "\(state)"
+        }
+    }
+}

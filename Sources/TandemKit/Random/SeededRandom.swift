@@ -1,0 +1,21 @@
+/// A small, fast, seeded random number generator (SplitMix64): the same seed gives the same sequence on
+/// every platform, so a randomized test, a property check or a scripted demo can be replayed by its seed.
+///
+/// Not for secrets (it is predictable by design). A value type: copies continue independently.
+public struct SeededRandom: RandomNumberGenerator, Sendable {
+    private var state: UInt64
+
+    /// Creates a generator whose sequence is determined by `seed`.
+    public init(seed: UInt64) {
+        state = seed
+    }
+
+    /// The next 64 random bits.
+    public mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
