@@ -49,7 +49,8 @@ import TandemTestSupport
             } catch let error as IOError {
                 #expect(error == .connectTimeout(host: "127.0.0.1", port: port))
                 #expect(clock.now - start >= .milliseconds(150))
-                #expect(clock.now - start < .seconds(10))
+                // Far below the kernel's own SYN retries (about two minutes); generous for a loaded machine.
+                #expect(clock.now - start < .seconds(30))
                 timedOut += 1
             }
         }
