@@ -8,3 +8,14 @@ extension Array where Element == Double {
         return sorted.count.isMultiple(of: 2) ? (sorted[middle - 1] + sorted[middle]) / 2 : sorted[middle]
     }
 }
+
+extension Array where Element == Double {
+    /// The `fraction` quantile (0…1) by the nearest-rank method: the smallest sample with at least that
+    /// share of the samples at or below it (0 when empty). `percentile(0.99)` is the p99.
+    func percentile(_ fraction: Double) -> Double {
+        let sorted = self.sorted()
+        guard !sorted.isEmpty else { return 0 }
+        let rank = Int((fraction * Double(sorted.count)).rounded(.up))
+        return sorted[Swift.min(Swift.max(rank, 1), sorted.count) - 1]
+    }
+}

@@ -168,7 +168,8 @@ enum WireBenchmark {
 }
 
 /// Echoes every message back (the server side of the echo benchmark).
-private final class EchoHandler: WebSocketHandler {
+/// Sends every message straight back (the reference server of the wire and latency benchmarks).
+final class EchoHandler: WebSocketHandler {
     func webSocketDidReceiveText(_ connection: WebSocketConnection, _ text: [UInt8]) {
         connection.sendText(text)
     }
