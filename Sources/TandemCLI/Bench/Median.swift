@@ -8,3 +8,12 @@ extension Array where Element == Double {
         return sorted.count.isMultiple(of: 2) ? (sorted[middle - 1] + sorted[middle]) / 2 : sorted[middle]
     }
 }
+
+extension Array {
+    /// The sample whose `key` is the median (the lower middle one for an even count), so that
+    /// numbers measured together in one run are reported together.
+    func median(by key: (Element) -> Double) -> Element {
+        precondition(!isEmpty, "no samples")
+        return sorted { key($0) < key($1) }[(count - 1) / 2]
+    }
+}
