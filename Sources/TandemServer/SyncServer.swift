@@ -63,7 +63,7 @@ public final class SyncServer: Sendable {
                 throw .dataDirectory(configuration.dataDirectory, "\(error.localizedDescription)")
             }
         }
-        commits = CommitQueue(store: store)
+        commits = CommitQueue(store: store) { WakeupCoalescing.batch($0) }
         registry = RoomRegistry(commits: commits, scheduler: DispatchTimerScheduler(), settings: RoomSettings(configuration),
                                 metrics: metrics, logger: logger)
 

@@ -100,7 +100,8 @@ enum StorageBenchmark {
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let store = TimedRoomStore(try SQLiteRoomStore(path: folder + "/bench.sqlite", durability: durability))
-        let queue = CommitQueue(store: store, maxBatch: maxBatch)
+        // As the server does: acks handed to event loops wake each loop once per batch.
+        let queue = CommitQueue(store: store, maxBatch: maxBatch) { WakeupCoalescing.batch($0) }
         try await queue.write([.createRoom(room: "bench", epoch: "e", snapshot: Array("{}".utf8))])
         let (applyBefore, transactionsBefore) = try await queue.read { _ in (store.applyNanoseconds, store.transactions) }
         let ops = Array(#"[{"op":"set","path":"/contentOffset","value":{"x":0,"y":1234.5}}]"#.utf8)

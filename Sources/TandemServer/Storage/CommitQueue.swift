@@ -56,11 +56,17 @@ public final class CommitQueue: Sendable {
     // Guarded by `condition`; `nonisolated(unsafe)` because NSCondition is the lock.
     nonisolated(unsafe) private var state = State()
     private let maxBatch: Int
+    private let deliver: @Sendable (() -> Void) -> Void
 
     /// Starts the writer thread for `store`, which must not be used by anyone else afterwards.
-    /// - Parameter maxBatch: most write jobs committed in one transaction.
-    public init(store: any RoomStore, maxBatch: Int = 4096) {
+    /// - Parameters:
+    ///   - maxBatch: most write jobs committed in one transaction.
+    ///   - deliver: runs the loop that calls a committed batch's completions (in order, on the
+    ///     writer thread), e.g. inside `WakeupCoalescing.batch` so the event loops those
+    ///     completions hand acks to are woken once per batch rather than once per ack.
+    public init(store: any RoomStore, maxBatch: Int = 4096, deliver: @escaping @Sendable (() -> Void) -> Void = { $0() }) {
         self.maxBatch = max(1, maxBatch)
+        self.deliver = deliver
         let box = StoreBox(store)
         let thread = Thread { [self] in self.runLoop(box) }
         thread.name = "tandem-storage"
@@ -166,7 +172,7 @@ public final class CommitQueue: Sendable {
         defer { batch.clear() }
         do {
             try store.apply(batch.writes)
-            for completion in batch.completions { completion(.success(())) }
+            deliver { for completion in batch.completions { completion(.success(())) } }
         } catch {
             guard batch.completions.count > 1 else {
                 batch.completions[0](.failure(error))
