@@ -78,6 +78,22 @@ import Testing
         #expect(try #require(try reopen().loadRoom("lobby")).clients == expected)
     }
 
+    @Test(arguments: Kind.allCases) func aLargeBatchWithASnapshotInTheMiddleAppliesInOrder(kind: Kind) throws {
+        let (store, reopen, cleanup) = try makeStore(kind)
+        defer { cleanup() }
+        try store.apply([.createRoom(room: "lobby", epoch: "e1", snapshot: Array("{}".utf8))])
+        // More patches than one multi-row insert holds, not a multiple of it, with a trim between.
+        let writes: [StorageWrite] = (1...20).map { .appendPatch(patch($0, client: "c\($0 % 3)")) }
+            + [.snapshot(room: "lobby", rev: 20, state: Array(#"{"n":20}"#.utf8), keepFrom: 18)]
+            + (21...37).map { .appendPatch(patch($0, client: "c\($0 % 3)")) }
+        try store.apply(writes)
+        let record = try #require(try reopen().loadRoom("lobby"))
+        #expect(record.rev == 37)
+        #expect(record.patchesAfterSnapshot.map(\.rev) == Array(21...37))
+        #expect(try reopen().patches(room: "lobby", after: 0, limit: 100).map(\.rev) == Array(18...37))
+        #expect(record.clients["c0"] == ClientProgress(lastSeq: 36, lastRev: 36))
+    }
+
     @Test(arguments: Kind.allCases) func findsTheRevisionOfAClientsSeq(kind: Kind) throws {
         let (store, _, cleanup) = try makeStore(kind)
         defer { cleanup() }

@@ -23,6 +23,9 @@ public final class SQLiteRoomStore: RoomStore {
     private let database: SQLiteDatabase
     private let insertRoom: SQLiteStatement
     private let insertPatch: SQLiteStatement
+    /// `insertPatch` for `rowsPerInsert` rows at once: one statement run per 16 patches of a batch.
+    private let insertPatchRows: SQLiteStatement
+    private static let rowsPerInsert = 16
     private let foldProgress: SQLiteStatement
     private let updateRev: SQLiteStatement
     private let updateSnapshot: SQLiteStatement
@@ -61,6 +64,8 @@ public final class SQLiteRoomStore: RoomStore {
                 """)
             insertRoom = try database.prepare("INSERT OR REPLACE INTO rooms (room, epoch, rev, snapshot, snapshot_rev) VALUES (?, ?, 0, ?, 0)")
             insertPatch = try database.prepare("INSERT INTO patches (room, rev, user, client, seq, ops) VALUES (?, ?, ?, ?, ?, ?)")
+            insertPatchRows = try database.prepare("INSERT INTO patches (room, rev, user, client, seq, ops) VALUES "
+                + Array(repeating: "(?, ?, ?, ?, ?, ?)", count: Self.rowsPerInsert).joined(separator: ", "))
             // Before patches are trimmed, each affected client's newest trimmed patch becomes its
             // stored progress (SQLite takes the bare `seq` from the row with max(rev)).
             foldProgress = try database.prepare("""
@@ -132,7 +137,30 @@ public final class SQLiteRoomStore: RoomStore {
         do {
             try database.transaction { () throws(SQLiteError) in
                 var lastRev: [String: Int64] = [:]
+                // Patches are inserted `rowsPerInsert` at a time; any other write first flushes
+                // them, so writes still apply in order.
+                var rows: [StoredPatch] = []
+                rows.reserveCapacity(Self.rowsPerInsert)
+                func insertRows() throws(SQLiteError) {
+                    if rows.count == Self.rowsPerInsert {
+                        try run(insertPatchRows) { () throws(SQLiteError) in
+                            for (offset, patch) in rows.enumerated() { try bind(patch, to: insertPatchRows, from: Int32(offset * 6 + 1)) }
+                        }
+                    } else {
+                        for patch in rows {
+                            try run(insertPatch) { () throws(SQLiteError) in try bind(patch, to: insertPatch, from: 1) }
+                        }
+                    }
+                    rows.removeAll(keepingCapacity: true)
+                }
                 for write in writes {
+                    if case .appendPatch(let patch) = write {
+                        rows.append(patch)
+                        lastRev[patch.room] = patch.rev
+                        if rows.count == Self.rowsPerInsert { try insertRows() }
+                        continue
+                    }
+                    try insertRows()
                     switch write {
                     case .createRoom(let room, let epoch, let snapshot):
                         try run(deleteRoomPatches) { () throws(SQLiteError) in try deleteRoomPatches.bind(room, at: 1) }
@@ -141,13 +169,8 @@ public final class SQLiteRoomStore: RoomStore {
                             try insertRoom.bind(room, at: 1); try insertRoom.bind(epoch, at: 2); try insertRoom.bind(snapshot, at: 3)
                         }
                         lastRev[room] = nil
-                    case .appendPatch(let patch):
-                        try run(insertPatch) { () throws(SQLiteError) in
-                            try insertPatch.bind(patch.room, at: 1); try insertPatch.bind(patch.rev, at: 2)
-                            try insertPatch.bind(patch.user, at: 3); try insertPatch.bind(patch.client, at: 4)
-                            try insertPatch.bind(patch.seq, at: 5); try insertPatch.bind(patch.ops, at: 6)
-                        }
-                        lastRev[patch.room] = patch.rev
+                    case .appendPatch:
+                        break
                     case .snapshot(let room, let rev, let state, let keepFrom):
                         try run(updateSnapshot) { () throws(SQLiteError) in
                             try updateSnapshot.bind(state, at: 1); try updateSnapshot.bind(rev, at: 2); try updateSnapshot.bind(room, at: 3)
@@ -156,6 +179,7 @@ public final class SQLiteRoomStore: RoomStore {
                         try run(trimPatches) { () throws(SQLiteError) in try trimPatches.bind(room, at: 1); try trimPatches.bind(keepFrom, at: 2) }
                     }
                 }
+                try insertRows()
                 for (room, rev) in lastRev {
                     try run(updateRev) { () throws(SQLiteError) in try updateRev.bind(rev, at: 1); try updateRev.bind(room, at: 2) }
                     guard database.changes == 1 else {
@@ -205,6 +229,13 @@ public final class SQLiteRoomStore: RoomStore {
         } catch {
             throw .database(error)
         }
+    }
+
+    /// Binds `patch`'s six columns to parameters `first`...`first + 5` of `statement`.
+    private func bind(_ patch: StoredPatch, to statement: SQLiteStatement, from first: Int32) throws(SQLiteError) {
+        try statement.bind(patch.room, at: first); try statement.bind(patch.rev, at: first + 1)
+        try statement.bind(patch.user, at: first + 2); try statement.bind(patch.client, at: first + 3)
+        try statement.bind(patch.seq, at: first + 4); try statement.bind(patch.ops, at: first + 5)
     }
 
     /// Binds with `bind`, steps once, and resets, so a failure never leaves a statement half-used.
