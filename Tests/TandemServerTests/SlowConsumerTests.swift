@@ -58,6 +58,8 @@ extension SyncServerTests {
         let (server, directory) = try startServer {
             $0.rateLimit = 0
             $0.sendQueueLimitBytes = queueLimit
+            // Megabytes pass through the room before the kernel buffers fill: keep them off the disk.
+            $0.inMemoryStorage = true
         }
         let group = try EventLoopGroup(threads: 2)
         defer { group.shutdown(); try? FileManager.default.removeItem(atPath: directory) }
@@ -78,8 +80,8 @@ extension SyncServerTests {
         #expect(await alice.next(timeout: .seconds(30)) == carolJoined)
         #expect(await bob.next(timeout: .seconds(30)) == carolJoined)
 
-        // Alice writes 8 KiB patches in batches of 10 (a burst well under the queue limit, so the
-        // readers keep up) until the server has dropped Carol, then two more batches.
+        // Alice writes 8 KiB patches in batches of 32 (≈ 260 KiB, half the queue limit, so a reader
+        // never comes near it) until the server has dropped Carol, then two more batches.
         let big = JSONValue.string(String(repeating: "x", count: 8 * 1024))
         let pointer = try JSONPointer(parsing: "/big")
         var sent: Int64 = 3
@@ -88,7 +90,7 @@ extension SyncServerTests {
         var bobEvents: [PatchEvent] = []
         while batchesAfterDrop < 2, sent < 3 + 4_000 {
             if server.metrics.closes.value("4002") > 0 { batchesAfterDrop += 1 }
-            for _ in 0..<10 {
+            for _ in 0..<32 {
                 sent += 1
                 try await alice.send(.patch(seq: sent, ops: [.set(pointer, big)]))
             }
