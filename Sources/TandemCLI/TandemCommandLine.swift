@@ -16,6 +16,7 @@ public struct TandemCommandLine: Sendable {
         TandemCommandLine(commands: [
             ServeCommand.command,
             TokenCommand.command,
+            InviteCommand.command,
             JoinCommand.command,
             ProxyCommand.command,
             DemoCommand.command,

@@ -2,8 +2,9 @@ import Foundation
 import TandemProtocol
 import TandemWire
 
-/// A running Tandem sync server: storage, rooms, the WebSocket endpoint `/v1/sync`, and the
-/// operational endpoints `/healthz` and `/metrics`.
+/// A running Tandem sync server: storage, rooms, the WebSocket endpoint `/v1/sync`, the invitation and
+/// host-control API (`/v1/invites…`, `/v1/rooms/{room}/remove`), and the operational endpoints `/healthz` and
+/// `/metrics`.
 ///
 /// Guarantees come from the parts it wires together: acks only after commit (`CommitQueue`),
 /// one total order per room (`Room`), bounded per-connection queues (`WebSocketServer`).
@@ -32,10 +33,14 @@ public final class SyncServer: Sendable {
         return "ws://\(host):\(port)\(TandemProtocol.syncPath)"
     }
 
-    /// Starts a server: loads or creates the secret, opens storage, binds the port.
+    /// Starts a server: loads or creates the secret, opens storage, loads the stored invitations and deny
+    /// entries, binds the port. `now` (unix seconds) is the wall clock of token expiry, invitations and deny
+    /// entries; `random` makes invitation codes and invited users' ids.
     /// - Throws: `ServerStartError` naming what failed and how to fix it.
     public init(configuration: ServerConfiguration, environment: [String: String] = ProcessInfo.processInfo.environment,
-                logger: Logger = Logger(sink: StandardErrorLogSink()), metrics: ServerMetrics = ServerMetrics()) throws(ServerStartError) {
+                logger: Logger = Logger(sink: StandardErrorLogSink()), metrics: ServerMetrics = ServerMetrics(),
+                now: @escaping @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970) },
+                random: any RandomByteSource = SecureRandom()) throws(ServerStartError) {
         self.configuration = configuration
         self.metrics = metrics
         self.logger = logger
@@ -47,8 +52,7 @@ public final class SyncServer: Sendable {
             throw .secret(error)
         }
         secretSource = secret.source
-        tokens = TokenVerifier(secret: secret.key, hmac: { Digest.hmacSHA256(key: $0, message: $1) },
-                               now: { Int64(Date().timeIntervalSince1970) })
+        tokens = TokenVerifier(secret: secret.key, hmac: { Digest.hmacSHA256(key: $0, message: $1) }, now: now)
 
         let store: any RoomStore
         if configuration.inMemoryStorage {
@@ -63,9 +67,20 @@ public final class SyncServer: Sendable {
                 throw .dataDirectory(configuration.dataDirectory, "\(error.localizedDescription)")
             }
         }
+        // Read before the commit queue owns the store: the API answers from memory from the first request on.
+        let storedInvites: [StoredInvite], storedDenials: [StoredDenial]
+        do {
+            storedInvites = try store.invites()
+            storedDenials = try store.denials()
+        } catch {
+            throw .storage(error)
+        }
+        let book = InviteBook(invites: storedInvites, retention: Int64(configuration.inviteRetentionSeconds))
+        let denials = DenyList(storedDenials)
         commits = CommitQueue(store: store) { WakeupCoalescing.batch($0) }
         registry = RoomRegistry(commits: commits, scheduler: DispatchTimerScheduler(), settings: RoomSettings(configuration),
-                                metrics: metrics, logger: logger)
+                                metrics: metrics, logger: logger,
+                                isDenied: { room, user in denials.deniedUntil(user, in: room, now: now()) != nil })
 
         _ = try? FileDescriptorLimit.raiseSoftLimitToHard()
         do {
@@ -76,6 +91,7 @@ public final class SyncServer: Sendable {
         }
 
         var wire = WebSocketServerConfiguration()
+        wire.errorBodies = .json
         wire.host = configuration.host
         wire.port = configuration.port
         wire.path = TandemProtocol.syncPath
@@ -91,10 +107,21 @@ public final class SyncServer: Sendable {
             registry: registry, verifier: tokens, scheduler: DispatchTimerScheduler(), configuration: configuration,
             metrics: metrics, logger: logger, monotonicNow: { Int64(DispatchTime.now().uptimeNanoseconds) })
         let routes = OperationsRoutes(metrics: metrics)
+        let invites = InviteRoutes(context: InviteRoutes.Context(
+            book: book, denials: denials,
+            throttle: AcceptThrottle(limits: .init(perAddress: configuration.failedAcceptsPerAddress, global: configuration.failedAcceptsGlobal)),
+            tokens: tokens, commits: commits, registry: registry, metrics: metrics, logger: logger, configuration: configuration,
+            now: now, random: random))
         do {
             webSockets = try WebSocketServer.start(
                 configuration: wire, group: group,
-                routes: { routes.respond(to: $0) },
+                handler: { request, responder in
+                    if InviteRoutes.handles(request.path) {
+                        invites.handle(request, responder: responder)
+                    } else {
+                        responder.respond(routes.respond(to: request) ?? PageRoutes.respond(to: request) ?? InviteAPIError.notFound.response)
+                    }
+                },
                 accept: { connection, _ in SyncConnectionHandler(connection: connection, context: context) })
         } catch {
             group.shutdown()

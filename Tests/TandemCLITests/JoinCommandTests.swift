@@ -8,7 +8,7 @@ import TandemWire
 @testable import TandemCLI
 
 /// An in-process server and event loops for `tandem join` runs.
-private final class JoinHarness: Sendable {
+final class JoinHarness: Sendable {
     let server: SyncServer
     let directory: String
     let group: EventLoopGroup
@@ -160,7 +160,12 @@ private func parsed(_ lines: [String]) -> [JSONValue] {
     @Test func commandLineErrorsAreUsageErrors() async {
         let invite = await runTandem(["join", "--url", "ws://127.0.0.1:1/v1/sync", "--invite", "abc"])
         #expect(invite.status == ExitCode.usage)
-        #expect(invite.console.stderr.first?.contains("invitations are not supported") == true)
+        #expect(invite.console.stderr.first?.contains("6-digit code") == true)
+        let both = await runTandem(["join", "--url", "http://127.0.0.1:1", "--invite", "123456", "--token", "t"])
+        #expect(both.status == ExitCode.usage)
+        #expect(both.console.stderr.first?.contains("not both") == true)
+        let badScheme = await runTandem(["join", "--url", "https://127.0.0.1:1", "--invite", "123456"])
+        #expect(badScheme.status == ExitCode.usage)
         let noToken = await runTandem(["join", "--url", "ws://127.0.0.1:1/v1/sync"])
         #expect(noToken.status == ExitCode.usage)
         #expect(noToken.console.stderr.first == "tandem join: error: missing required option '--token'")

@@ -1,4 +1,5 @@
 import Testing
+import TandemProtocol
 import TandemServer
 @testable import TandemCLI
 
@@ -31,5 +32,37 @@ import TandemServer
         let idle = await runTandem(["serve", "--heartbeat", "5000", "--idle-timeout", "4000"])
         #expect(idle.status == ExitCode.usage)
         #expect(idle.console.stderr.first?.contains("more than the heartbeat interval") == true)
+        let publicURL = await runTandem(["serve", "--public-url", "cobrowse.example"])
+        #expect(publicURL.status == ExitCode.usage)
+        #expect(publicURL.console.stderr.first?.contains("http:// or https://") == true)
+    }
+
+    @Test func invitationFlagsMapOntoTheConfiguration() throws {
+        let arguments = try ArgumentParser.parse([
+            "--public-url", "https://cobrowse.example", "--invite-token-ttl", "600",
+            "--failed-accepts-per-address", "5", "--failed-accepts-global", "50",
+        ], for: ServeCommand.spec)
+        let configuration = try ServeCommand.configuration(from: arguments)
+        #expect(configuration.publicURL == "https://cobrowse.example")
+        #expect(configuration.inviteTokenTTLSeconds == 600)
+        #expect(configuration.failedAcceptsPerAddress == 5 && configuration.failedAcceptsGlobal == 50)
+    }
+
+    @Test func theBannerPrintsReadyToOpenPageLinksForAHostAndAViewer() throws {
+        var configuration = ServerConfiguration()
+        configuration.port = 0
+        configuration.inMemoryStorage = true
+        let server = try SyncServer(configuration: configuration, environment: ["TANDEM_SECRET": "banner"], logger: .discarding)
+        defer { server.shutdown() }
+        let lines = ServeCommand.banner(server)
+        let prefix = "http://127.0.0.1:\(server.port)/#token="
+        func link(_ label: String) throws -> TokenClaims {
+            let line = try #require(lines.first { $0.hasPrefix("  \(label) ") && $0.contains(prefix) }, "no \(label) link in \(lines)")
+            let token = try #require(line.components(separatedBy: prefix).last)
+            return try server.tokens.verify(token)
+        }
+        #expect(try link("host").role == .host)
+        #expect(try link("viewer").role == .viewer)
+        #expect(try link("host").room == "demo")
     }
 }

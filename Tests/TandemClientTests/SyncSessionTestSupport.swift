@@ -108,7 +108,7 @@ final class StreamLog<Item: Sendable>: Sendable {
 }
 
 /// Polls `condition` until it holds or `timeout` passes (real I/O: tiny bounded sleeps).
-func eventually(timeout: Duration = .seconds(10), _ condition: () async -> Bool) async -> Bool {
+func eventually(timeout: Duration = .seconds(30), _ condition: () async -> Bool) async -> Bool {
     let deadline = ContinuousClock.now + timeout
     while ContinuousClock.now < deadline {
         if await condition() { return true }

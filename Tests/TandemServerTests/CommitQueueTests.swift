@@ -16,6 +16,8 @@ private final class SpyStore: RoomStore {
     func loadRoom(_ room: String) throws(StorageError) -> RoomRecord? { try inner.loadRoom(room) }
     func patches(room: String, after: Int64, limit: Int) throws(StorageError) -> [StoredPatch] { try inner.patches(room: room, after: after, limit: limit) }
     func revision(room: String, client: String, seq: Int64) throws(StorageError) -> Int64? { try inner.revision(room: room, client: client, seq: seq) }
+    func invites() throws(StorageError) -> [StoredInvite] { try inner.invites() }
+    func denials() throws(StorageError) -> [StoredDenial] { try inner.denials() }
     func apply(_ writes: [StorageWrite]) throws(StorageError) {
         if holdFirst {
             holdFirst = false

@@ -137,4 +137,71 @@ import Testing
         #expect(try store.patches(room: "b", after: 0, limit: 10).isEmpty)
         #expect(try store.loadRoom("a")?.rev == 2)
     }
+
+    @Test(arguments: Kind.allCases) func invitationsAndDenyEntriesSurviveAReopen(kind: Kind) throws {
+        let (store, reopen, cleanup) = try makeStore(kind)
+        defer { cleanup() }
+        let live = StoredInvite(code: "000123", room: "lobby", role: "guest", createdBy: "alice", createdAt: 10, expiresAt: 70, usesLeft: 2)
+        var spent = StoredInvite(code: "999999", room: "attic", role: "viewer", createdBy: "carol", createdAt: 11, expiresAt: 71, usesLeft: 1)
+        try store.apply([.saveInvite(live), .saveInvite(spent), .saveDenial(StoredDenial(room: "lobby", user: "bob", until: 99))])
+        spent.usesLeft = 0
+        spent.revoked = true
+        try store.apply([.saveInvite(spent), .saveDenial(StoredDenial(room: "lobby", user: "eve", until: 50)),
+                         .deleteDenial(room: "lobby", user: "eve")])
+        let reopened = try reopen()
+        #expect(try reopened.invites() == [live, spent])
+        #expect(try reopened.denials() == [StoredDenial(room: "lobby", user: "bob", until: 99)])
+        try reopened.apply([.deleteInvite(code: "000123")])
+        #expect(try reopened.invites() == [spent])
+    }
+}
+
+@Suite struct InviteRulesTests {
+    @Test func theThrottleCountsFailuresPerAddressAndGloballyWithinTheWindow() {
+        let throttle = AcceptThrottle(limits: .init(perAddress: 2, global: 3, window: 60, maxTrackedAddresses: 2))
+        throttle.recordFailure(address: "a", now: 100)
+        #expect(throttle.retryAfter(address: "a", now: 100) == nil)
+        throttle.recordFailure(address: "a", now: 110)
+        #expect(throttle.retryAfter(address: "a", now: 120) == 40)
+        #expect(throttle.retryAfter(address: "b", now: 120) == nil)
+        throttle.recordFailure(address: "b", now: 130)
+        #expect(throttle.retryAfter(address: "c", now: 130) == 30)
+        #expect(throttle.retryAfter(address: "a", now: 161) == nil)
+        #expect(throttle.retryAfter(address: "c", now: 191) == nil)
+    }
+
+    @Test func theThrottleRemembersABoundedNumberOfAddresses() {
+        let throttle = AcceptThrottle(limits: .init(perAddress: 2, global: 1000, window: 60, maxTrackedAddresses: 2))
+        throttle.recordFailure(address: "old", now: 0)
+        throttle.recordFailure(address: "a", now: 100)
+        throttle.recordFailure(address: "b", now: 100)
+        #expect(throttle.trackedAddressCount == 2)
+        throttle.recordFailure(address: "c", now: 100)
+        #expect(throttle.trackedAddressCount == 2)
+    }
+
+    @Test func theBookDecidesEachCodeOnce() throws {
+        let book = InviteBook(invites: [], retention: 100)
+        let template = StoredInvite(code: "", room: "lobby", role: "guest", createdBy: "alice", createdAt: 0, expiresAt: 10, usesLeft: 1)
+        let (invite, _) = try book.reserve(template, maxLivePerRoom: 1, now: 0) { "123456" }
+        #expect(invite.code == "123456")
+        #expect(throws: InviteBook.ReserveError.tooManyLive(limit: 1)) { try book.reserve(template, maxLivePerRoom: 1, now: 0) { "654321" } }
+        #expect(book.accept("123456", now: 1) == .accepted({ var used = invite; used.usesLeft = 0; return used }()))
+        #expect(book.accept("123456", now: 2) == .gone(.usedUp))
+        #expect(book.accept("000000", now: 2) == .unknown)
+        #expect(throws: InviteBook.ReserveError.noFreeCode) { try book.reserve(template, maxLivePerRoom: 5, now: 3) { "123456" } }
+        #expect(book.accept("123456", now: 11) == .gone(.expired))
+        #expect(book.forgetOld(now: 110) == ["123456"])
+        #expect(book.accept("123456", now: 110) == .unknown)
+    }
+
+    @Test func denyEntriesKeepTheLaterBoundAndEndOnTime() {
+        let list = DenyList([StoredDenial(room: "lobby", user: "bob", until: 50)])
+        #expect(list.deny("bob", in: "lobby", until: 40) == 50)
+        #expect(list.deniedUntil("bob", in: "lobby", now: 49) == 50)
+        #expect(list.deniedUntil("bob", in: "attic", now: 49) == nil)
+        #expect(list.deniedUntil("bob", in: "lobby", now: 50) == nil)
+        list.deny("eve", in: "lobby", until: 10)
+        #expect(list.expire(now: 10) == [StoredDenial(room: "lobby", user: "eve", until: 10)])
+    }
 }

@@ -6,6 +6,8 @@ public final class Mailbox<Item: Sendable>: Sendable {
         var items: [Item] = []
         var read = 0
         var waiter: CheckedContinuation<Item?, Never>?
+        /// Counts waits, so a timeout only ends the wait that armed it, never a later one.
+        var generation = 0
     }
 
     private let state = Mutex(State())
@@ -30,13 +32,14 @@ public final class Mailbox<Item: Sendable>: Sendable {
     /// The next unread item, or `nil` if none arrives within `timeout`.
     public func next(timeout: Duration) async -> Item? {
         await withCheckedContinuation { (continuation: CheckedContinuation<Item?, Never>) in
-            let ready: Item? = state.withLock { state in
+            let (ready, generation): (Item?, Int) = state.withLock { state in
+                state.generation += 1
                 if state.read < state.items.count {
                     state.read += 1
-                    return state.items[state.read - 1]
+                    return (state.items[state.read - 1], state.generation)
                 }
                 state.waiter = continuation
-                return nil
+                return (nil, state.generation)
             }
             if let ready {
                 continuation.resume(returning: ready)
@@ -45,6 +48,7 @@ public final class Mailbox<Item: Sendable>: Sendable {
             Task {
                 try? await Task.sleep(for: timeout)
                 let expired: CheckedContinuation<Item?, Never>? = self.state.withLock { state in
+                    guard state.generation == generation else { return nil }
                     defer { state.waiter = nil }
                     return state.waiter
                 }

@@ -12,13 +12,13 @@ public enum InteropPython {
         packageRoot.appendingPathComponent("scripts/interop/\(name)").path
     }
 
-    /// `TANDEM_PYTHON`, else `<package root>/.venv/bin/python`, provided it can import `websockets`.
-    public static func interpreter() throws -> String {
+    /// `TANDEM_PYTHON`, else `<package root>/.venv/bin/python`, provided it can import `module`.
+    public static func interpreter(importing module: String = "websockets") throws -> String {
         let candidates: [String?] = [ProcessInfo.processInfo.environment["TANDEM_PYTHON"], packageRoot.appendingPathComponent(".venv/bin/python").path]
         for case let path? in candidates where FileManager.default.isExecutableFile(atPath: path) {
             let probe = Process()
             probe.executableURL = URL(fileURLWithPath: path)
-            probe.arguments = ["-c", "import websockets"]
+            probe.arguments = ["-c", "import \(module)"]
             probe.standardOutput = FileHandle.nullDevice
             probe.standardError = FileHandle.nullDevice
             try probe.run()

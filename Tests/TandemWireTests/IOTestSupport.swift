@@ -186,3 +186,21 @@ final class BlockingPeer: @unchecked Sendable {
 func pattern(count: Int, seed: Int = 0) -> [UInt8] {
     (0..<count).map { UInt8(($0 &* 31 &+ seed) % 251) }
 }
+
+/// Where two byte streams first differ, described for a test failure; nil when they are equal.
+///
+/// Swift Testing's `#expect(a == b)` on arrays computes a full diff when they differ, which takes minutes for
+/// megabyte payloads and looks like a hang; this compares in one pass and names the first difference.
+func firstDifference(_ actual: [UInt8], _ expected: [UInt8]) -> String? {
+    let common = min(actual.count, expected.count)
+    let index = actual.withUnsafeBufferPointer { a in
+        expected.withUnsafeBufferPointer { e in
+            (0..<common).first { a[$0] != e[$0] }
+        }
+    }
+    if let index {
+        let window = index..<min(index + 8, common)
+        return "first difference at byte \(index) of \(expected.count): got \(Array(actual[window])), expected \(Array(expected[window]))"
+    }
+    return actual.count == expected.count ? nil : "got \(actual.count) bytes, expected \(expected.count)"
+}

@@ -37,8 +37,8 @@ import TandemTestSupport
         let (bytes, end) = await peer.receiveAllOffPool()
         #expect(end == nil)
         #expect(bytes.count == payload.count)
-        #expect(bytes == payload)
-        #expect(setup.targetSide.all.first?.handler.snapshot.received == payload)
+        #expect(firstDifference(bytes, payload) == nil)
+        #expect(firstDifference(setup.targetSide.all.first?.handler.snapshot.received ?? [], payload) == nil)
         try await eventually("pair closed") { setup.proxy.statistics.openConnections == 0 }
         #expect(setup.proxy.statistics.forwardedBytes == 2 * payload.count)
         await setup.stop()
@@ -98,11 +98,11 @@ import TandemTestSupport
         let seconds = milliseconds(last - started) / 1000
         let rate = Double(payload.count) / seconds / 1000
         #expect(rate >= 375 && rate <= 625, "measured \(rate) KB/s over \(seconds) s for a 500 KB/s cap")
-        #expect(handler.byteArrivals.map(\.byte) == payload)
+        #expect(firstDifference(handler.byteArrivals.map(\.byte), payload) == nil)
         await proxy.shutdown()
     }
 
-    @Test(.disabled("fails in about one full-suite run in three: after resumeReading the transfer stops short of 8 MiB — a lost wake-up in the proxy's backpressure path is suspected; see docs/ARCHITECTURE.md, Known issues"))
+    @Test
     func aTargetThatStopsReadingStallsTheClientInsteadOfFillingTheProxy() async throws {
         let limits = TCPConnectionConfiguration(highWaterMark: 256 * 1024, lowWaterMark: 64 * 1024, maxQueuedBytes: 512 * 1024)
         let setup = try ProxiedEcho(maxHeldBytes: 128 * 1024, connectionConfiguration: limits, echo: false, pauseTarget: true)
@@ -128,7 +128,7 @@ import TandemTestSupport
         let (targetConnection, targetHandler) = try #require(setup.targetSide.all.first)
         try await targetConnection.loop.submit { targetConnection.resumeReading() }
         try await eventually("everything delivered", timeout: .seconds(20)) { targetHandler.receivedCount == payload.count }
-        #expect(targetHandler.snapshot.received == payload)
+        #expect(firstDifference(targetHandler.snapshot.received, payload) == nil)
         await setup.stop()
     }
 

@@ -24,12 +24,10 @@ struct ProxiedEcho {
         pauseTarget: Bool = false
     ) throws {
         group = try EventLoopGroup(threads: 2)
-        (target, targetSide) = try listenLogging(host: "127.0.0.1", group: group) { connection in
-            if pauseTarget {
-                connection.pauseReading()
-                // A small fixed receive buffer (no autotuning) so the target's kernel cannot absorb megabytes.
-                try? Socket.setOption(connection.fd, level: SOL_SOCKET, name: SO_RCVBUF, value: 16 * 1024, what: "SO_RCVBUF")
-            }
+        // A paused target gets a small fixed receive buffer (no autotuning), so its kernel cannot absorb megabytes.
+        let listening = TCPListener.Configuration(receiveBufferSize: pauseTarget ? 16 * 1024 : nil)
+        (target, targetSide) = try listenLogging(host: "127.0.0.1", group: group, configuration: listening) { connection in
+            if pauseTarget { connection.pauseReading() }
             return RecordingHandler(echo: echo)
         }
         proxy = try FaultProxy.start(

@@ -31,4 +31,8 @@ final class TimedRoomStore: RoomStore, @unchecked Sendable {
     func revision(room: String, client: String, seq: Int64) throws(StorageError) -> Int64? {
         try base.revision(room: room, client: client, seq: seq)
     }
+
+    func invites() throws(StorageError) -> [StoredInvite] { try base.invites() }
+
+    func denials() throws(StorageError) -> [StoredDenial] { try base.denials() }
 }

@@ -9,10 +9,10 @@ enum JoinCommand {
         name: "join",
         summary: "Join a room from the terminal: stdin lines are JSON op arrays, stdout lines JSON events.",
         options: [
-            .value("url", "URL", help: "Server URL, e.g. ws://127.0.0.1:8080/v1/sync."),
+            .value("url", "URL", help: "Server URL, e.g. ws://127.0.0.1:8080/v1/sync (with --invite also http://127.0.0.1:8080)."),
             .value("token", "TOKEN", help: "Token for the room."),
-            .value("invite", "CODE", help: "Invitation code to accept instead of a token (not supported yet)."),
-            .value("name", "NAME", help: "Display name, announced as presence {\"name\": NAME}."),
+            .value("invite", "CODE", help: "Invitation code to accept instead of a token."),
+            .value("name", "NAME", help: "Display name, announced as presence {\"name\": NAME} (and in the invited token)."),
             .value("client", "ID", help: "Stable client id (default: random)."),
             .value("drain-timeout", "SECONDS", help: "How long to wait for acks at end of input.", default: "60"),
         ]
@@ -21,10 +21,19 @@ enum JoinCommand {
     /// What a `tandem join` command line asks for.
     struct Options: Equatable {
         var url: String
-        var token: String
+        /// The token, or nil when an invitation is accepted for one.
+        var token: String?
         var clientID: String
         var name: String?
         var drainTimeout: Duration
+        /// The invitation to accept for a token, if any.
+        var invite: InviteCode? = nil
+    }
+
+    /// An invitation code and the API base URL it is accepted at.
+    struct InviteCode: Equatable {
+        var code: String
+        var api: String
     }
 
     static let command = Command(spec: spec) { arguments, context in
@@ -44,30 +53,57 @@ enum JoinCommand {
             return ExitCode.failure
         }
         defer { group.shutdown() }
-        let runner = JoinRunner(session: session(for: options, group: group), console: context.console, drainTimeout: options.drainTimeout)
+        let ready: Options
+        do {
+            ready = try await redeemInvite(options, group: group)
+        } catch {
+            context.console.err("tandem join: error: \(error)")
+            return ExitCode.failure
+        }
+        let runner = JoinRunner(session: session(for: ready, group: group), console: context.console, drainTimeout: options.drainTimeout)
         return await runner.run(lines: standardInputLines())
     }
 
-    /// Validates the command line. `--invite` is refused with a pointer to tokens.
+    /// Validates the command line: exactly one of `--token` and `--invite`.
     static func options(from arguments: ParsedArguments) throws(CommandLineError) -> Options {
-        if arguments.value("invite") != nil {
-            throw .invalidValue(option: "invite", value: arguments.value("invite") ?? "",
-                                expected: "a token instead: invitations are not supported by this build (mint one with 'tandem token')")
-        }
         let url = try arguments.required("url")
+        let seconds = try arguments.integer("drain-timeout", default: 60, in: 0...86_400)
+        var options = Options(
+            url: url, token: nil,
+            clientID: arguments.value("client") ?? "cli-\(UUID().uuidString.prefix(8).lowercased())",
+            name: arguments.value("name"), drainTimeout: .seconds(seconds))
+        if let code = arguments.value("invite") {
+            guard arguments.value("token") == nil else {
+                throw .invalidValue(option: "invite", value: code, expected: "either --invite or --token, not both")
+            }
+            guard code.utf8.count == 6, code.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) else {
+                throw .invalidValue(option: "invite", value: code, expected: "the 6-digit code the host gave you")
+            }
+            let server = try ServerURL(url, option: "url")
+            options.url = server.sync
+            options.invite = InviteCode(code: code, api: server.api)
+            return options
+        }
         guard url.hasPrefix("ws://") else {
             throw .invalidValue(option: "url", value: url, expected: "a ws:// URL such as ws://127.0.0.1:8080/v1/sync")
         }
-        let seconds = try arguments.integer("drain-timeout", default: 60, in: 0...86_400)
-        return Options(
-            url: url, token: try arguments.required("token"),
-            clientID: arguments.value("client") ?? "cli-\(UUID().uuidString.prefix(8).lowercased())",
-            name: arguments.value("name"), drainTimeout: .seconds(seconds))
+        options.token = try arguments.required("token")
+        return options
     }
 
-    /// The session a command line describes.
+    /// Accepts the invitation `options` carries (if any) and returns options holding the minted token.
+    static func redeemInvite(_ options: Options, group: EventLoopGroup) async throws(InviteError) -> Options {
+        guard let invite = options.invite else { return options }
+        let accepted = try await InviteClient(baseURL: invite.api, group: group).acceptInvite(code: invite.code, name: options.name)
+        var ready = options
+        ready.token = accepted.token
+        ready.invite = nil
+        return ready
+    }
+
+    /// The session a command line describes (after ``redeemInvite(_:group:)``).
     static func session(for options: Options, group: EventLoopGroup) -> SyncSession {
-        let token = options.token
+        let token = options.token ?? ""
         return SyncSession(
             url: options.url, clientID: options.clientID, tokenProvider: { token },
             presence: options.name.map { ["name": .string($0)] }, group: group)

@@ -32,6 +32,10 @@ enum ServeCommand {
             .value("max-connections", "N", help: "Most open connections.", default: "50000"),
             .value("send-queue", "BYTES", help: "Bytes queued for one connection before it is closed as too slow.", default: "4194304"),
             .value("allow-origin", "ORIGIN", help: "Only this browser Origin may connect (default: any)."),
+            .value("public-url", "URL", help: "Base URL guests open, for invitation links (default: http:// and the request's Host)."),
+            .value("invite-token-ttl", "SECONDS", help: "Lifetime of tokens minted for accepted invitations.", default: "3600"),
+            .value("failed-accepts-per-address", "N", help: "Failed invitation accepts per address per minute before 429.", default: "10"),
+            .value("failed-accepts-global", "N", help: "Failed invitation accepts per minute, all addresses, before 429.", default: "100"),
             .flag("in-memory", help: "Keep rooms in memory only (acks are not durable; for benchmarks)."),
             .value("log-level", "LEVEL", help: "debug, info, warning or error.", default: "info"),
         ]
@@ -71,6 +75,17 @@ enum ServeCommand {
         configuration.sendQueueLimitBytes = try arguments.integer("send-queue", default: configuration.sendQueueLimitBytes, in: 65_536...(1 << 30))
         if let origin = arguments.value("allow-origin") { configuration.allowedOrigins = [origin] }
         configuration.inMemoryStorage = arguments.flag("in-memory")
+        if let url = arguments.value("public-url") {
+            let lower = url.lowercased()
+            guard lower.hasPrefix("http://") || lower.hasPrefix("https://") else {
+                throw .invalidValue(option: "public-url", value: url, expected: "an http:// or https:// URL such as https://cobrowse.example.com")
+            }
+            configuration.publicURL = url
+        }
+        configuration.inviteTokenTTLSeconds = try arguments.integer("invite-token-ttl", default: configuration.inviteTokenTTLSeconds, in: 60...(30 * 86_400))
+        configuration.failedAcceptsPerAddress = try arguments.integer(
+            "failed-accepts-per-address", default: configuration.failedAcceptsPerAddress, in: 1...1_000_000)
+        configuration.failedAcceptsGlobal = try arguments.integer("failed-accepts-global", default: configuration.failedAcceptsGlobal, in: 1...1_000_000)
         guard configuration.idleTimeoutMilliseconds > configuration.heartbeatIntervalMilliseconds else {
             throw .invalidValue(option: "idle-timeout", value: "\(configuration.idleTimeoutMilliseconds)",
                                 expected: "more than the heartbeat interval (\(configuration.heartbeatIntervalMilliseconds) ms)")
@@ -130,6 +145,10 @@ enum ServeCommand {
             "Demo room \"demo\" (tokens valid for 24 hours):",
             "  host token    \(host_)",
             "  viewer token  \(viewer)",
+            "",
+            "Open in a browser (the token stays in the URL fragment, which is never sent to the server):",
+            "  host    \(http)/#token=\(host_)",
+            "  viewer  \(http)/#token=\(viewer)",
             "",
             "Join from a terminal:  tandem join --url \(server.syncURL) --token <host token>",
             "Stop with Ctrl-C (SIGINT) or SIGTERM: connections close with 1001 and storage is flushed.",

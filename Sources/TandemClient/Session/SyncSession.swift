@@ -9,8 +9,10 @@ import TandemWire
 /// must be applied one at a time in arrival order; an actor gives that without locks held across
 /// suspension points. Frames are handled synchronously on the actor in the order the socket
 /// delivers them, and every outgoing message goes through one ordered queue per connection, so
-/// patches leave in seq order. `states` and `events` each have a single consumer and finish when
-/// the session ends (stopped, or closed for good by the server).
+/// patches leave in seq order. `states` and `events` each have a single consumer, keep at most
+/// `configuration.eventBufferLimit` unread items (the oldest go first), and finish when the session
+/// ends (stopped, or closed for good by the server); `snapshots()` gives any number of observers the
+/// latest visible state.
 public actor SyncSession {
     /// Lifecycle states as they change (idle → connecting → handshaking → connected → …).
     public nonisolated let states: AsyncStream<ConnectionState>
@@ -47,6 +49,8 @@ public actor SyncSession {
     private var lastSnapshot: SyncSnapshot
     private var drainWaiters: [Int: CheckedContinuation<Void, Never>] = [:]
     private var nextWaiterID = 0
+    private var snapshotObservers: [Int: AsyncStream<SyncSnapshot>.Continuation] = [:]
+    private var nextObserverID = 0
 
     /// Creates a session; nothing happens until `start()`.
     /// - Parameters:
@@ -76,8 +80,8 @@ public actor SyncSession {
         lifecycle = ConnectionLifecycle(policy: configuration.reconnect)
         estimator = configuration.rtt
         lastSnapshot = SyncSnapshot(rev: 0, pending: 0, state: .emptyObject)
-        (states, stateSink) = AsyncStream<ConnectionState>.makeStream()
-        (events, eventSink) = AsyncStream<SyncSessionEvent>.makeStream()
+        (states, stateSink) = AsyncStream<ConnectionState>.makeStream(bufferingPolicy: .bufferingNewest(configuration.eventBufferLimit))
+        (events, eventSink) = AsyncStream<SyncSessionEvent>.makeStream(bufferingPolicy: .bufferingNewest(configuration.eventBufferLimit))
     }
 
     /// Nanoseconds of the process's continuous clock (the default session clock).
@@ -99,6 +103,33 @@ public actor SyncSession {
 
     /// Local patches the server has not acknowledged or rejected yet.
     public var pendingCount: Int { engine.pending.count }
+
+    /// The visible state now and after every change, for any number of observers: each stream keeps only
+    /// the newest unread snapshot (a slow renderer skips intermediate states, never the last one) and
+    /// finishes when the session ends. Ending the iteration unsubscribes.
+    public func snapshots() -> AsyncStream<SyncSnapshot> {
+        let (stream, continuation) = AsyncStream<SyncSnapshot>.makeStream(bufferingPolicy: .bufferingNewest(1))
+        continuation.yield(currentSnapshot())
+        guard !finished else {
+            continuation.finish()
+            return stream
+        }
+        let id = nextObserverID
+        nextObserverID += 1
+        snapshotObservers[id] = continuation
+        continuation.onTermination = { [weak self] _ in
+            guard let self else { return }
+            Task { await self.removeSnapshotObserver(id) }
+        }
+        return stream
+    }
+
+    private func removeSnapshotObserver(_ id: Int) {
+        snapshotObservers.removeValue(forKey: id)
+    }
+
+    /// How many `snapshots()` streams are being observed (tests check that ended iterations unsubscribe).
+    var snapshotObserverCount: Int { snapshotObservers.count }
 
     // MARK: - Control
 
@@ -289,6 +320,9 @@ public actor SyncSession {
         finished = true
         stateSink.finish()
         eventSink.finish()
+        let observers = snapshotObservers
+        snapshotObservers = [:]
+        for observer in observers.values { observer.finish() }
         wakeAllWaiters()
     }
 
@@ -433,6 +467,7 @@ public actor SyncSession {
         guard current != lastSnapshot else { return }
         lastSnapshot = current
         eventSink.yield(.stateChanged(current))
+        for observer in snapshotObservers.values { observer.yield(current) }
     }
 
     private func wakeWaiter(_ id: Int) {

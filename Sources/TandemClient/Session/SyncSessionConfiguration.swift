@@ -13,12 +13,17 @@ public struct SyncSessionConfiguration: Sendable {
     public var rtt: RTTEstimator
     /// Largest message accepted from the server, bytes.
     public var maxMessageSize: Int
+    /// How many unread items `events` and `states` each keep for a consumer that falls behind (or never
+    /// reads); beyond it the oldest are dropped, so a session never grows memory for its observers.
+    /// Visible state is not at risk: `snapshots()` always delivers the latest.
+    public var eventBufferLimit: Int
 
-    /// Creates a configuration; defaults: engine and policy defaults, 10 s connect, 10 s welcome, 16 MiB messages.
+    /// Creates a configuration; defaults: engine and policy defaults, 10 s connect, 10 s welcome, 16 MiB
+    /// messages, 4,096 buffered events.
     public init(
         engine: SyncEngineConfiguration = SyncEngineConfiguration(), reconnect: ReconnectPolicy = ReconnectPolicy(),
         connectTimeout: Duration = .seconds(10), welcomeTimeout: Int64 = 10_000_000_000,
-        rtt: RTTEstimator = RTTEstimator(), maxMessageSize: Int = 16 << 20
+        rtt: RTTEstimator = RTTEstimator(), maxMessageSize: Int = 16 << 20, eventBufferLimit: Int = 4096
     ) {
         self.engine = engine
         self.reconnect = reconnect
@@ -26,5 +31,6 @@ public struct SyncSessionConfiguration: Sendable {
         self.welcomeTimeout = welcomeTimeout
         self.rtt = rtt
         self.maxMessageSize = maxMessageSize
+        self.eventBufferLimit = max(1, eventBufferLimit)
     }
 }

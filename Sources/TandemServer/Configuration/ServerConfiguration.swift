@@ -42,6 +42,24 @@ public struct ServerConfiguration: Sendable, Equatable {
     /// Keep room documents only in memory (benchmarks of what durability costs); acks then mean
     /// "applied", not "durable".
     public var inMemoryStorage = false
+    /// Lifetime of the tokens minted when an invitation is accepted, seconds. A removed user is refused in the
+    /// room for at least this long.
+    public var inviteTokenTTLSeconds = 3600
+    /// Longest invitation lifetime a host may ask for, seconds.
+    public var inviteMaxTTLSeconds = 7 * 86_400
+    /// Most uses a host may give one invitation.
+    public var inviteMaxUses = 1000
+    /// Most live invitations per room.
+    public var inviteMaxLivePerRoom = 100
+    /// How long a spent, revoked or expired invitation is remembered (answered 410, not 404), seconds.
+    public var inviteRetentionSeconds = 86_400
+    /// Failed invitation accepts one address may make per minute before it gets 429.
+    public var failedAcceptsPerAddress = 10
+    /// Failed invitation accepts all addresses together may make per minute before every accept gets 429.
+    public var failedAcceptsGlobal = 100
+    /// The base URL guests open (e.g. `https://cobrowse.example.com`); invitation URLs are `<base>/#invite=CODE`.
+    /// Nil uses `http://` and the `Host` the host's request was sent to.
+    public var publicURL: String?
 
     /// The defaults of the product specification.
     public init() {}

@@ -27,6 +27,12 @@ public final class ServerMetrics: Sendable {
     public let closes = LabeledCounter()
     /// Failed invitation accepts, by reason.
     public let inviteFailures = LabeledCounter()
+    /// Invitations created.
+    public let invitesCreated = Counter()
+    /// Invitations accepted (tokens minted).
+    public let invitesAccepted = Counter()
+    /// Users removed from a room by a host.
+    public let participantsRemoved = Counter()
 
     /// Creates a set of metrics, all at zero.
     public init() {}
@@ -46,6 +52,9 @@ public final class ServerMetrics: Sendable {
         text.labeledCounter("tandem_rejects_total", "Rejected patches by code.", label: "code", rejects)
         text.labeledCounter("tandem_closes_total", "Closed connections by close code.", label: "code", closes)
         text.labeledCounter("tandem_invite_failures_total", "Failed invitation accepts by reason.", label: "reason", inviteFailures)
+        text.counter("tandem_invites_created_total", "Invitations created.", invitesCreated.value)
+        text.counter("tandem_invites_accepted_total", "Invitations accepted.", invitesAccepted.value)
+        text.counter("tandem_participants_removed_total", "Users removed from a room by a host.", participantsRemoved.value)
         return text.output
     }
 }

@@ -6,6 +6,8 @@ struct JoinRequest: Sendable {
     var identity: SessionIdentity
     /// Display name from the token, if any.
     var name: String?
+    /// The token's expiry (unix seconds): a user removed by a host is refused at least until then.
+    var tokenExpiry: Int64 = 0
     /// Initial presence data from `hello.presence`.
     var presence: JSONValue
     /// Where the client left off, from `hello.resume`.

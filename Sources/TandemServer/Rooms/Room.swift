@@ -31,6 +31,7 @@ final class Room: Sendable {
     private struct Member {
         var identity: SessionIdentity
         var name: String?
+        var tokenExpiry: Int64
         var data: JSONValue
         var sink: any SessionSink
         var connection: ConnectionID
@@ -62,9 +63,13 @@ final class Room: Sendable {
     private let logger: Logger
     /// Called (outside the lock) when the last participant has gone, or storage failed.
     private let onIdle: @Sendable (Room) -> Void
+    /// Whether a host removed this user from the room (asked under the room's lock when they join).
+    private let isDenied: @Sendable (_ room: String, _ user: String) -> Bool
 
     init(core: RoomCore, commits: CommitQueue, scheduler: any TimerScheduler, settings: RoomSettings,
-         metrics: ServerMetrics, logger: Logger, onIdle: @escaping @Sendable (Room) -> Void) {
+         metrics: ServerMetrics, logger: Logger, isDenied: @escaping @Sendable (_ room: String, _ user: String) -> Bool = { _, _ in false },
+         onIdle: @escaping @Sendable (Room) -> Void) {
+        self.isDenied = isDenied
         name = core.name
         state = Mutex(State(core: core))
         self.commits = commits
@@ -92,6 +97,10 @@ final class Room: Sendable {
         var replaced: (any SessionSink)?
         let outcome: JoinOutcome = state.withLock { state in
             guard !state.retired, !state.broken else { return .retired }
+            if isDenied(name, request.identity.user) {
+                sink.close(.forbidden, error: OutboundMessage(.error(code: .forbidden, message: "a host removed you from room '\(name)'; you cannot rejoin with this token")))
+                return .refused
+            }
             let existing = state.members[client]
             if let existing, existing.identity.user != request.identity.user {
                 sink.close(.forbidden, error: OutboundMessage(.error(code: .forbidden, message: "client id '\(client)' is in use by another user in this room")))
@@ -112,7 +121,8 @@ final class Room: Sendable {
                     broadcast(OutboundMessage(.presence(existing.participant.peer, data: request.presence)), in: state, except: client)
                 }
             }
-            state.members[client] = Member(identity: request.identity, name: request.name, data: request.presence, sink: sink,
+            state.members[client] = Member(identity: request.identity, name: request.name, tokenExpiry: request.tokenExpiry,
+                                           data: request.presence, sink: sink,
                                            connection: connection, phase: .pending, announced: announced)
             scheduleWelcome(for: request, connection: connection, in: state)
             return .accepted
@@ -202,6 +212,19 @@ final class Room: Sendable {
             state.retired = true
             return true
         }
+    }
+
+    /// Removes every connection of `user` (live, joining or in its grace period): the others see them leave,
+    /// and each is closed with 4003 and `message`. Returns the expiry of each removed connection's token.
+    func removeUser(_ user: String, reason message: String) -> [Int64] {
+        let (removed, becameIdle): ([Member], Bool) = state.withLock { state in
+            let members = state.members.values.filter { $0.identity.user == user }
+            for member in members { remove(member.identity.client, in: &state) }
+            return (members, !members.isEmpty && state.members.isEmpty)
+        }
+        for member in removed { member.sink.close(.forbidden, error: OutboundMessage(.error(code: .forbidden, message: message))) }
+        if becameIdle { onIdle(self) }
+        return removed.map(\.tokenExpiry)
     }
 
     /// Closes every connection (e.g. server shutdown) without waiting for grace periods.

@@ -19,9 +19,12 @@ final class RoomRegistry: Sendable {
     private let logger: Logger
     private let unloadDelay: Duration
     private let makeEpoch: @Sendable () -> String
+    private let isDenied: @Sendable (_ room: String, _ user: String) -> Bool
 
     init(commits: CommitQueue, scheduler: any TimerScheduler, settings: RoomSettings, metrics: ServerMetrics, logger: Logger,
-         unloadDelay: Duration = .seconds(30), makeEpoch: @escaping @Sendable () -> String = RoomRegistry.randomEpoch) {
+         unloadDelay: Duration = .seconds(30), makeEpoch: @escaping @Sendable () -> String = RoomRegistry.randomEpoch,
+         isDenied: @escaping @Sendable (_ room: String, _ user: String) -> Bool = { _, _ in false }) {
+        self.isDenied = isDenied
         self.commits = commits
         self.scheduler = scheduler
         self.settings = settings
@@ -65,6 +68,13 @@ final class RoomRegistry: Sendable {
             }
         }
         if let ready { body(.success(ready)) }
+    }
+
+    /// The room named `name` if it is in memory (nobody is connected to a room that is not).
+    func loadedRoom(_ name: String) -> Room? {
+        rooms.withLock { rooms in
+            if case .ready(let room)? = rooms[name] { room } else { nil }
+        }
     }
 
     /// Closes every connection of every room (server shutdown).
@@ -112,7 +122,8 @@ final class RoomRegistry: Sendable {
     }
 
     private func makeRoom(_ core: RoomCore) -> Room {
-        Room(core: core, commits: commits, scheduler: scheduler, settings: settings, metrics: metrics, logger: logger) { [weak self] room in
+        Room(core: core, commits: commits, scheduler: scheduler, settings: settings, metrics: metrics, logger: logger,
+             isDenied: isDenied) { [weak self] room in
             self?.roomBecameIdle(room)
         }
     }

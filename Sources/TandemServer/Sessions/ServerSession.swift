@@ -102,7 +102,7 @@ final class ServerSession: Sendable {
                 let identity = SessionIdentity(user: claims.sub, client: hello.client, role: claims.role)
                 state.phase = .joining(identity, queued: [])
                 let presence: JSONValue = if case .object? = hello.presence { hello.presence! } else { .emptyObject }
-                return .join(claims.room, JoinRequest(identity: identity, name: claims.name, presence: presence, resume: hello.resume))
+                return .join(claims.room, JoinRequest(identity: identity, name: claims.name, tokenExpiry: claims.exp, presence: presence, resume: hello.resume))
             case .joining(let identity, var queued):
                 if case .hello = message { return .reply(.error(code: .unexpectedHello, message: "hello was already received")) }
                 if case .ping(let t) = message { return .reply(.pong(t: t)) }

@@ -11,6 +11,13 @@ public final class InMemoryRoomStore: RoomStore {
     }
 
     private var rooms: [String: Room] = [:]
+    private var storedInvites: [String: StoredInvite] = [:]
+    private var storedDenials: [RoomUser: StoredDenial] = [:]
+
+    private struct RoomUser: Hashable {
+        var room: String
+        var user: String
+    }
 
     /// Creates an empty store.
     public init() {}
@@ -34,6 +41,7 @@ public final class InMemoryRoomStore: RoomStore {
             case .createRoom(let room, _, _): known.insert(room)
             case .appendPatch(let patch): if rooms[patch.room] == nil && !known.contains(patch.room) { throw .unknownRoom(patch.room) }
             case .snapshot(let room, _, _, _): if rooms[room] == nil && !known.contains(room) { throw .unknownRoom(room) }
+            case .saveInvite, .deleteInvite, .saveDenial, .deleteDenial: break
             }
         }
         for write in writes {
@@ -48,6 +56,14 @@ public final class InMemoryRoomStore: RoomStore {
                 rooms[room]!.snapshot = state
                 rooms[room]!.snapshotRev = rev
                 rooms[room]!.patches.removeAll { $0.rev < keepFrom }
+            case .saveInvite(let invite):
+                storedInvites[invite.code] = invite
+            case .deleteInvite(let code):
+                storedInvites[code] = nil
+            case .saveDenial(let denial):
+                storedDenials[RoomUser(room: denial.room, user: denial.user)] = denial
+            case .deleteDenial(let room, let user):
+                storedDenials[RoomUser(room: room, user: user)] = nil
             }
         }
     }
@@ -60,5 +76,15 @@ public final class InMemoryRoomStore: RoomStore {
     /// See `RoomStore.revision(room:client:seq:)`.
     public func revision(room: String, client: String, seq: Int64) throws(StorageError) -> Int64? {
         rooms[room]?.patches.first { $0.client == client && $0.seq == seq }?.rev
+    }
+
+    /// See `RoomStore.invites()`.
+    public func invites() throws(StorageError) -> [StoredInvite] {
+        storedInvites.values.sorted { $0.code < $1.code }
+    }
+
+    /// See `RoomStore.denials()`.
+    public func denials() throws(StorageError) -> [StoredDenial] {
+        storedDenials.values.sorted { ($0.room, $0.user) < ($1.room, $1.user) }
     }
 }

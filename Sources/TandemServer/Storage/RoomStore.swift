@@ -1,4 +1,5 @@
-/// Durable storage of rooms: snapshots, the patch history of the resume window, client progress.
+/// Durable storage of rooms: snapshots, the patch history of the resume window, client progress, and the
+/// rooms' invitations and deny entries.
 ///
 /// A store is used by one thread at a time (the commit queue's), so implementations need no
 /// locking of their own; `apply` must be atomic: all writes of a call, or none.
@@ -11,4 +12,8 @@ public protocol RoomStore: AnyObject {
     func patches(room: String, after: Int64, limit: Int) throws(StorageError) -> [StoredPatch]
     /// The rev at which `client` first had `seq` applied, if that patch is still stored.
     func revision(room: String, client: String, seq: Int64) throws(StorageError) -> Int64?
+    /// Every stored invitation, in code order.
+    func invites() throws(StorageError) -> [StoredInvite]
+    /// Every stored deny entry, ordered by room and user.
+    func denials() throws(StorageError) -> [StoredDenial]
 }

@@ -38,6 +38,12 @@ public final class SQLiteRoomStore: RoomStore {
     private let selectPatches: SQLiteStatement
     private let selectOldest: SQLiteStatement
     private let selectSeqRev: SQLiteStatement
+    private let upsertInvite: SQLiteStatement
+    private let deleteInviteStatement: SQLiteStatement
+    private let selectInvites: SQLiteStatement
+    private let upsertDenial: SQLiteStatement
+    private let deleteDenialStatement: SQLiteStatement
+    private let selectDenials: SQLiteStatement
 
     /// Opens (creating if needed) the database at `path` and its schema.
     /// - Throws: `StorageError.database` when the file cannot be opened or migrated.
@@ -60,6 +66,14 @@ public final class SQLiteRoomStore: RoomStore {
                 CREATE TABLE IF NOT EXISTS clients (
                     room TEXT NOT NULL, client TEXT NOT NULL, last_seq INTEGER NOT NULL, last_rev INTEGER NOT NULL,
                     PRIMARY KEY (room, client)
+                ) WITHOUT ROWID;
+                CREATE TABLE IF NOT EXISTS invites (
+                    code TEXT PRIMARY KEY, room TEXT NOT NULL, role TEXT NOT NULL, created_by TEXT NOT NULL,
+                    created_at INTEGER NOT NULL, expires_at INTEGER NOT NULL, uses_left INTEGER NOT NULL,
+                    revoked INTEGER NOT NULL
+                ) WITHOUT ROWID;
+                CREATE TABLE IF NOT EXISTS denials (
+                    room TEXT NOT NULL, user TEXT NOT NULL, until INTEGER NOT NULL, PRIMARY KEY (room, user)
                 ) WITHOUT ROWID;
                 """)
             insertRoom = try database.prepare("INSERT OR REPLACE INTO rooms (room, epoch, rev, snapshot, snapshot_rev) VALUES (?, ?, 0, ?, 0)")
@@ -85,6 +99,16 @@ public final class SQLiteRoomStore: RoomStore {
             selectPatches = try database.prepare("SELECT rev, user, client, seq, ops FROM patches WHERE room = ? AND rev > ? ORDER BY rev LIMIT ?")
             selectOldest = try database.prepare("SELECT min(rev) FROM patches WHERE room = ?")
             selectSeqRev = try database.prepare("SELECT rev FROM patches WHERE room = ? AND client = ? AND seq = ?")
+            upsertInvite = try database.prepare("""
+                INSERT OR REPLACE INTO invites (code, room, role, created_by, created_at, expires_at, uses_left, revoked)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                """)
+            deleteInviteStatement = try database.prepare("DELETE FROM invites WHERE code = ?")
+            selectInvites = try database.prepare(
+                "SELECT code, room, role, created_by, created_at, expires_at, uses_left, revoked FROM invites ORDER BY code")
+            upsertDenial = try database.prepare("INSERT OR REPLACE INTO denials (room, user, until) VALUES (?, ?, ?)")
+            deleteDenialStatement = try database.prepare("DELETE FROM denials WHERE room = ? AND user = ?")
+            selectDenials = try database.prepare("SELECT room, user, until FROM denials ORDER BY room, user")
         } catch {
             throw .database(error)
         }
@@ -177,6 +201,24 @@ public final class SQLiteRoomStore: RoomStore {
                         }
                         try run(foldProgress) { () throws(SQLiteError) in try foldProgress.bind(room, at: 1); try foldProgress.bind(keepFrom, at: 2) }
                         try run(trimPatches) { () throws(SQLiteError) in try trimPatches.bind(room, at: 1); try trimPatches.bind(keepFrom, at: 2) }
+                    case .saveInvite(let invite):
+                        try run(upsertInvite) { () throws(SQLiteError) in
+                            try upsertInvite.bind(invite.code, at: 1); try upsertInvite.bind(invite.room, at: 2)
+                            try upsertInvite.bind(invite.role, at: 3); try upsertInvite.bind(invite.createdBy, at: 4)
+                            try upsertInvite.bind(invite.createdAt, at: 5); try upsertInvite.bind(invite.expiresAt, at: 6)
+                            try upsertInvite.bind(Int64(invite.usesLeft), at: 7); try upsertInvite.bind(Int64(invite.revoked ? 1 : 0), at: 8)
+                        }
+                    case .deleteInvite(let code):
+                        try run(deleteInviteStatement) { () throws(SQLiteError) in try deleteInviteStatement.bind(code, at: 1) }
+                    case .saveDenial(let denial):
+                        try run(upsertDenial) { () throws(SQLiteError) in
+                            try upsertDenial.bind(denial.room, at: 1); try upsertDenial.bind(denial.user, at: 2)
+                            try upsertDenial.bind(denial.until, at: 3)
+                        }
+                    case .deleteDenial(let room, let user):
+                        try run(deleteDenialStatement) { () throws(SQLiteError) in
+                            try deleteDenialStatement.bind(room, at: 1); try deleteDenialStatement.bind(user, at: 2)
+                        }
                     }
                 }
                 try insertRows()
@@ -226,6 +268,37 @@ public final class SQLiteRoomStore: RoomStore {
             try selectSeqRev.bind(client, at: 2)
             try selectSeqRev.bind(seq, at: 3)
             return try selectSeqRev.step() ? selectSeqRev.int64(at: 0) : nil
+        } catch {
+            throw .database(error)
+        }
+    }
+
+    /// See `RoomStore.invites()`.
+    public func invites() throws(StorageError) -> [StoredInvite] {
+        do {
+            defer { selectInvites.reset() }
+            var result: [StoredInvite] = []
+            while try selectInvites.step() {
+                result.append(StoredInvite(
+                    code: selectInvites.text(at: 0) ?? "", room: selectInvites.text(at: 1) ?? "", role: selectInvites.text(at: 2) ?? "",
+                    createdBy: selectInvites.text(at: 3) ?? "", createdAt: selectInvites.int64(at: 4), expiresAt: selectInvites.int64(at: 5),
+                    usesLeft: Int(selectInvites.int64(at: 6)), revoked: selectInvites.int64(at: 7) != 0))
+            }
+            return result
+        } catch {
+            throw .database(error)
+        }
+    }
+
+    /// See `RoomStore.denials()`.
+    public func denials() throws(StorageError) -> [StoredDenial] {
+        do {
+            defer { selectDenials.reset() }
+            var result: [StoredDenial] = []
+            while try selectDenials.step() {
+                result.append(StoredDenial(room: selectDenials.text(at: 0) ?? "", user: selectDenials.text(at: 1) ?? "", until: selectDenials.int64(at: 2)))
+            }
+            return result
         } catch {
             throw .database(error)
         }

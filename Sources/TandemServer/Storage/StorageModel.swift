@@ -82,6 +82,14 @@ public enum StorageWrite: Sendable, Equatable {
     /// The document at `rev`; patches with rev < `keepFrom` are trimmed (they are covered by the
     /// snapshot and outside the resume window).
     case snapshot(room: String, rev: Int64, state: [UInt8], keepFrom: Int64)
+    /// Creates or replaces the invitation with this code.
+    case saveInvite(StoredInvite)
+    /// Forgets an invitation (past its retention).
+    case deleteInvite(code: String)
+    /// Creates or replaces the deny entry of this room and user.
+    case saveDenial(StoredDenial)
+    /// Forgets a deny entry (expired).
+    case deleteDenial(room: String, user: String)
 }
 
 /// Why storage failed, in words an operator can act on.

@@ -1,36 +1,5 @@
-import Synchronization
-
 /// Hands the outcome of an opening handshake from the loop thread to the task awaiting it; completes once.
-final class WebSocketHandshakeWaiter: Sendable {
-    private struct State {
-        var result: Result<WebSocketConnection, WebSocketClientError>?
-        var continuation: CheckedContinuation<Result<WebSocketConnection, WebSocketClientError>, Never>?
-    }
-    private let state = Mutex(State())
-
-    /// Records the outcome; later calls are ignored.
-    func complete(_ result: Result<WebSocketConnection, WebSocketClientError>) {
-        let waiting = state.withLock { state -> CheckedContinuation<Result<WebSocketConnection, WebSocketClientError>, Never>? in
-            guard state.result == nil else { return nil }
-            state.result = result
-            defer { state.continuation = nil }
-            return state.continuation
-        }
-        waiting?.resume(returning: result)
-    }
-
-    /// Suspends until the outcome is known.
-    func wait() async -> Result<WebSocketConnection, WebSocketClientError> {
-        await withCheckedContinuation { continuation in
-            let ready = state.withLock { state -> Result<WebSocketConnection, WebSocketClientError>? in
-                if let result = state.result { return result }
-                state.continuation = continuation
-                return nil
-            }
-            if let ready { continuation.resume(returning: ready) }
-        }
-    }
-}
+typealias WebSocketHandshakeWaiter = ResultWaiter<WebSocketConnection, WebSocketClientError>
 
 /// The client side of a connection until the server's 101: sends the upgrade request, reads and validates the
 /// response, then hands the socket to a ``WebSocketConnection``. Bounded by a timer: past it the connection

@@ -15,21 +15,23 @@ struct WebSocketURL: Sendable, Equatable {
         self.hostHeader = hostHeader
     }
 
-    /// Parses `ws://host[:port][/path][?query]`; `host` may be a name, an IPv4 literal or a bracketed IPv6
-    /// literal. `wss://` is refused (no TLS in Tandem's transport; terminate TLS in a proxy).
-    init(_ text: String) throws(WebSocketClientError) {
-        if text.lowercased().hasPrefix("wss://") {
-            throw .invalidURL("\(text): wss:// (TLS) is not supported; use ws:// behind a TLS-terminating proxy")
+    /// Parses `ws://host[:port][/path][?query]` (or `http://…` with `scheme: "http"`); `host` may be a name, an
+    /// IPv4 literal or a bracketed IPv6 literal. `wss://` and `https://` are refused (no TLS in Tandem's
+    /// transport; terminate TLS in a proxy).
+    init(_ text: String, scheme: String = "ws") throws(WebSocketClientError) {
+        let secure = scheme == "ws" ? "wss" : scheme + "s"
+        if text.lowercased().hasPrefix("\(secure)://") {
+            throw .invalidURL("\(text): \(secure):// (TLS) is not supported; use \(scheme):// behind a TLS-terminating proxy")
         }
-        guard text.lowercased().hasPrefix("ws://") else { throw .invalidURL("\(text): the scheme must be ws://") }
-        let rest = text.dropFirst(5)
+        guard text.lowercased().hasPrefix("\(scheme)://") else { throw .invalidURL("\(text): the scheme must be \(scheme)://") }
+        let rest = text.dropFirst(scheme.count + 3)
         let authorityEnd = rest.firstIndex { $0 == "/" || $0 == "?" || $0 == "#" } ?? rest.endIndex
         let authority = rest[..<authorityEnd]
         var target = String(rest[authorityEnd...])
         if let fragment = target.firstIndex(of: "#") { target = String(target[..<fragment]) }
         if target.isEmpty || target.first == "?" { target = "/" + target }
         guard !authority.isEmpty, !authority.contains("@") else {
-            throw .invalidURL("\(text): expected ws://host[:port]/path")
+            throw .invalidURL("\(text): expected \(scheme)://host[:port]/path")
         }
         var host: Substring
         var portText: Substring?
@@ -43,7 +45,7 @@ struct WebSocketURL: Sendable, Equatable {
             }
         } else {
             guard authority.filter({ $0 == ":" }).count <= 1 else {
-                throw .invalidURL("\(text): write IPv6 addresses in brackets, e.g. ws://[::1]:8080/")
+                throw .invalidURL("\(text): write IPv6 addresses in brackets, e.g. \(scheme)://[::1]:8080/")
             }
             if let colon = authority.firstIndex(of: ":") {
                 host = authority[..<colon]

@@ -41,6 +41,21 @@ enum HTTPHeadParser {
         return (String(decoding: name, as: UTF8.self), String(decoding: value, as: UTF8.self))
     }
 
+    /// The body length a message's headers announce, or nil without `Content-Length`.
+    /// - Throws: `.transferEncodingNotSupported` for `Transfer-Encoding` (chunked bodies are not implemented:
+    ///   every Tandem peer sends `Content-Length`), `.invalidContentLength`, `.bodyTooLarge` beyond `limit`.
+    static func contentLength(_ headers: HTTPHeaders, limit: Int) throws(HTTPParseError) -> Int? {
+        if headers.contains(name: "Transfer-Encoding") { throw .transferEncodingNotSupported }
+        let values = headers.listElements(for: "Content-Length")
+        guard let first = values.first else { return nil }
+        guard values.allSatisfy({ $0 == first }),
+              first.utf8.count <= 18, first.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }),
+              let length = Int(first)
+        else { throw .invalidContentLength }
+        guard length <= limit else { throw .bodyTooLarge(limit: limit) }
+        return length
+    }
+
     /// tchar of RFC 9110 §5.6.2.
     static func isTokenByte(_ byte: UInt8) -> Bool {
         switch byte {

@@ -40,6 +40,24 @@ public enum HTTPParseError: Error, Sendable, Equatable, CustomStringConvertible 
         HTTPResponse(status: status, headers: ["Connection": "close", "Content-Type": "text/plain; charset=utf-8"], body: Array((description + "\n").utf8))
     }
 
+    /// The same response with a JSON body `{"error": code, "message": description}`, for servers whose plain
+    /// endpoints speak JSON.
+    public var jsonResponse: HTTPResponse {
+        .jsonError(status: status, error: code, message: description, headers: ["Connection": "close"])
+    }
+
+    /// A stable machine-readable name of the case, e.g. `body_too_large`.
+    public var code: String {
+        switch self {
+        case .headersTooLarge: "headers_too_large"
+        case .unsupportedVersion: "unsupported_version"
+        case .bodyTooLarge: "body_too_large"
+        case .transferEncodingNotSupported: "transfer_encoding_not_supported"
+        case .invalidContentLength: "invalid_content_length"
+        default: "bad_request"
+        }
+    }
+
     /// What was wrong, phrased for the client and the log.
     public var description: String {
         switch self {
@@ -52,7 +70,7 @@ public enum HTTPParseError: Error, Sendable, Equatable, CustomStringConvertible 
         case .invalidHost: "HTTP/1.1 requests need exactly one Host header"
         case .invalidContentLength: "Content-Length must be one decimal number"
         case .bodyTooLarge(let limit): "body exceeds \(limit) bytes"
-        case .transferEncodingNotSupported: "Transfer-Encoding is not supported; send Content-Length"
+        case .transferEncodingNotSupported: "Transfer-Encoding (chunked bodies) is not supported; send the body with Content-Length"
         }
     }
 }

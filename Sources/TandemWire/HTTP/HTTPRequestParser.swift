@@ -95,14 +95,6 @@ public struct HTTPRequestParser: Sendable {
     }
 
     private func bodyLength(of request: HTTPRequest) throws(HTTPParseError) -> Int {
-        if request.headers.contains(name: "Transfer-Encoding") { throw .transferEncodingNotSupported }
-        let values = request.headers.listElements(for: "Content-Length")
-        guard let first = values.first else { return 0 }
-        guard values.allSatisfy({ $0 == first }),
-              first.utf8.count <= 18, first.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }),
-              let length = Int(first)
-        else { throw .invalidContentLength }
-        guard length <= limits.maxBodyBytes else { throw .bodyTooLarge(limit: limits.maxBodyBytes) }
-        return length
+        try HTTPHeadParser.contentLength(request.headers, limit: limits.maxBodyBytes) ?? 0
     }
 }

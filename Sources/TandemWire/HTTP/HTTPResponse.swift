@@ -61,6 +61,7 @@ public struct HTTPResponse: Sendable, Equatable {
         case 405: "Method Not Allowed"
         case 410: "Gone"
         case 413: "Content Too Large"
+        case 415: "Unsupported Media Type"
         case 426: "Upgrade Required"
         case 429: "Too Many Requests"
         case 431: "Request Header Fields Too Large"

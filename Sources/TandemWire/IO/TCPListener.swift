@@ -20,16 +20,23 @@ public final class TCPListener: @unchecked Sendable, IOSelectable {
         public var maxConnections: Int
         /// Settings for every accepted connection.
         public var connection: TCPConnectionConfiguration
+        /// The kernel receive buffer (`SO_RCVBUF`) of every accepted connection; nil keeps the kernel's
+        /// autotuning. Set on the listening socket, so connections inherit it before their handshake: a buffer
+        /// shrunk after the handshake could fall below the window already advertised, and the kernel then
+        /// drops segments it had invited, stalling the stream for retransmission timeouts.
+        public var receiveBufferSize: Int32?
 
-        /// Defaults: backlog 1024, no connection limit, default connection settings.
+        /// Defaults: backlog 1024, no connection limit, default connection settings, kernel-tuned buffers.
         public init(
             backlog: Int32 = 1024,
             maxConnections: Int = .max,
-            connection: TCPConnectionConfiguration = TCPConnectionConfiguration()
+            connection: TCPConnectionConfiguration = TCPConnectionConfiguration(),
+            receiveBufferSize: Int32? = nil
         ) {
             self.backlog = backlog
             self.maxConnections = maxConnections
             self.connection = connection
+            self.receiveBufferSize = receiveBufferSize
         }
     }
 
@@ -93,6 +100,9 @@ public final class TCPListener: @unchecked Sendable, IOSelectable {
         let bound: SocketAddress
         do {
             try Socket.setOption(fd, level: SOL_SOCKET, name: SO_REUSEADDR, value: 1, what: "SO_REUSEADDR")
+            if let size = configuration.receiveBufferSize {
+                try Socket.setOption(fd, level: SOL_SOCKET, name: SO_RCVBUF, value: size, what: "SO_RCVBUF")
+            }
             let status = address.withSockAddr { systemBind(fd, $0, $1) }
             guard status == 0 else { throw IOError.lastError("bind to \(address)") }
             guard listen(fd, configuration.backlog) == 0 else { throw IOError.lastError("listen on \(address)") }

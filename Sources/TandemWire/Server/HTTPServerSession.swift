@@ -3,28 +3,41 @@
 /// connection to a ``WebSocketConnection``.
 ///
 /// A connection that does not complete a request within `handshakeTimeout` (a slow or stalled client) is
-/// dropped; with keep-alive the bound restarts after each response.
-final class HTTPServerSession: TCPConnectionHandler {
+/// dropped; with keep-alive the bound restarts after each response. While a route's answer is outstanding the
+/// connection stops reading (pipelined requests wait in the kernel, not in memory) and the bound is paused.
+///
+/// Loop-confined: every member is touched on the connection's loop thread only (hence `@unchecked Sendable`;
+/// responders hop back to the loop before touching the session).
+final class HTTPServerSession: TCPConnectionHandler, @unchecked Sendable {
     private let context: WebSocketServerContext
     private var parser: HTTPRequestParser
     private var timer: ScheduledTask?
     private var finished = false
+    /// A route is answering the current request; no further request is read until it has.
+    private var awaitingAnswer = false
+    private let remoteAddress: SocketAddress?
 
     init(connection: TCPConnection, context: WebSocketServerContext) {
         self.context = context
-        parser = HTTPRequestParser(limits: .init(maxHeaderBytes: context.configuration.maxHeaderBytes))
+        parser = HTTPRequestParser(limits: .init(
+            maxHeaderBytes: context.configuration.maxHeaderBytes, maxBodyBytes: context.configuration.maxBodyBytes))
+        remoteAddress = try? connection.remoteAddress()
         armTimer(connection)
     }
 
     func connectionDidReceive(_ connection: TCPConnection, bytes: UnsafeRawBufferPointer) {
         guard !finished else { return }
         parser.append(bytes)
+        processRequests(on: connection)
+    }
+
+    private func processRequests(on connection: TCPConnection) {
         do {
-            while !finished, let request = try parser.nextRequest() {
+            while !finished, !awaitingAnswer, let request = try parser.nextRequest() {
                 handle(request, on: connection)
             }
         } catch {
-            respondAndClose(error.response, on: connection)
+            respondAndClose(context.configuration.errorBodies == .json ? error.jsonResponse : error.response, on: connection)
         }
     }
 
@@ -42,16 +55,34 @@ final class HTTPServerSession: TCPConnectionHandler {
         } else if WebSocketServerHandshake.isUpgradeRequest(request) {
             respondAndClose(Self.plain(404, "no WebSocket endpoint at \(request.path)"), on: connection)
         } else {
-            var response = context.routes(request) ?? Self.plain(404, "not found")
-            let keepAlive = request.keepAlive && !response.headers.containsToken("close", in: "Connection") && !context.isShuttingDown
-            if keepAlive {
-                connection.write(response.bytes)
-                armTimer(connection)
-            } else {
-                response.headers.replaceOrAdd(name: "Connection", value: "close")
-                respondAndClose(response, on: connection)
+            awaitingAnswer = true
+            timer?.cancel()
+            timer = nil
+            connection.pauseReading()
+            let keepAlive = request.keepAlive
+            let responder = HTTPResponder(remoteAddress: remoteAddress) { [weak self, weak connection] response in
+                guard let session = self, let connection else { return }
+                _ = connection.loop.execute { session.answer(response, keepAlive: keepAlive, on: connection) }
             }
+            context.routes(request, responder)
         }
+    }
+
+    /// Sends a route's answer (on the loop) and goes on with the next request.
+    private func answer(_ answer: HTTPResponse, keepAlive requested: Bool, on connection: TCPConnection) {
+        guard !finished, awaitingAnswer else { return }
+        awaitingAnswer = false
+        var response = answer
+        let keepAlive = requested && !response.headers.containsToken("close", in: "Connection") && !context.isShuttingDown
+        guard keepAlive else {
+            response.headers.replaceOrAdd(name: "Connection", value: "close")
+            respondAndClose(response, on: connection)
+            return
+        }
+        connection.write(response.bytes)
+        armTimer(connection)
+        connection.resumeReading()
+        processRequests(on: connection)
     }
 
     private func upgrade(_ request: HTTPRequest, on connection: TCPConnection) {
@@ -105,6 +136,14 @@ final class HTTPServerSession: TCPConnectionHandler {
         timer?.cancel()
         timer = connection.loop.schedule(after: context.configuration.handshakeTimeout) { [weak connection] in
             connection?.abort()
+        }
+    }
+
+    /// The answer to a request no route claims.
+    static func notFound(_ format: WebSocketServerConfiguration.ErrorBodyFormat) -> HTTPResponse {
+        switch format {
+        case .plainText: plain(404, "not found")
+        case .json: .jsonError(status: 404, error: "not_found", message: "no such endpoint")
         }
     }
 

@@ -28,7 +28,24 @@ public final class WebSocketServer: Sendable {
         routes: @escaping @Sendable (HTTPRequest) -> HTTPResponse?,
         accept: @escaping @Sendable (WebSocketConnection, WebSocketUpgrade) -> (any WebSocketHandler)?
     ) throws -> WebSocketServer {
-        let context = WebSocketServerContext(configuration: configuration, routes: routes, accept: accept)
+        let notFound = HTTPServerSession.notFound(configuration.errorBodies)
+        return try start(configuration: configuration, group: group, handler: { request, responder in
+            responder.respond(routes(request) ?? notFound)
+        }, accept: accept)
+    }
+
+    /// Binds and starts serving, like ``start(configuration:group:routes:accept:)``, but plain HTTP requests go to
+    /// `handler` with an ``HTTPResponder`` that may answer later, from any thread (after storage work, say).
+    /// `handler` runs on the connection's loop thread and must not block it; it must answer every request.
+    /// Requests pipelined on one connection wait for the answer before them, so responses keep request order.
+    /// - Throws: `IOError` when the address cannot be bound.
+    public static func start(
+        configuration: WebSocketServerConfiguration,
+        group: EventLoopGroup,
+        handler: @escaping @Sendable (HTTPRequest, HTTPResponder) -> Void,
+        accept: @escaping @Sendable (WebSocketConnection, WebSocketUpgrade) -> (any WebSocketHandler)?
+    ) throws -> WebSocketServer {
+        let context = WebSocketServerContext(configuration: configuration, routes: handler, accept: accept)
         let listener = try TCPListener.bind(
             host: configuration.host, port: configuration.port, group: group,
             configuration: TCPListener.Configuration(

@@ -25,9 +25,22 @@ public struct WebSocketServerConfiguration: Sendable {
     public var sendQueueLimit = 4 * 1024 * 1024
     /// The largest request line plus headers; larger requests get 431.
     public var maxHeaderBytes = 16 * 1024
+    /// The largest request body (`Content-Length`); larger requests get 413 before the body is read.
+    public var maxBodyBytes = 16 * 1024
+    /// Whether malformed plain requests (400, 413, 431, 501, 505) and unknown routes (404) are answered with a
+    /// plain-text or a JSON body (`{"error": …, "message": …}`).
+    public var errorBodies: ErrorBodyFormat = .plainText
     /// How long a close handshake this side started waits for the peer's close frame before dropping the
     /// connection.
     public var closeTimeout: Duration = .seconds(2)
+
+    /// The body format of the errors the server itself answers with.
+    public enum ErrorBodyFormat: Sendable {
+        /// `text/plain` with the message.
+        case plainText
+        /// `application/json` with `error` and `message`.
+        case json
+    }
 
     /// Creates the default configuration.
     public init() {}

@@ -5,7 +5,7 @@ import Synchronization
 final class WebSocketServerContext: Sendable {
     let configuration: WebSocketServerConfiguration
     let handshake: WebSocketServerHandshake
-    let routes: @Sendable (HTTPRequest) -> HTTPResponse?
+    let routes: @Sendable (HTTPRequest, HTTPResponder) -> Void
     let accept: @Sendable (WebSocketConnection, WebSocketUpgrade) -> (any WebSocketHandler)?
 
     private struct Registry {
@@ -16,7 +16,7 @@ final class WebSocketServerContext: Sendable {
 
     init(
         configuration: WebSocketServerConfiguration,
-        routes: @escaping @Sendable (HTTPRequest) -> HTTPResponse?,
+        routes: @escaping @Sendable (HTTPRequest, HTTPResponder) -> Void,
         accept: @escaping @Sendable (WebSocketConnection, WebSocketUpgrade) -> (any WebSocketHandler)?
     ) {
         self.configuration = configuration

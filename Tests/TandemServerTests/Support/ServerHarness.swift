@@ -17,10 +17,15 @@ final class ServerHarness: Sendable {
     /// Unix seconds as the token verifier sees them.
     let wallClock = ManualNumber(1_800_000_000)
 
+    /// Users removed by a host, consulted by the rooms.
+    let denials = DenyList([])
+
     init(configuration: ServerConfiguration = ServerConfiguration(), store: any RoomStore = InMemoryRoomStore()) {
         self.configuration = configuration
         commits = CommitQueue(store: store)
-        registry = RoomRegistry(commits: commits, scheduler: scheduler, settings: RoomSettings(configuration), metrics: metrics, logger: .discarding)
+        let denials = denials, wallClock = wallClock
+        registry = RoomRegistry(commits: commits, scheduler: scheduler, settings: RoomSettings(configuration), metrics: metrics, logger: .discarding,
+                                isDenied: { room, user in denials.deniedUntil(user, in: room, now: wallClock.value) != nil })
         let clock = wallClock
         verifier = TokenVerifier(secret: Array("test-secret".utf8), hmac: FakeHMAC.mac, now: { clock.value })
     }

@@ -1,0 +1,266 @@
+import Foundation
+import TandemProtocol
+import TandemWire
+
+/// The HTTP API of invitations and host control (`/v1/invites…`, `/v1/rooms/{room}/remove`): checks the
+/// request, decides with ``InviteBook`` / ``DenyList`` / ``AcceptThrottle``, stores the change through the
+/// commit queue and answers only after the commit, so an answered invitation survives a crash.
+///
+/// Thread-safe; `handle` runs on an event-loop thread and never blocks it (storage work is queued).
+final class InviteRoutes: Sendable {
+    /// What the API needs from the server.
+    struct Context: Sendable {
+        var book: InviteBook
+        var denials: DenyList
+        var throttle: AcceptThrottle
+        var tokens: TokenVerifier
+        var commits: CommitQueue
+        var registry: RoomRegistry
+        var metrics: ServerMetrics
+        var logger: Logger
+        var configuration: ServerConfiguration
+        /// Unix seconds.
+        var now: @Sendable () -> Int64
+        var random: any RandomByteSource
+    }
+
+    private let context: Context
+
+    init(context: Context) {
+        self.context = context
+    }
+
+    /// Whether `path` belongs to this API (everything under `/v1/invites` and `/v1/rooms/`).
+    static func handles(_ path: String) -> Bool {
+        path == "/v1/invites" || path.hasPrefix("/v1/invites/") || path.hasPrefix("/v1/rooms/")
+    }
+
+    /// Answers one request of this API through `responder`, now or after a commit.
+    func handle(_ request: HTTPRequest, responder: HTTPResponder) {
+        do throws(InviteAPIError) {
+            try route(request, responder: responder)
+        } catch {
+            responder.respond(error.response)
+        }
+    }
+
+    /// The endpoints, by path shape.
+    private enum Endpoint {
+        case invites
+        case invite(String)
+        case accept(String)
+        case remove(String)
+    }
+
+    private static func endpoint(_ path: String) -> Endpoint? {
+        let parts = path.split(separator: "/", omittingEmptySubsequences: false).dropFirst().map(String.init)
+        guard parts.count >= 3, parts[0] == "v1", !parts[2].isEmpty else { return parts == ["v1", "invites"] ? .invites : nil }
+        switch (parts[1], parts.count) {
+        case ("invites", 3): return .invite(parts[2])
+        case ("invites", 4) where parts[3] == "accept": return .accept(parts[2])
+        case ("rooms", 4) where parts[3] == "remove": return .remove(parts[2].removingPercentEncoding ?? parts[2])
+        default: return nil
+        }
+    }
+
+    private func route(_ request: HTTPRequest, responder: HTTPResponder) throws(InviteAPIError) {
+        switch (Self.endpoint(request.path), request.method) {
+        case (.invites?, "POST"): try create(request, responder)
+        case (.invites?, "GET"): try list(request, responder)
+        case (.invites?, _): throw .methodNotAllowed(allowed: "GET, POST")
+        case (.invite(let code)?, "DELETE"): try revoke(code, request, responder)
+        case (.invite?, _): throw .methodNotAllowed(allowed: "DELETE")
+        case (.accept(let code)?, "POST"): try accept(code, request, responder)
+        case (.accept?, _): throw .methodNotAllowed(allowed: "POST")
+        case (.remove(let room)?, "POST"): try remove(room, request, responder)
+        case (.remove?, _): throw .methodNotAllowed(allowed: "POST")
+        case (nil, _): throw .notFound
+        }
+    }
+
+    // MARK: - Endpoints
+
+    private func create(_ request: HTTPRequest, _ responder: HTTPResponder) throws(InviteAPIError) {
+        let host = try authorizeHost(request)
+        let body = try JSONRequestBody(request, allowed: ["role", "ttl", "uses"])
+        let roleText = try body.string("role", maxBytes: 16) ?? Role.guest.rawValue
+        guard roleText == Role.guest.rawValue || roleText == Role.viewer.rawValue else {
+            throw .invalidField("\"role\" must be \"guest\" or \"viewer\"")
+        }
+        let settings = context.configuration
+        let ttl = try body.integer("ttl", default: 1200, in: 1...Int64(settings.inviteMaxTTLSeconds))
+        let uses = try body.integer("uses", default: 1, in: 1...Int64(settings.inviteMaxUses))
+        let now = context.now()
+        let template = StoredInvite(code: "", room: host.room, role: roleText, createdBy: host.sub, createdAt: now,
+                                    expiresAt: now + ttl, usesLeft: Int(uses))
+        let invite: StoredInvite, forgotten: [String]
+        do throws(InviteBook.ReserveError) {
+            (invite, forgotten) = try context.book.reserve(template, maxLivePerRoom: settings.inviteMaxLivePerRoom, now: now, makeCode: makeCode)
+        } catch {
+            switch error {
+            case .tooManyLive(let limit): throw .tooManyInvites(limit: limit)
+            case .noFreeCode: throw .codeSpaceFull
+            }
+        }
+        let url = inviteURL(code: invite.code, request: request)
+        let writes = [StorageWrite.saveInvite(invite)] + forgotten.map { .deleteInvite(code: $0) }
+        commit(writes, responder, undo: { [context] in context.book.restore(code: invite.code, to: nil) }) { [context] in
+            context.metrics.invitesCreated.increment()
+            context.logger.info("invite.created", LogField("room", invite.room), LogField("role", invite.role), LogField("by", invite.createdBy))
+            return .json(status: 201, .object([
+                "code": .string(invite.code), "room": .string(invite.room), "role": .string(invite.role),
+                "expiresAt": .number(Double(invite.expiresAt)), "uses": .number(Double(invite.usesLeft)), "url": .string(url),
+            ]))
+        }
+    }
+
+    private func list(_ request: HTTPRequest, _ responder: HTTPResponder) throws(InviteAPIError) {
+        let host = try authorizeHost(request)
+        let invites = context.book.live(room: host.room, now: context.now()).map { invite -> JSONValue in
+            .object([
+                "code": .string(invite.code), "role": .string(invite.role), "expiresAt": .number(Double(invite.expiresAt)),
+                "usesLeft": .number(Double(invite.usesLeft)), "createdBy": .string(invite.createdBy),
+            ])
+        }
+        responder.respond(.json(status: 200, .object(["room": .string(host.room), "invites": .array(invites)])))
+    }
+
+    private func revoke(_ code: String, _ request: HTTPRequest, _ responder: HTTPResponder) throws(InviteAPIError) {
+        let host = try authorizeHost(request)
+        switch context.book.revoke(code, room: host.room, now: context.now()) {
+        case .unknown: throw .unknownCode
+        case .gone(let reason): throw .gone(reason)
+        case .accepted(let invite):
+            var previous = invite
+            previous.revoked = false
+            commit([.saveInvite(invite)], responder, undo: { [context, previous] in context.book.restore(code: code, to: previous) }) { [context] in
+                context.logger.info("invite.revoked", LogField("room", invite.room), LogField("by", host.sub))
+                return .json(status: 200, .object(["code": .string(code), "revoked": .bool(true)]))
+            }
+        }
+    }
+
+    private func accept(_ code: String, _ request: HTTPRequest, _ responder: HTTPResponder) throws(InviteAPIError) {
+        let now = context.now()
+        let address = responder.remoteAddress?.host ?? "unknown"
+        if let wait = context.throttle.retryAfter(address: address, now: now) {
+            context.metrics.inviteFailures.increment("throttled")
+            throw .throttled(retryAfter: wait)
+        }
+        let body = try JSONRequestBody(request, allowed: ["name"])
+        let name = try body.string("name", maxBytes: 64)
+        let outcome = Self.isCodeShaped(code) ? context.book.accept(code, now: now) : .unknown
+        switch outcome {
+        case .unknown:
+            failedAccept("unknown", address: address, now: now)
+            throw .unknownCode
+        case .gone(let reason):
+            failedAccept(reason.rawValue, address: address, now: now)
+            throw .gone(reason)
+        case .accepted(let invite):
+            var previous = invite
+            previous.usesLeft += 1
+            let role = Role(rawValue: invite.role) ?? .guest
+            let claims = TokenClaims(sub: "guest-" + hex(context.random.bytes(count: 8)), room: invite.room, role: role,
+                                     exp: now + Int64(context.configuration.inviteTokenTTLSeconds), name: name)
+            commit([.saveInvite(invite)], responder, undo: { [context, previous] in context.book.restore(code: code, to: previous) }) { [context] in
+                context.metrics.invitesAccepted.increment()
+                context.logger.info("invite.accepted", LogField("room", invite.room), LogField("user", claims.sub))
+                return .json(status: 200, .object([
+                    "token": .string(context.tokens.mint(claims)), "room": .string(claims.room), "role": .string(role.rawValue),
+                    "user": .string(claims.sub), "expiresAt": .number(Double(claims.exp)),
+                ]))
+            }
+        }
+    }
+
+    private func remove(_ room: String, _ request: HTTPRequest, _ responder: HTTPResponder) throws(InviteAPIError) {
+        let host = try authorizeHost(request)
+        guard host.room == room else { throw .otherRoom(room) }
+        let body = try JSONRequestBody(request, allowed: ["user"])
+        guard let user = try body.string("user", maxBytes: 128) else { throw .invalidField("\"user\" is required: the user id to remove") }
+        guard user != host.sub else { throw .invalidField("a host cannot remove themselves; close the connection instead") }
+        let now = context.now()
+        // Deny first, then close: a join racing this request is either closed below or refused by the list.
+        let floor = now + Int64(context.configuration.inviteTokenTTLSeconds)
+        context.denials.deny(user, in: room, until: floor)
+        let removed = context.registry.loadedRoom(room)?.removeUser(user, reason: "the host removed you from room '\(room)'") ?? []
+        let until = context.denials.deny(user, in: room, until: removed.max() ?? floor)
+        let ended = context.denials.expire(now: now).map { StorageWrite.deleteDenial(room: $0.room, user: $0.user) }
+        commit([.saveDenial(StoredDenial(room: room, user: user, until: until))] + ended, responder, undo: {}) { [context] in
+            context.metrics.participantsRemoved.increment()
+            context.logger.info("room.user_removed", LogField("room", room), LogField("user", user), LogField("by", host.sub),
+                                LogField("connections", "\(removed.count)"))
+            return .json(status: 200, .object([
+                "room": .string(room), "user": .string(user), "until": .number(Double(until)), "closed": .number(Double(removed.count)),
+            ]))
+        }
+    }
+
+    // MARK: - Helpers
+
+    /// The claims of the request's bearer token, which must be a host's.
+    private func authorizeHost(_ request: HTTPRequest) throws(InviteAPIError) -> TokenClaims {
+        guard let header = request.headers["Authorization"] else { throw .missingToken }
+        let parts = header.split(separator: " ", maxSplits: 1, omittingEmptySubsequences: true)
+        guard parts.count == 2, HTTPHeadersText.lowercasedASCII(String(parts[0])) == "bearer" else { throw .missingToken }
+        let claims: TokenClaims
+        do {
+            claims = try context.tokens.verify(String(parts[1]).trimmingSpaces())
+        } catch {
+            throw .badToken(error.description)
+        }
+        guard claims.role == .host else { throw .notHost(role: claims.role.rawValue) }
+        return claims
+    }
+
+    /// Stores `writes`, then answers with `success()`; on a storage failure runs `undo` and answers 500.
+    private func commit(_ writes: [StorageWrite], _ responder: HTTPResponder, undo: @escaping @Sendable () -> Void,
+                        success: @escaping @Sendable () -> HTTPResponse) {
+        let logger = context.logger
+        context.commits.write(writes) { result in
+            switch result {
+            case .success:
+                responder.respond(success())
+            case .failure(let error):
+                undo()
+                logger.error("invite.store_failed", LogField("error", error.description))
+                responder.respond(InviteAPIError.storage(error.description).response)
+            }
+        }
+    }
+
+    private func failedAccept(_ reason: String, address: String, now: Int64) {
+        context.throttle.recordFailure(address: address, now: now)
+        context.metrics.inviteFailures.increment(reason)
+    }
+
+    /// Six decimal digits, uniformly from the injected random source (rejection sampling avoids modulo bias).
+    private func makeCode() -> String {
+        while true {
+            let bytes = context.random.bytes(count: 4)
+            let value = bytes.reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
+            guard value < 4_294_000_000 else { continue }
+            let text = String(value % 1_000_000)
+            return String(repeating: "0", count: 6 - text.count) + text
+        }
+    }
+
+    static func isCodeShaped(_ code: String) -> Bool {
+        code.utf8.count == 6 && code.utf8.allSatisfy { $0 >= 0x30 && $0 <= 0x39 }
+    }
+
+    /// Where a guest opens the invitation: the configured public URL, else the address the host used.
+    private func inviteURL(code: String, request: HTTPRequest) -> String {
+        var base = context.configuration.publicURL ?? "http://\(request.headers["Host"] ?? "\(context.configuration.host):\(context.configuration.port)")"
+        while base.hasSuffix("/") { base.removeLast() }
+        return "\(base)/#invite=\(code)"
+    }
+
+    private func hex(_ bytes: [UInt8]) -> String {
+        bytes.map { byte in
+            let text = String(byte, radix: 16)
+            return text.count == 1 ? "0" + text : text
+        }.joined()
+    }
+}

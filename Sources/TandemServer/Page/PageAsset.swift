@@ -1,0 +1,22 @@
+import TandemWire
+
+/// One file of the browser page, built into the binary: its URL path, media type, bytes and a
+/// strong validator derived from the bytes (so a new build never serves a stale cached copy).
+struct PageAsset: Sendable {
+    let path: String
+    let contentType: String
+    let body: [UInt8]
+    /// A quoted strong ETag: the first 16 hex digits of the body's SHA-256.
+    let entityTag: String
+
+    init(path: String, contentType: String, text: String) {
+        self.path = path
+        self.contentType = contentType
+        body = Array(text.utf8)
+        let digest = Digest.sha256(body).prefix(8).map { byte in
+            let hex = String(byte, radix: 16)
+            return byte < 16 ? "0" + hex : hex
+        }
+        entityTag = "\"" + digest.joined() + "\""
+    }
+}

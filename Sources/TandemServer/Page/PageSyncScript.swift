@@ -1,0 +1,423 @@
+/// `/page/sync.js`: protocol v1 for the browser (hello/resume, backoff with full jitter, heartbeat, outbox with rebase and rollback).
+enum PageSyncScript {
+    static let text = #"""
+'use strict';
+// Tandem sync protocol v1 for the browser: hello/welcome with resume, reconnect with exponential
+// backoff and full jitter, heartbeat with RTT-based dead-connection detection, and an outbox of
+// optimistic changes (visible state = confirmed state + pending patches replayed on top).
+(function (global) {
+  const SUBPROTOCOL = 'tandem.v1';
+  // Close codes after which reconnecting cannot help (bad token, forbidden, replaced).
+  const FINAL_CLOSE_CODES = { 4001: 'the token is invalid or expired', 4003: 'access is forbidden', 4009: 'this page was opened again elsewhere' };
+  const SCROLL_PATH = '/contentOffset';
+  const SCROLL_INTERVAL_MS = 33;
+  const MAX_IN_FLIGHT = 16;
+  const HELLO_TIMEOUT_MS = 10000;
+
+  const hasOwn = (object, key) => Object.prototype.hasOwnProperty.call(object, key);
+  const clone = (value) => (value === undefined ? undefined : JSON.parse(JSON.stringify(value)));
+  const isObject = (value) => value !== null && typeof value === 'object' && !Array.isArray(value);
+
+  function pointerTokens(path) {
+    if (path === '') return [];
+    if (typeof path !== 'string' || path[0] !== '/') throw new Error('invalid path ' + JSON.stringify(path));
+    return path.slice(1).split('/').map((token) => token.replace(/~1/g, '/').replace(/~0/g, '~'));
+  }
+
+  function arrayIndex(array, token) {
+    const index = /^(0|[1-9][0-9]*)$/.test(token) ? Number(token) : -1;
+    if (index < 0 || index >= array.length) throw new Error('no array element ' + token);
+    return index;
+  }
+
+  // Own-property writes only, so keys like "__proto__" stay plain data.
+  function put(container, key, value) {
+    Object.defineProperty(container, key, { value: value, writable: true, enumerable: true, configurable: true });
+  }
+
+  // Applies ops to a copy of `document` with the server's rules (set creates parent objects,
+  // remove of a missing path is a no-op); throws when an op cannot apply, leaving `document` as is.
+  function applyOps(document, ops) {
+    let root = clone(document);
+    for (const op of ops) {
+      const tokens = pointerTokens(op.path);
+      if (tokens.length === 0) {
+        if (op.op === 'set' && isObject(op.value)) { root = clone(op.value); continue; }
+        throw new Error('the root can only be set to an object');
+      }
+      let parent = root;
+      for (let i = 0; i < tokens.length - 1 && parent !== null; i++) {
+        const token = tokens[i];
+        if (Array.isArray(parent)) { parent = parent[arrayIndex(parent, token)]; continue; }
+        if (!hasOwn(parent, token)) {
+          if (op.op === 'remove') { parent = null; break; }
+          put(parent, token, {});
+        }
+        parent = parent[token];
+        if (parent === null || typeof parent !== 'object') {
+          if (op.op === 'remove') { parent = null; break; }
+          throw new Error('cannot set inside a ' + (parent === null ? 'null' : typeof parent) + ' at ' + op.path);
+        }
+      }
+      if (parent === null) continue;
+      const last = tokens[tokens.length - 1];
+      if (op.op === 'set') {
+        if (Array.isArray(parent)) parent[arrayIndex(parent, last)] = clone(op.value);
+        else put(parent, last, clone(op.value));
+      } else if (op.op === 'remove') {
+        if (Array.isArray(parent)) throw new Error('removing array elements is not supported');
+        delete parent[last];
+      } else {
+        throw new Error('unknown op ' + op.op);
+      }
+    }
+    return root;
+  }
+
+  // Full jitter: random(0, min(cap, base * 2^attempt)).
+  function backoffDelay(attempt, policy, random) {
+    return random() * Math.min(policy.cap, policy.base * Math.pow(2, attempt));
+  }
+
+  class Session {
+    // options: url, token, client, presence, backoff {base, cap} (ms), random, now, and callbacks
+    // onState(visible, origin), onStatus(status), onParticipants(list), onNotice(event).
+    constructor(options) {
+      this.url = options.url;
+      this.token = options.token;
+      this.client = options.client;
+      this.presence = options.presence || {};
+      this.backoff = options.backoff || { base: 500, cap: 8000 };
+      this.random = options.random || Math.random;
+      this.now = options.now || (() => performance.now());
+      this.onState = options.onState || (() => {});
+      this.onStatus = options.onStatus || (() => {});
+      this.onParticipants = options.onParticipants || (() => {});
+      this.onNotice = options.onNotice || (() => {});
+
+      this.confirmed = {};
+      this.rev = 0;
+      this.epoch = null;
+      this.seq = 0;
+      this.pending = [];   // sent or to be sent: {seq, ops}
+      this.resend = [];    // pending patches queued for (re)sending, in seq order
+      this.draft = [];     // local ops not yet in a patch; coalesced by path
+      this.visible = {};
+      this.role = null;
+      this.participants = new Map();
+      this.seen = new Set();
+      this.status = { state: 'idle' };
+      this.attempt = 0;
+      this.connections = 0;
+      this.ws = null;
+      this.timers = {};
+      this.heartbeat = { interval: 10000, timeout: 30000 };
+      this.paceMs = 0;
+      this.lastSendAt = -Infinity;
+      this.lastScrollAt = -Infinity;
+      this.lastFrameAt = 0;
+      this.pingSentAt = null;
+      this.srtt = null;
+      this.rttvar = null;
+      this.stopped = false;
+    }
+
+    start() { this.connect(); }
+
+    // Applies a local change at once (optimistic) and queues it; false when it is refused
+    // (a viewer, a closed session, or ops that cannot apply to the visible state).
+    change(ops) {
+      if (this.role === 'viewer' || this.stopped) return false;
+      try { applyOps(this.visible, ops); } catch (error) { return false; }
+      for (const op of ops) {
+        this.draft = this.draft.filter((queued) => queued.path !== op.path);
+        this.draft.push(clone(op));
+      }
+      this.recompute('local');
+      this.pump();
+      return true;
+    }
+
+    setPresence(data) {
+      this.presence = data;
+      if (this.status.state === 'connected') this.send({ type: 'presence', data: data });
+    }
+
+    // Number of local changes not yet acknowledged (drafts count as one).
+    get unacknowledged() { return this.pending.length + (this.draft.length > 0 ? 1 : 0); }
+
+    stop() {
+      this.stopped = true;
+      this.clearTimers();
+      if (this.ws) { this.detach(this.ws); this.ws.close(1000); this.ws = null; }
+      this.setStatus({ state: 'closed', reason: 'left the room' });
+    }
+
+    // MARK: connection
+
+    connect() {
+      this.clearTimers();
+      this.setStatus({ state: this.connections > 0 ? 'reconnecting' : 'connecting', retryAt: null });
+      let ws;
+      try { ws = new WebSocket(this.url, SUBPROTOCOL); } catch (error) { this.lost(null, String(error)); return; }
+      this.ws = ws;
+      ws.onopen = () => {
+        this.lastFrameAt = this.now();
+        const hello = { type: 'hello', token: this.token, client: this.client, presence: this.presence };
+        if (this.epoch !== null) hello.resume = { epoch: this.epoch, rev: this.rev };
+        ws.send(JSON.stringify(hello));
+      };
+      ws.onmessage = (event) => {
+        let message;
+        try { message = JSON.parse(event.data); } catch (error) { return; }
+        this.lastFrameAt = this.now();
+        this.receive(message);
+      };
+      ws.onclose = (event) => this.lost(event.code, event.reason);
+      ws.onerror = () => {};
+      this.timers.hello = setTimeout(() => this.dead('no welcome in time'), HELLO_TIMEOUT_MS);
+    }
+
+    detach(ws) { ws.onopen = ws.onmessage = ws.onclose = ws.onerror = null; }
+
+    // A connection that stopped answering: drop it without waiting for TCP to notice.
+    dead(reason) {
+      if (!this.ws) return;
+      const ws = this.ws;
+      this.detach(ws);
+      try { ws.close(); } catch (error) { /* already closing */ }
+      this.lost(null, reason);
+    }
+
+    lost(code, reason) {
+      if (this.ws) this.detach(this.ws);
+      this.ws = null;
+      this.clearTimers();
+      if (this.stopped) return;
+      if (code !== null && hasOwn(FINAL_CLOSE_CODES, code)) {
+        this.setStatus({ state: 'closed', code: code, reason: FINAL_CLOSE_CODES[code] });
+        return;
+      }
+      const delay = backoffDelay(this.attempt, this.backoff, this.random);
+      this.attempt += 1;
+      const retryAt = this.now() + delay;
+      this.setStatus({ state: 'reconnecting', retryAt: retryAt, code: code, reason: reason || '' });
+      this.timers.retry = setTimeout(() => this.connect(), delay);
+      this.timers.countdown = setInterval(() => this.setStatus(Object.assign({}, this.status)), 200);
+    }
+
+    clearTimers() {
+      for (const key of Object.keys(this.timers)) { clearTimeout(this.timers[key]); clearInterval(this.timers[key]); }
+      this.timers = {};
+    }
+
+    send(message) {
+      if (!this.ws || this.ws.readyState !== WebSocket.OPEN) return false;
+      this.ws.send(JSON.stringify(message));
+      return true;
+    }
+
+    setStatus(status) {
+      this.status = status;
+      this.onStatus(status);
+    }
+
+    // MARK: messages
+
+    receive(message) {
+      switch (message.type) {
+        case 'welcome': this.welcome(message); break;
+        case 'patch': this.remotePatch(message); this.recompute('remote'); break;
+        case 'ack': this.ack(message); break;
+        case 'reject': this.reject(message); break;
+        case 'join': this.join(message, true); break;
+        case 'presence': {
+          const participant = this.participants.get(message.client);
+          if (participant) { participant.data = message.data || {}; this.onParticipants(this.participantList()); }
+          break;
+        }
+        case 'leave': {
+          const participant = this.participants.get(message.client);
+          if (participant) {
+            this.participants.delete(message.client);
+            this.seen.delete(message.client);
+            this.onParticipants(this.participantList());
+            this.onNotice({ kind: 'leave', participant: participant });
+          }
+          break;
+        }
+        case 'pong': this.pong(message); break;
+        case 'error': this.onNotice({ kind: 'error', code: message.code, message: message.message }); break;
+        default: break;
+      }
+    }
+
+    welcome(message) {
+      clearTimeout(this.timers.hello);
+      const resumed = !hasOwn(message, 'state') && Array.isArray(message.replay);
+      if (resumed) {
+        for (const patch of message.replay) this.remotePatch(patch);
+      } else {
+        this.confirmed = isObject(message.state) ? message.state : {};
+      }
+      this.epoch = message.epoch;
+      this.rev = message.rev;
+      const lastSeq = message.lastSeq || 0;
+      this.pending = this.pending.filter((patch) => patch.seq > lastSeq);
+      this.resend = this.pending.slice();
+      this.seq = Math.max(this.seq, lastSeq);
+      this.role = message.you ? message.you.role : null;
+      if (message.heartbeat) this.heartbeat = message.heartbeat;
+      const rate = message.limits ? message.limits.rate : 0;
+      this.paceMs = rate > 0 ? 1000 / (0.8 * rate) : 0;
+      // People seen before a reconnect are not announced again when they reappear.
+      for (const client of this.participants.keys()) this.seen.add(client);
+      this.participants = new Map();
+      for (const participant of message.participants || []) this.join(participant, false);
+      this.onParticipants(this.participantList());
+      this.attempt = 0;
+      this.connections += 1;
+      this.pingSentAt = null;
+      if (this.role === 'viewer') this.draft = [];
+      this.recompute('remote');
+      this.setStatus({ state: 'connected', welcome: resumed ? 'resumed' : 'snapshot', reconnects: this.connections - 1, rev: this.rev });
+      this.startHeartbeat();
+      this.pump();
+    }
+
+    remotePatch(patch) {
+      if (patch.client === this.client) {
+        // Our own patch applied over an earlier connection: it counts as that seq's ack.
+        this.pending = this.pending.filter((pending) => pending.seq !== patch.seq);
+        this.resend = this.resend.filter((pending) => pending.seq !== patch.seq);
+      }
+      try {
+        this.confirmed = applyOps(this.confirmed, patch.ops || []);
+      } catch (error) {
+        // Cannot happen with a correct server; a snapshot on the next connection repairs it.
+        this.epoch = null;
+        this.dead('a remote patch did not apply');
+      }
+      this.rev = Math.max(this.rev, patch.rev);
+    }
+
+    ack(message) {
+      const index = this.pending.findIndex((patch) => patch.seq === message.seq);
+      if (index >= 0) {
+        const patch = this.pending[index];
+        this.pending.splice(index, 1);
+        if (!message.duplicate) {
+          try { this.confirmed = applyOps(this.confirmed, patch.ops); } catch (error) { this.epoch = null; this.dead('an acked patch did not apply'); }
+        }
+      }
+      this.rev = Math.max(this.rev, message.rev);
+      this.recompute('ack');
+      this.pump();
+    }
+
+    reject(message) {
+      this.pending = this.pending.filter((patch) => patch.seq !== message.seq);
+      this.resend = this.resend.filter((patch) => patch.seq !== message.seq);
+      this.recompute('rollback');
+      this.onNotice({ kind: 'reject', code: message.code, message: message.message });
+      this.pump();
+    }
+
+    join(message, announce) {
+      const participant = { user: message.user, client: message.client, role: message.role, name: message.name, data: message.data || {} };
+      const known = this.participants.has(message.client) || this.seen.has(message.client);
+      this.participants.set(message.client, participant);
+      if (announce) {
+        this.onParticipants(this.participantList());
+        if (!known && message.client !== this.client) this.onNotice({ kind: 'join', participant: participant });
+      }
+    }
+
+    participantList() {
+      return Array.from(this.participants.values()).map((participant) => Object.assign({ you: participant.client === this.client }, participant));
+    }
+
+    recompute(origin) {
+      let visible = this.confirmed;
+      for (const patch of this.pending) {
+        // A pending patch that no longer applies on top of newer remote state will be rejected by
+        // the server; until then it is left out of the visible state.
+        try { visible = applyOps(visible, patch.ops); } catch (error) { /* skipped */ }
+      }
+      try { visible = applyOps(visible, this.draft); } catch (error) { this.draft = []; }
+      this.visible = visible;
+      this.onState(visible, origin);
+    }
+
+    // MARK: outbox
+
+    pump() {
+      if (this.timers.pump || this.status.state !== 'connected') return;
+      for (;;) {
+        const resending = this.resend.length > 0;
+        if (!resending && (this.draft.length === 0 || this.pending.length >= MAX_IN_FLIGHT)) return;
+        const now = this.now();
+        let wait = this.lastSendAt + this.paceMs - now;
+        const touchesScroll = (resending ? this.resend[0].ops : this.draft).some((op) => op.path === SCROLL_PATH || op.path.startsWith(SCROLL_PATH + '/'));
+        // The newest offset wins: drafts keep coalescing while an offset waits for its 33 ms slot.
+        if (touchesScroll && !resending) wait = Math.max(wait, this.lastScrollAt + SCROLL_INTERVAL_MS - now);
+        if (wait > 0) {
+          this.timers.pump = setTimeout(() => { delete this.timers.pump; this.pump(); }, wait);
+          return;
+        }
+        let patch;
+        if (resending) {
+          patch = this.resend.shift();
+        } else {
+          this.seq += 1;
+          patch = { seq: this.seq, ops: this.draft };
+          this.draft = [];
+          this.pending.push(patch);
+        }
+        if (!this.send({ type: 'patch', seq: patch.seq, ops: patch.ops })) { this.resend.unshift(patch); return; }
+        this.lastSendAt = now;
+        if (touchesScroll) this.lastScrollAt = now;
+      }
+    }
+
+    // MARK: heartbeat
+
+    startHeartbeat() {
+      const interval = Math.max(100, this.heartbeat.interval || 10000);
+      this.timers.ping = setInterval(() => {
+        if (this.pingSentAt === null) {
+          this.pingSentAt = this.now();
+          this.send({ type: 'ping', t: this.pingSentAt });
+        }
+      }, interval);
+      this.timers.watch = setInterval(() => {
+        const now = this.now();
+        if (now - this.lastFrameAt > 2 * interval) { this.dead('no frame for ' + Math.round(2 * interval) + ' ms'); return; }
+        if (this.pingSentAt !== null && now - this.pingSentAt > this.pongTimeout(interval)) this.dead('no pong in time');
+      }, Math.min(500, interval / 2));
+    }
+
+    // RFC 6298 retransmission timeout from the measured RTT, within [1 s, interval].
+    pongTimeout(interval) {
+      if (this.srtt === null) return interval;
+      return Math.min(interval, Math.max(1000, this.srtt + 4 * this.rttvar));
+    }
+
+    pong(message) {
+      if (this.pingSentAt === null || message.t !== this.pingSentAt) return;
+      const sample = this.now() - this.pingSentAt;
+      this.pingSentAt = null;
+      if (this.srtt === null) {
+        this.srtt = sample;
+        this.rttvar = sample / 2;
+      } else {
+        this.rttvar = 0.75 * this.rttvar + 0.25 * Math.abs(this.srtt - sample);
+        this.srtt = 0.875 * this.srtt + 0.125 * sample;
+      }
+    }
+  }
+
+  global.TandemSync = Object.freeze({ Session: Session, applyOps: applyOps, backoffDelay: backoffDelay, pointerTokens: pointerTokens });
+})(window);
+"""#
+}

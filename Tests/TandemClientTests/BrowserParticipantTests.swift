@@ -1,0 +1,471 @@
+import Foundation
+import Synchronization
+import Testing
+import TandemProtocol
+import TandemServer
+import TandemTestSupport
+import TandemWire
+@testable import TandemClient
+
+/// The browser page served at `/`, in real headless Chromium, in one room with Swift clients.
+/// Screenshots of every scenario are kept in `.build/artifacts/browser/`.
+@Suite(.serialized, .enabled(if: BrowserDriver.shouldRun, "browser tests skipped: \(BrowserDriver.missing ?? "")"))
+struct BrowserParticipantTests {
+    @Test func theJavaScriptScrollChromeMatchesTheSharedCaseTable() async throws {
+        let table = try String(contentsOf: InteropPython.packageRoot.appendingPathComponent("docs/scroll-chrome-cases.json"), encoding: .utf8)
+        let room = try BrowserRoom()
+        let browser = try await BrowserDriver()
+        try await browser.open([("page", room.pageURL(token: nil))])
+        let failures = try await browser.evaluate("page", """
+            const table = \(table);
+            const failures = [];
+            let steps = 0;
+            for (const testCase of table.cases) {
+              const config = TandemScrollChrome.configuration(testCase.configuration);
+              let previous = null;
+              for (const step of testCase.steps) {
+                const state = TandemScrollChrome.next(config, step.offset, previous);
+                const e = step.expected;
+                steps += 1;
+                if (Math.abs(state.backgroundAlpha - e.backgroundAlpha) > 1e-9 || state.titleColor !== e.titleColor
+                    || state.statusBarStyle !== e.statusBarStyle || state.castsShadow !== e.castsShadow) {
+                  failures.push(testCase.name + ' @ ' + step.offset + ': got ' + JSON.stringify(state));
+                }
+                previous = state;
+              }
+            }
+            for (const bad of [{ fadeEnd: 0 }, { fadeStart: 10, fadeEnd: 5 }, { fadeEnd: 100, hysteresis: 60 }, { fadeEnd: Infinity }]) {
+              try { TandemScrollChrome.configuration(bad); failures.push('accepted ' + JSON.stringify(bad)); } catch (error) {}
+            }
+            return { failures: failures, steps: steps };
+            """, as: TableResult.self)
+        #expect(failures.failures == [])
+        #expect(failures.steps >= 20, "the whole table ran")
+        let status = try await browser.evaluate("page", "return document.getElementById('status').textContent", as: String.self)
+        #expect(status.contains("No token"), "a page without a token says how to get one")
+        await browser.quit()
+        await room.shutdown()
+    }
+
+    @Test func theProtocolScriptRebasesRollsBackCoalescesAndDropsADeadConnection() async throws {
+        let room = try BrowserRoom()
+        let browser = try await BrowserDriver()
+        try await browser.open([("page", room.pageURL(token: nil))])
+        // sync.js against a scripted socket: every message in and out is visible to the test.
+        let result = try await browser.evaluate("page", """
+            const sockets = [];
+            window.WebSocket = class {
+              constructor(url, protocol) {
+                this.url = url; this.protocol = protocol; this.sent = []; this.readyState = 0; sockets.push(this);
+                setTimeout(() => { this.readyState = 1; if (this.onopen) this.onopen(); }, 0);
+              }
+              send(text) { this.sent.push(JSON.parse(text)); }
+              close() { this.readyState = 3; this.closed = true; }
+              deliver(message) { if (this.onmessage) this.onmessage({ data: JSON.stringify(message) }); }
+            };
+            window.WebSocket.OPEN = 1;
+            const wait = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+            const copy = (value) => JSON.parse(JSON.stringify(value));
+            const session = new TandemSync.Session({ url: 'ws://fake/v1/sync', token: 't', client: 'c1', presence: { name: 'T' }, backoff: { base: 10, cap: 20 } });
+            session.start();
+            await wait(20);
+            const first = sockets[0];
+            const hello1 = copy(first.sent[0]);
+            first.deliver({ type: 'welcome', epoch: 'e1', rev: 3, state: { tabIndex: 0, keep: 'x' }, lastSeq: 0,
+              you: { user: 'u', client: 'c1', role: 'host' }, participants: [], heartbeat: { interval: 150, timeout: 450 }, limits: { rate: 0 } });
+            session.change([{ op: 'set', path: '/tabIndex', value: 2 }]);
+            const patch1 = copy(first.sent.find((m) => m.type === 'patch'));
+            first.deliver({ type: 'patch', rev: 4, user: 'o', client: 'o1', seq: 7, ops: [{ op: 'set', path: '/marks/a', value: true }, { op: 'set', path: '/tabIndex', value: 1 }] });
+            const rebased = copy(session.visible);
+            first.deliver({ type: 'reject', seq: 1, code: 'invalid_op', message: 'no' });
+            const rolledBack = copy(session.visible);
+            const before = first.sent.length;
+            for (let y = 1; y <= 10; y++) { session.change([{ op: 'set', path: '/contentOffset', value: { x: 0, y: y * 10 } }]); await wait(5); }
+            await wait(80);
+            const scrolls = first.sent.slice(before).filter((m) => m.type === 'patch');
+            for (const m of scrolls) first.deliver({ type: 'ack', seq: m.seq, rev: 4 + m.seq, duplicate: false });
+            const acked = { visible: copy(session.visible), rev: session.rev, pending: session.unacknowledged };
+            // From now on the server says nothing: the heartbeat must notice and reconnect with resume.
+            const silentSince = performance.now();
+            while (sockets.length < 2 && performance.now() - silentSince < 5000) await wait(10);
+            await wait(20);
+            // The history no longer covers our rev: the server answers with a full state.
+            sockets[1].deliver({ type: 'welcome', epoch: 'e2', rev: 1, state: { tabIndex: 5 }, lastSeq: 0,
+              you: { user: 'u', client: 'c1', role: 'host' }, participants: [], heartbeat: { interval: 10000, timeout: 30000 }, limits: { rate: 0 } });
+            const afterSnapshot = { status: copy(session.status), visible: copy(session.visible) };
+            session.stop();
+            return { afterSnapshot, hello1, patch1, rebased, rolledBack, scrolls: scrolls.map((m) => m.ops[0].value.y), acked,
+              pinged: first.sent.some((m) => m.type === 'ping'), firstClosed: first.closed === true,
+              deadAfter: performance.now() - silentSince, hello2: sockets[1] ? sockets[1].sent[0] : null,
+              backoff: [0, 1, 2, 3, 4, 5].map((n) => TandemSync.backoffDelay(n, { base: 500, cap: 8000 }, () => 1)),
+              jitterFloor: TandemSync.backoffDelay(3, { base: 500, cap: 8000 }, () => 0) };
+            """, as: ProtocolScriptResult.self)
+        #expect(result.hello1 == ["type": "hello", "token": "t", "client": "c1", "presence": ["name": "T"]], "no resume on the first connection")
+        #expect(result.patch1 == ["type": "patch", "seq": 1, "ops": [["op": "set", "path": "/tabIndex", "value": 2]]])
+        #expect(result.rebased == ["tabIndex": 2, "keep": "x", "marks": ["a": true]], "the pending change stays on top of the remote one")
+        #expect(result.rolledBack == ["tabIndex": 1, "keep": "x", "marks": ["a": true]], "a reject rolls back to the confirmed state")
+        #expect(result.scrolls.count >= 1 && result.scrolls.count <= 3, "10 offsets in 50 ms went out as \(result.scrolls)")
+        #expect(result.scrolls.last == 100, "the newest offset wins")
+        #expect(result.acked.pending == 0)
+        #expect(result.acked.visible["contentOffset"] == ["x": 0, "y": 100])
+        #expect(result.pinged && result.firstClosed)
+        #expect(result.deadAfter < 2000, "a silent connection is dropped after about two heartbeat intervals")
+        #expect(result.hello2?["resume"] == ["epoch": "e1", "rev": .number(Double(result.acked.rev))])
+        #expect(result.afterSnapshot.status["welcome"] == "snapshot")
+        #expect(result.afterSnapshot.status["reconnects"] == 1)
+        #expect(result.afterSnapshot.visible == ["tabIndex": 5])
+        #expect(result.backoff == [500, 1000, 2000, 4000, 8000, 8000])
+        #expect(result.jitterFloor == 0)
+
+        let pointer = try await browser.evaluate("page", """
+            const apply = TandemSync.applyOps;
+            const fails = (doc, ops) => { try { apply(doc, ops); return false; } catch (error) { return true; } };
+            const original = { list: [1, 2] };
+            const polluted = apply({}, [{ op: 'set', path: '/__proto__/hacked', value: true }]);
+            return {
+              created: apply({}, [{ op: 'set', path: '/a/b', value: 1 }]),
+              missingRemove: apply({ a: 1 }, [{ op: 'remove', path: '/x/y' }]),
+              escaped: apply({}, [{ op: 'set', path: '/a~1b/c~0d', value: 2 }]),
+              element: apply(original, [{ op: 'set', path: '/list/1', value: 9 }]),
+              untouched: original,
+              appendFails: fails({ list: [1] }, [{ op: 'set', path: '/list/1', value: 2 }]),
+              removeElementFails: fails({ list: [1] }, [{ op: 'remove', path: '/list/0' }]),
+              atomic: fails({ a: 1 }, [{ op: 'set', path: '/b', value: 1 }, { op: 'set', path: '/a/c', value: 1 }]),
+              prototypeClean: ({}).hacked === undefined && Object.keys(polluted).includes('__proto__'),
+            };
+            """, as: JSONValue.self)
+        #expect(pointer["created"] == ["a": ["b": 1]])
+        #expect(pointer["missingRemove"] == ["a": 1])
+        #expect(pointer["escaped"] == ["a/b": ["c~d": 2]])
+        #expect(pointer["element"] == ["list": [1, 9]])
+        #expect(pointer["untouched"] == ["list": [1, 2]])
+        for key in ["appendFails", "removeElementFails", "atomic", "prototypeClean"] {
+            #expect(pointer[key] == .bool(true), "\(key)")
+        }
+        #expect(try await browser.consoleErrors("page") == [])
+        await browser.quit()
+        await room.shutdown()
+    }
+
+    @Test func twoPagesAndASwiftClientShareTabsScrollMarksAndTheCart() async throws {
+        let room = try BrowserRoom()
+        let swift = room.session(user: "swift", client: "swift-1")
+        await swift.start()
+        let browser = try await BrowserDriver()
+        try await browser.open([("p1", room.pageURL(user: "alice", name: "Alice")), ("p2", room.pageURL(user: "bob", name: "Bob", role: .guest))])
+        for page in ["p1", "p2"] {
+            try await browser.waitUntil(page, "return tandemPage.snapshot().status.state === 'connected' && tandemPage.snapshot().participants.length === 3")
+        }
+        // The token stays in the fragment: not in the WebSocket URL, not in any request the page made.
+        let tokenStaysLocal = try await browser.evaluate("p1", """
+            return tandemPage.session.url === 'ws://' + location.host + '/v1/sync'
+              && performance.getEntriesByType('resource').every((e) => !e.name.includes('eyJ'));
+            """, as: Bool.self)
+        #expect(tokenStaysLocal)
+
+        // Join and leave toasts: one at a time, each completed only after it has gone.
+        try await browser.evaluate("p1", """
+            window.mostToasts = 0;
+            const toasts = document.getElementById('toasts');
+            new MutationObserver(() => { window.mostToasts = Math.max(window.mostToasts, toasts.children.length); })
+              .observe(toasts, { childList: true });
+            window.completedBefore = tandemPage.toasts.completed.length;
+            return true;
+            """)
+        let carol = room.session(user: "carol", client: "carol-1", presence: ["name": "Carol"])
+        await carol.start()
+        try await browser.waitUntil("p1", "return tandemPage.snapshot().participants.some(p => p.data.name === 'Carol')")
+        await carol.stop()
+        try await browser.waitUntil("p1", """
+            const completed = tandemPage.toasts.completed.slice(window.completedBefore);
+            return completed.includes('Carol joined') && completed.includes('Carol left')
+              && completed.indexOf('Carol joined') < completed.indexOf('Carol left') && !document.querySelector('#toasts .toast');
+            """, timeout: .seconds(20))
+        #expect(try await browser.evaluate("p1", "return window.mostToasts", as: Int.self) == 1, "never two toasts at once")
+        try await browser.evaluate("p1", """
+            const started = performance.now();
+            tandemPage.toasts.show('probe').then(() => {
+              window.probe = { gone: ![...document.querySelectorAll('.toast')].some(t => t.textContent === 'probe'), after: performance.now() - started };
+            });
+            return true;
+            """)
+        let probe = try await browser.waitUntil("p1", "return window.probe", timeout: .seconds(10))
+        let settled = try JSONDecoder().decode(ToastProbe.self, from: probe)
+        #expect(settled.gone && settled.after >= 2200, "show() completes only after the toast is gone: \(settled)")
+
+        // A tab click in page 1 shows in page 2 and in the Swift client's state.
+        try await browser.click("p1", "#tab-2")
+        try await browser.waitUntil("p2", "return document.getElementById('tab-2').getAttribute('aria-selected') === 'true' && document.getElementById('panel-1').hidden && !document.getElementById('panel-2').hidden")
+        try await eventually("the Swift client sees tab 2", timeout: .seconds(30)) { swift.state["tabIndex"] == .number(2) }
+        try await browser.screenshot("p1", name: "1-tab-click-page1")
+        try await browser.screenshot("p2", name: "1-tab-click-page2")
+
+        // A patch from the Swift client scrolls both pages and fades the bar in.
+        try await swift.session.apply([Fixtures.set("/contentOffset", ["x": 0, "y": 400]),
+                                       Fixtures.set("/marks/video_playing", true), Fixtures.set("/marks/price_sheet_shown", true)])
+        for page in ["p1", "p2"] {
+            try await browser.waitUntil(page, """
+                const s = tandemPage.snapshot();
+                return Math.abs(s.scrollTop - 400) < 1 && s.bar.backgroundAlpha === 1 && s.bar.titleColor === 'primary' && s.bar.castsShadow
+                  && document.getElementById('navbar').dataset.title === 'primary'
+                  && [...document.querySelectorAll('#badges .badge')].map(b => b.textContent).join() === 'price_sheet_shown,video_playing';
+                """)
+        }
+        try await browser.screenshot("p2", name: "2-swift-patch-scrolls-page2")
+        try await browser.screenshot("p1", name: "2-swift-patch-scrolls-page1")
+
+        // Scrolling in page 1 goes out coalesced (at most one patch per 33 ms, the newest offset wins).
+        let before = try await browser.evaluate("p1", "return tandemPage.session.seq", as: Int.self)
+        try await browser.evaluate("p1", """
+            const detail = document.getElementById('detail');
+            window.scrollDone = false;
+            let y = 400;
+            const step = () => { y -= 5; detail.scrollTop = y; if (y > 100) setTimeout(step, 4); else window.scrollDone = true; };
+            step();
+            return true;
+            """)
+        try await browser.waitUntil("p1", "return window.scrollDone && tandemPage.snapshot().state.contentOffset.y === 100 && tandemPage.snapshot().pending === 0")
+        let sent = try await browser.evaluate("p1", "return tandemPage.session.seq", as: Int.self) - before
+        try await eventually("the last offset reaches the Swift client", timeout: .seconds(30)) {
+            swift.state["contentOffset"]?["y"] == .number(100)
+        }
+        try await browser.waitUntil("p2", "return Math.abs(tandemPage.snapshot().scrollTop - 100) < 1 && tandemPage.snapshot().bar.titleColor === 'inverted'")
+        #expect(sent >= 1 && sent <= 20, "60 scroll positions in about 0.3 s went out as \(sent) patches")
+
+        // Add to cart in page 2 reaches everyone.
+        try await browser.click("p2", "#add-to-cart")
+        try await eventually("the Swift client sees the cart", timeout: .seconds(30)) { swift.state["addToCartSelected"] == .bool(true) }
+        try await browser.waitUntil("p1", "return document.getElementById('add-to-cart').getAttribute('aria-pressed') === 'true'")
+        try await browser.screenshot("p1", name: "3-cart-and-marks-page1")
+        for page in ["p1", "p2"] {
+            #expect(try await browser.consoleErrors(page) == [], "no script errors or CSP violations in \(page)")
+        }
+        await browser.quit()
+        await swift.stop()
+        await room.shutdown()
+    }
+
+    @Test func aViewerPageShowsEverythingButCannotChangeAnything() async throws {
+        let room = try BrowserRoom()
+        let swift = room.session(user: "swift", client: "swift-1")
+        await swift.start()
+        try await swift.session.apply([Fixtures.set("/tabIndex", 1), Fixtures.set("/marks/price_sheet_shown", true),
+                                       Fixtures.set("/contentOffset", ["x": 0, "y": 120])])
+        let browser = try await BrowserDriver()
+        try await browser.open([("viewer", room.pageURL(user: "vera", name: "Vera", role: .viewer))])
+        try await browser.waitUntil("viewer", """
+            const s = tandemPage.snapshot();
+            return s.status.state === 'connected' && s.role === 'viewer' && s.state.tabIndex === 1 && Math.abs(s.scrollTop - 120) < 1
+              && !document.getElementById('role').hidden
+              && [...document.querySelectorAll('button[data-control]')].every(b => b.disabled);
+            """)
+        // Every control: real clicks, a programmatic change, a scroll, and a hand-made patch on the socket.
+        for control in ["#tab-0", "#tab-2", "#add-to-cart", "#video", "#price-sheet"] {
+            try await browser.click("viewer", control)
+        }
+        let accepted = try await browser.evaluate("viewer", """
+            const accepted = tandemPage.session.change([{ op: 'set', path: '/tabIndex', value: 0 }]);
+            document.getElementById('detail').scrollTop = 600;
+            tandemPage.session.send({ type: 'patch', seq: 99, ops: [{ op: 'set', path: '/addToCartSelected', value: true }] });
+            return accepted;
+            """, as: Bool.self)
+        #expect(!accepted)
+        try await browser.waitUntil("viewer", "return tandemPage.toasts.completed.concat(tandemPage.toasts.current ? [tandemPage.toasts.current.text] : []).some(t => t.startsWith('Change undone'))")
+        // A later change from the host arrives; the viewer's attempts left no trace anywhere.
+        try await swift.session.apply([Fixtures.set("/marks/video_playing", true)])
+        try await browser.waitUntil("viewer", "return 'video_playing' in tandemPage.snapshot().state.marks")
+        let state = swift.state
+        #expect(state["tabIndex"] == .number(1))
+        #expect(state["addToCartSelected"] == nil)
+        #expect(state["contentOffset"]?["y"] == .number(120))
+        #expect(state["marks"] == ["price_sheet_shown": true, "video_playing": true])
+        let viewerState = try await browser.evaluate("viewer", "return tandemPage.snapshot().state", as: JSONValue.self)
+        #expect(viewerState == state)
+        try await browser.evaluate("viewer", "document.getElementById('detail').scrollTop = 120; return true")
+        try await browser.screenshot("viewer", name: "4-viewer")
+        #expect(try await browser.consoleErrors("viewer") == [])
+        await browser.quit()
+        await swift.stop()
+        await room.shutdown()
+    }
+
+    @Test func pagesReconnectAndResumeWithoutAReloadWhenTheServerRestarts() async throws {
+        let room = try BrowserRoom()
+        let swift = room.session(user: "swift", client: "swift-1")
+        await swift.start()
+        let browser = try await BrowserDriver()
+        try await browser.open([("p1", room.pageURL(user: "alice", name: "Alice")), ("p2", room.pageURL(user: "bob", name: "Bob", role: .guest))])
+        try await browser.click("p1", "#tab-1")
+        for page in ["p1", "p2"] {
+            try await browser.waitUntil(page, "return tandemPage.snapshot().status.state === 'connected' && tandemPage.snapshot().state.tabIndex === 1 && tandemPage.snapshot().pending === 0")
+            try await browser.evaluate(page, "window.loadedOnce = performance.timeOrigin; return true")
+        }
+
+        await room.stopServer()
+        try await browser.waitUntil("p1", "return tandemPage.snapshot().status.state === 'reconnecting'")
+        // A change made while the server is away is visible at once and delivered after the resume.
+        try await browser.click("p1", "#add-to-cart")
+        try await browser.waitUntil("p1", "return tandemPage.snapshot().state.addToCartSelected === true && /Reconnecting/.test(tandemPage.snapshot().status.text)")
+        try await browser.screenshot("p1", name: "5-server-down-page1")
+
+        try await room.restartServer()
+        for page in ["p1", "p2"] {
+            try await browser.waitUntil(page, """
+                const s = tandemPage.snapshot();
+                return s.status.state === 'connected' && s.status.welcome === 'resumed' && s.status.reconnects >= 1
+                  && s.state.addToCartSelected === true && s.pending === 0 && window.loadedOnce === performance.timeOrigin;
+                """, timeout: .seconds(45))
+        }
+        try await eventually("the Swift client sees the change made while the server was down", timeout: .seconds(45)) {
+            swift.state["addToCartSelected"] == .bool(true) && swift.state["tabIndex"] == .number(1)
+        }
+        try await browser.screenshot("p2", name: "6-resumed-page2")
+        for page in ["p1", "p2"] {
+            #expect(try await browser.consoleErrors(page).allSatisfy { $0.contains("/v1/sync") }, "only the refused reconnects are logged")
+        }
+        await browser.quit()
+        await swift.stop()
+        await room.shutdown()
+    }
+}
+
+private struct ProtocolScriptResult: Decodable {
+    struct Acked: Decodable {
+        var visible: JSONValue
+        var rev: Int
+        var pending: Int
+    }
+
+    struct AfterSnapshot: Decodable {
+        var status: JSONValue
+        var visible: JSONValue
+    }
+
+    var afterSnapshot: AfterSnapshot
+    var hello1: JSONValue
+    var patch1: JSONValue
+    var rebased: JSONValue
+    var rolledBack: JSONValue
+    var scrolls: [Double]
+    var acked: Acked
+    var pinged: Bool
+    var firstClosed: Bool
+    var deadAfter: Double
+    var hello2: JSONValue?
+    var backoff: [Double]
+    var jitterFloor: Double
+}
+
+private struct ToastProbe: Decodable {
+    var gone: Bool
+    var after: Double
+}
+
+private struct TableResult: Decodable {
+    var failures: [String]
+    var steps: Int
+}
+
+/// A Swift participant: a `SyncSession` and its latest visible state.
+private struct SwiftParticipant: Sendable {
+    let session: SyncSession
+    private let latest: StateBox
+
+    init(session: SyncSession) {
+        self.session = session
+        latest = StateBox()
+        let latest = self.latest
+        Task {
+            for await event in session.events {
+                if case .stateChanged(let snapshot) = event { latest.value.withLock { $0 = snapshot.state } }
+            }
+        }
+    }
+
+    var state: JSONValue { latest.value.withLock { $0 } }
+
+    func start() async { await session.start() }
+    func stop() async { await session.stop() }
+}
+
+private final class StateBox: Sendable {
+    let value = Mutex<JSONValue>(.emptyObject)
+}
+
+/// A server on a fixed loopback port and data folder that a test can stop and start again.
+private final class BrowserRoom: Sendable {
+    private let directory: String
+    private let port: Int
+    private let current: Mutex<SyncServer?>
+    private let group: EventLoopGroup
+
+    init() throws {
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("tandem-browser-\(UUID().uuidString)").path
+        let server = try SyncServer(configuration: Self.configuration(directory: directory, port: 0), environment: ["TANDEM_SECRET": "browser"], logger: .discarding)
+        port = server.port
+        current = Mutex(server)
+        group = try EventLoopGroup(threads: 1)
+    }
+
+    private static func configuration(directory: String, port: Int) -> ServerConfiguration {
+        var configuration = ServerConfiguration()
+        configuration.port = port
+        configuration.dataDirectory = directory
+        configuration.helloTimeoutMilliseconds = 60_000
+        configuration.handshakeTimeoutMilliseconds = 60_000
+        return configuration
+    }
+
+    private var server: SyncServer { current.withLock { $0! } }
+
+    var baseURL: String { "http://127.0.0.1:\(port)" }
+
+    func token(user: String, name: String?, role: Role) -> String {
+        server.tokens.mint(TokenClaims(sub: user, room: "demo", role: role, exp: server.tokens.currentTime + 600, name: name))
+    }
+
+    func pageURL(user: String = "alice", name: String? = nil, role: Role = .host) -> String {
+        "\(baseURL)/#token=\(token(user: user, name: name, role: role))"
+    }
+
+    func pageURL(token: String?) -> String {
+        token.map { "\(baseURL)/#token=\($0)" } ?? "\(baseURL)/"
+    }
+
+    func session(user: String, client: String, presence: JSONValue? = nil) -> SwiftParticipant {
+        let minted = token(user: user, name: nil, role: .host)
+        let configuration = SyncSessionConfiguration(reconnect: ReconnectPolicy(backoff: ReconnectBackoff(base: 0.05, cap: 0.5)))
+        return SwiftParticipant(session: SyncSession(url: "ws://127.0.0.1:\(port)/v1/sync", clientID: client, tokenProvider: { minted },
+                                                     presence: presence, configuration: configuration, group: group))
+    }
+
+    func stopServer() async {
+        let server = current.withLock { server in
+            defer { server = nil }
+            return server
+        }
+        await server?.shutdown()
+    }
+
+    /// Starts a new server on the same port and data folder (retrying briefly while the port is released).
+    func restartServer() async throws {
+        var lastError: (any Error)?
+        for _ in 0..<50 {
+            do {
+                let server = try SyncServer(configuration: Self.configuration(directory: directory, port: port), environment: ["TANDEM_SECRET": "browser"], logger: .discarding)
+                current.withLock { $0 = server }
+                return
+            } catch {
+                lastError = error
+                try await Task.sleep(for: .milliseconds(100))
+            }
+        }
+        throw lastError!
+    }
+
+    func shutdown() async {
+        await stopServer()
+        group.shutdown()
+        try? FileManager.default.removeItem(atPath: directory)
+    }
+}

@@ -1,0 +1,97 @@
+import Foundation
+import Synchronization
+import Testing
+import TandemTestSupport
+import TandemProtocol
+import TandemWire
+@testable import TandemServer
+
+/// A store whose first room load waits until the test releases it (on the storage thread, never the pool).
+private final class HeldLoadStore: RoomStore, @unchecked Sendable {
+    let inner = InMemoryRoomStore()
+    let loadStarted = Atomic<Bool>(false)
+    let release = DispatchSemaphore(value: 0)
+
+    func loadRoom(_ room: String) throws(StorageError) -> RoomRecord? {
+        if !loadStarted.exchange(true, ordering: .acquiringAndReleasing) { release.wait() }
+        return try inner.loadRoom(room)
+    }
+    func apply(_ writes: [StorageWrite]) throws(StorageError) { try inner.apply(writes) }
+    func patches(room: String, after: Int64, limit: Int) throws(StorageError) -> [StoredPatch] { try inner.patches(room: room, after: after, limit: limit) }
+    func revision(room: String, client: String, seq: Int64) throws(StorageError) -> Int64? { try inner.revision(room: room, client: client, seq: seq) }
+    func invites() throws(StorageError) -> [StoredInvite] { try inner.invites() }
+    func denials() throws(StorageError) -> [StoredDenial] { try inner.denials() }
+}
+
+/// The invitation API driven without sockets: requests in, responses out of an `HTTPResponder`.
+@Suite struct InviteRoutesTests {
+    private func routes(_ harness: ServerHarness) -> InviteRoutes {
+        let clock = harness.wallClock
+        return InviteRoutes(context: InviteRoutes.Context(
+            book: InviteBook(invites: [], retention: 86_400), denials: harness.denials, throttle: AcceptThrottle(limits: .init()),
+            tokens: harness.verifier, commits: harness.commits, registry: harness.registry, metrics: harness.metrics,
+            logger: .discarding, configuration: harness.configuration, now: { clock.value }, random: SecureRandom()))
+    }
+
+    private func call(_ routes: InviteRoutes, _ method: String, _ path: String, token: String? = nil, json: String = "") async -> (HTTPResponse, JSONValue?) {
+        var headers: HTTPHeaders = ["Host": "h", "Content-Type": "application/json"]
+        if let token { headers.add(name: "Authorization", value: "Bearer \(token)") }
+        let request = HTTPRequest(method: method, target: path, headers: headers, body: Array(json.utf8))
+        let response = await withCheckedContinuation { continuation in
+            routes.handle(request, responder: HTTPResponder(remoteAddress: nil) { continuation.resume(returning: $0) })
+        }
+        return (response, try? JSONValue.parse(response.body))
+    }
+
+    @Test func removalClosesTheUsersSessionsAndRefusesTheirNextHello() async throws {
+        let harness = ServerHarness()
+        let routes = routes(harness)
+        let (_, bob, welcome) = await harness.join(user: "bob", client: "b1", role: .guest)
+        #expect(welcome != nil)
+        let (_, carol, _) = await harness.join(user: "carol", client: "c1", role: .guest)
+        let (response, json) = await call(routes, "POST", "/v1/rooms/lobby/remove", token: harness.token(user: "alice"), json: #"{"user":"bob"}"#)
+        #expect(response.status == 200 && json?["closed"] == .number(1))
+        #expect(await bob.nextClose() == .forbidden)
+        #expect(await carol.nextMessage(ofType: "leave") != nil)
+        #expect(!carol.isClosed)
+
+        let (again, sink) = harness.connect()
+        again.send(.hello(Hello(token: harness.token(user: "bob", role: .guest), client: "b2")))
+        #expect(await sink.nextClose() == .forbidden)
+        // Once the deny entry ends (the token lifetime it covered), bob may enter again.
+        harness.wallClock.add(3600)
+        let (_, _, readmitted) = await harness.join(user: "bob", client: "b3", role: .guest)
+        #expect(readmitted != nil)
+    }
+
+    @Test func createAndAcceptAnswerFromTheResponder() async throws {
+        let harness = ServerHarness()
+        let routes = routes(harness)
+        let (created, invite) = await call(routes, "POST", "/v1/invites", token: harness.token(user: "alice"), json: #"{"role":"viewer"}"#)
+        #expect(created.status == 201)
+        #expect(created.headers["Content-Type"] == "application/json")
+        let code = try #require(invite?["code"]?.stringValue)
+        #expect(invite?["url"] == .string("http://h/#invite=\(code)"))
+        let (accepted, token) = await call(routes, "POST", "/v1/invites/\(code)/accept", json: "{}")
+        #expect(accepted.status == 200)
+        let claims = try harness.verifier.verify(try #require(token?["token"]?.stringValue))
+        #expect(claims.role == .viewer && claims.name == nil && claims.sub.hasPrefix("guest-"))
+        let (wrongType, _) = await call(routes, "POST", "/v1/invites/\(code)/accept", json: "[]")
+        #expect(wrongType.status == 400)
+    }
+
+    @Test func aJoinStillLoadingItsRoomWhenTheUserIsRemovedIsRefused() async throws {
+        let store = HeldLoadStore()
+        let harness = ServerHarness(store: store)
+        let routes = routes(harness)
+        let (session, bob) = harness.connect()
+        session.send(.hello(Hello(token: harness.token(user: "bob", role: .guest), client: "b1")))
+        try await eventually("the room load has begun", timeout: .seconds(30)) { store.loadStarted.load(ordering: .acquiring) }
+        let removal = Task { await call(routes, "POST", "/v1/rooms/lobby/remove", token: harness.token(user: "alice"), json: #"{"user":"bob"}"#) }
+        try await eventually("bob is denied", timeout: .seconds(30)) { harness.denials.deniedUntil("bob", in: "lobby", now: harness.wallClock.value) != nil }
+        store.release.signal()
+        #expect(await bob.nextClose(timeout: .seconds(30)) == .forbidden)
+        let (response, json) = await removal.value
+        #expect(response.status == 200 && json?["closed"] == .number(0))
+    }
+}

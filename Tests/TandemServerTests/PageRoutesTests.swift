@@ -1,0 +1,99 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import Testing
+import TandemWire
+@testable import TandemServer
+
+@Suite struct PageRoutesTests {
+    private func get(_ path: String, method: String = "GET", headers: HTTPHeaders = [:]) -> HTTPResponse? {
+        PageRoutes.respond(to: HTTPRequest(method: method, target: path, headers: headers))
+    }
+
+    @Test func theIndexIsHTMLWithAStrictPolicyAndRevalidation() throws {
+        let response = try #require(get("/"))
+        #expect(response.status == 200)
+        #expect(response.headers["Content-Type"] == "text/html; charset=utf-8")
+        #expect(response.headers["Cache-Control"] == "no-cache")
+        #expect(response.headers["X-Content-Type-Options"] == "nosniff")
+        #expect(response.headers["Referrer-Policy"] == "no-referrer")
+        let policy = try #require(response.headers["Content-Security-Policy"])
+        #expect(policy.contains("default-src 'none'"))
+        #expect(policy.contains("script-src 'self'"))
+        #expect(policy.contains("frame-ancestors 'none'"))
+        #expect(!policy.contains("unsafe"))
+        #expect(String(decoding: response.body, as: UTF8.self).hasPrefix("<!doctype html>"))
+    }
+
+    @Test func everyAssetTheIndexReferencesIsServedWithItsMediaType() throws {
+        let html = String(decoding: try #require(get("/")).body, as: UTF8.self)
+        let referenced = html.components(separatedBy: "\"").filter { $0.hasPrefix("/page/") }
+        #expect(Set(referenced) == ["/page/app.css", "/page/scroll-chrome.js", "/page/sync.js", "/page/app.js"])
+        for path in referenced {
+            let response = try #require(get(path), "\(path) is not served")
+            #expect(response.status == 200)
+            let expected = path.hasSuffix(".css") ? "text/css; charset=utf-8" : "text/javascript; charset=utf-8"
+            #expect(response.headers["Content-Type"] == expected)
+            #expect(response.headers["Content-Security-Policy"] == PageRoutes.contentSecurityPolicy)
+        }
+    }
+
+    @Test func theMarkupHasNoInlineCodeTheCSPWouldBlock() throws {
+        let html = String(decoding: try #require(get("/")).body, as: UTF8.self)
+        #expect(!html.contains("<script>"), "every script needs a src")
+        #expect(!html.contains("<style"), "styles live in app.css")
+        #expect(!html.contains(" style="), "no inline style attributes")
+        #expect(html.range(of: #" on[a-z]+="#, options: .regularExpression) == nil, "no inline event handlers")
+        #expect(!html.contains("http://") && !html.contains("https://"), "nothing from other origins")
+    }
+
+    @Test func aMatchingETagGetsNotModifiedWithoutABody() throws {
+        let first = try #require(get("/page/app.js"))
+        let tag = try #require(first.headers["ETag"])
+        #expect(tag.hasPrefix("\"") && tag.count == 18)
+        let again = try #require(get("/page/app.js", headers: ["If-None-Match": "\"0000\", \(tag)"]))
+        #expect(again.status == 304)
+        #expect(again.body.isEmpty)
+        let weak = try #require(get("/page/app.js", headers: ["If-None-Match": "W/\(tag)"]))
+        #expect(weak.status == 304)
+        let stale = try #require(get("/page/app.js", headers: ["If-None-Match": "\"0000000000000000\""]))
+        #expect(stale.status == 200)
+        #expect(get("/page/sync.js")?.headers["ETag"] != tag, "each asset has its own validator")
+    }
+
+    @Test func headAnswersWithTheLengthAndNoBody() throws {
+        let head = try #require(get("/", method: "HEAD"))
+        #expect(head.status == 200)
+        #expect(head.body.isEmpty)
+        #expect(head.headers["Content-Length"] == "\(try #require(get("/")).body.count)")
+        let wire = String(decoding: head.bytes, as: UTF8.self)
+        #expect(wire.hasSuffix("\r\n\r\n"), "the head ends the response")
+    }
+
+    @Test func otherMethodsAreRefusedAndOtherPathsLeftToTheNextRoute() throws {
+        let post = try #require(get("/", method: "POST"))
+        #expect(post.status == 405)
+        #expect(post.headers["Allow"] == "GET, HEAD")
+        #expect(get("/page/") == nil)
+        #expect(get("/page/missing.js") == nil)
+        #expect(get("/healthz") == nil)
+        let query = try #require(get("/?utm=1"), "a query string does not hide the page")
+        #expect(query.status == 200)
+    }
+
+    @Test func theRunningServerServesThePageNextToItsOperationsEndpoints() async throws {
+        var configuration = ServerConfiguration()
+        configuration.port = 0
+        configuration.inMemoryStorage = true
+        let server = try SyncServer(configuration: configuration, environment: ["TANDEM_SECRET": "test"], logger: .discarding)
+        let (data, response) = try await URLSession.shared.data(from: URL(string: "http://127.0.0.1:\(server.port)/")!)
+        let http = try #require(response as? HTTPURLResponse)
+        #expect(http.statusCode == 200)
+        #expect(http.value(forHTTPHeaderField: "Content-Security-Policy") == PageRoutes.contentSecurityPolicy)
+        #expect(String(decoding: data, as: UTF8.self).contains("/page/sync.js"))
+        let (_, health) = try await URLSession.shared.data(from: URL(string: "http://127.0.0.1:\(server.port)/healthz")!)
+        #expect((health as? HTTPURLResponse)?.statusCode == 200)
+        await server.shutdown()
+    }
+}
