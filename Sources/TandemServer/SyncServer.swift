@@ -77,7 +77,7 @@ public final class SyncServer: Sendable {
         }
         let book = InviteBook(invites: storedInvites, retention: Int64(configuration.inviteRetentionSeconds))
         let denials = DenyList(storedDenials)
-        commits = CommitQueue(store: store)
+        commits = CommitQueue(store: store) { WakeupCoalescing.batch($0) }
         registry = RoomRegistry(commits: commits, scheduler: DispatchTimerScheduler(), settings: RoomSettings(configuration),
                                 metrics: metrics, logger: logger,
                                 isDenied: { room, user in denials.deniedUntil(user, in: room, now: now()) != nil })

@@ -1,66 +1,9 @@
-import Synchronization
 import Testing
 import TandemKit
 
-/// A presenter that logs every call and takes `fadeOut` of manual-clock time to dismiss.
-private final class RecordingPresenter: FeedbackPresenter {
-    private struct State {
-        var log: [String] = []
-        var visible = 0
-        var maxVisible = 0
-    }
-
-    private let state = Mutex(State())
-    private let clock: ManualClock
-    private let fadeOut: Duration
-
-    init(clock: ManualClock, fadeOut: Duration = .milliseconds(250)) {
-        self.clock = clock
-        self.fadeOut = fadeOut
-    }
-
-    var log: [String] { state.withLock { $0.log } }
-    var maxVisible: Int { state.withLock { $0.maxVisible } }
-
-    func note(_ line: String) { state.withLock { $0.log.append(line) } }
-
-    func present(_ item: FeedbackItem) async {
-        state.withLock {
-            $0.log.append("present \(item.message.text)")
-            $0.visible += 1
-            $0.maxVisible = max($0.maxVisible, $0.visible)
-        }
-    }
-
-    func dismiss(_ item: FeedbackItem) async {
-        note("fade \(item.message.text)")
-        if fadeOut > .zero { try? await clock.sleep(for: fadeOut) }
-        state.withLock {
-            $0.log.append("gone \(item.message.text)")
-            $0.visible -= 1
-        }
-    }
-}
-
-/// Collects outcomes delivered through completion closures.
-private final class OutcomeLog: Sendable {
-    private let entries = Mutex<[String]>([])
-    var all: [String] { entries.withLock { $0 } }
-    func record(_ tag: String) -> @Sendable (FeedbackOutcome) -> Void {
-        { outcome in self.entries.withLock { $0.append("\(tag): \(outcome)") } }
-    }
-}
-
-/// A manual clock, a presenter that fades out over `fadeOut`, and a queue with standard timings.
-private func makeQueue(fadeOut: Duration = .milliseconds(250)) -> (ManualClock, RecordingPresenter, FeedbackQueue) {
-    let clock = ManualClock()
-    let presenter = RecordingPresenter(clock: clock, fadeOut: fadeOut)
-    return (clock, presenter, FeedbackQueue(presenter: presenter, clock: clock))
-}
-
 @Suite struct FeedbackQueueTests {
     @Test func showReturnsOnlyAfterTheDismissalAnimationHasFinished() async {
-        let (clock, presenter, queue) = makeQueue()
+        let (clock, presenter, queue) = makeFeedbackQueue()
         let outcomes = OutcomeLog()
         queue.enqueue(.success("Saved"), completion: outcomes.record("saved"))
 
@@ -80,7 +23,7 @@ private func makeQueue(fadeOut: Duration = .milliseconds(250)) -> (ManualClock, 
 
     @Test func reloadHappensOnlyAfterTheSuccessToastHasDisappeared() async {
         // The article's flow: change user info → success toast → only after it has gone, reload.
-        let (clock, presenter, queue) = makeQueue()
+        let (clock, presenter, queue) = makeFeedbackQueue()
         let screen = Task {
             presenter.note("update user info")
             await queue.show(.success("Profile updated"))
@@ -98,7 +41,7 @@ private func makeQueue(fadeOut: Duration = .milliseconds(250)) -> (ManualClock, 
     }
 
     @Test func aLoadingHUDReplacedByASuccessToastCompletesExactlyOnce() async {
-        let (clock, presenter, queue) = makeQueue()
+        let (clock, presenter, queue) = makeFeedbackQueue()
         let outcomes = OutcomeLog()
         queue.enqueue(.loading("Submitting…"), completion: outcomes.record("loading"))
         while !presenter.log.contains("present Submitting…") { await Task.yield() }
@@ -122,7 +65,7 @@ private func makeQueue(fadeOut: Duration = .milliseconds(250)) -> (ManualClock, 
     }
 
     @Test func identicalMessagesBackToBackAreShownOnceAndCompleteEveryCaller() async {
-        let (clock, presenter, queue) = makeQueue(fadeOut: .zero)
+        let (clock, presenter, queue) = makeFeedbackQueue(fadeOut: .zero)
         let outcomes = OutcomeLog()
         let first = queue.enqueue(.info("Copied"), completion: outcomes.record("first"))
         let second = queue.enqueue(.info("Copied"), completion: outcomes.record("second"))
@@ -141,7 +84,7 @@ private func makeQueue(fadeOut: Duration = .milliseconds(250)) -> (ManualClock, 
     }
 
     @Test func aMessageIdenticalToTheVisibleOneJoinsIt() async {
-        let (clock, presenter, queue) = makeQueue()
+        let (clock, presenter, queue) = makeFeedbackQueue()
         let outcomes = OutcomeLog()
         let first = queue.enqueue(.success("Saved"), completion: outcomes.record("first"))
         await clock.waitForSleepers(1)
@@ -163,7 +106,7 @@ private func makeQueue(fadeOut: Duration = .milliseconds(250)) -> (ManualClock, 
     }
 
     @Test func anErrorJumpsAheadOfWaitingMessagesButDoesNotCutTheVisibleOneShort() async {
-        let (clock, presenter, queue) = makeQueue(fadeOut: .zero)
+        let (clock, presenter, queue) = makeFeedbackQueue(fadeOut: .zero)
         queue.enqueue(.info("One"))
         await clock.waitForSleepers(1)
         queue.enqueue(.info("Two"))
@@ -182,7 +125,7 @@ private func makeQueue(fadeOut: Duration = .milliseconds(250)) -> (ManualClock, 
     }
 
     @Test func dismissingEndsTheVisibleMessageEarlyAndWithdrawsAWaitingOne() async {
-        let (clock, presenter, queue) = makeQueue(fadeOut: .zero)
+        let (clock, presenter, queue) = makeFeedbackQueue(fadeOut: .zero)
         let outcomes = OutcomeLog()
         let visible = queue.enqueue(.info("Visible"), completion: outcomes.record("visible"))
         await clock.waitForSleepers(1)
@@ -214,7 +157,7 @@ private func makeQueue(fadeOut: Duration = .milliseconds(250)) -> (ManualClock, 
     }
 
     @Test func aLoadingHUDWithASuccessorAlreadyWaitingIsNeverFlashed() async {
-        let (clock, presenter, queue) = makeQueue(fadeOut: .zero)
+        let (clock, presenter, queue) = makeFeedbackQueue(fadeOut: .zero)
         let outcomes = OutcomeLog()
         queue.enqueue(.info("Busy"))
         await clock.waitForSleepers(1)
@@ -229,8 +172,26 @@ private func makeQueue(fadeOut: Duration = .milliseconds(250)) -> (ManualClock, 
         #expect(outcomes.all == ["loading: replaced", "done: expired"])
     }
 
+    @Test func aWaitingLoadingHUDOvertakenByANewerErrorNeverAppearsAfterIt() async {
+        // "Submitting…" waits behind a visible toast; the submission fails and its error jumps
+        // ahead of the HUD. Once the error is gone the HUD must not come up (it would stay forever).
+        let (clock, presenter, queue) = makeFeedbackQueue(fadeOut: .zero)
+        let outcomes = OutcomeLog()
+        queue.enqueue(.info("Cart saved"))
+        await clock.waitForSleepers(1)
+        queue.enqueue(.loading("Submitting…"), completion: outcomes.record("loading"))
+        queue.enqueue(.error("Card declined"), completion: outcomes.record("error"))
+        #expect(queue.waitingCount == 2)
+        clock.advance(by: .seconds(2))
+        await clock.waitForSleepers(1)
+        clock.advance(by: .milliseconds(2500))
+        await settle("the queue to drain") { queue.isIdle }
+        #expect(presenter.log.filter { $0.hasPrefix("present") } == ["present Cart saved", "present Card declined"])
+        #expect(outcomes.all == ["error: expired", "loading: replaced"])
+    }
+
     @Test func concurrentCallersEachCompleteExactlyOnceWithOneMessageVisibleAtATime() async {
-        let (_, presenter, queue) = makeQueue(fadeOut: .zero)
+        let (_, presenter, queue) = makeFeedbackQueue(fadeOut: .zero)
         let outcomes = await withTaskGroup(of: FeedbackOutcome.self) { group in
             for index in 0..<64 {
                 group.addTask { await queue.show(.info("Message \(index % 16)", duration: .zero)) }
@@ -248,7 +209,7 @@ private func makeQueue(fadeOut: Duration = .milliseconds(250)) -> (ManualClock, 
     }
 
     @Test func dismissAllClearsTheQueueAndCompletesEveryCaller() async {
-        let (clock, presenter, queue) = makeQueue(fadeOut: .zero)
+        let (clock, presenter, queue) = makeFeedbackQueue(fadeOut: .zero)
         let outcomes = OutcomeLog()
         queue.enqueue(.info("Syncing"), completion: outcomes.record("visible"))
         await clock.waitForSleepers(1)

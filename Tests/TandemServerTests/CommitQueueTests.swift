@@ -61,6 +61,29 @@ private func currentRev(_ queue: CommitQueue) async throws -> Int64? {
         queue.shutdown()
     }
 
+    @Test func aCommittedBatchsCompletionsRunInsideOneDeliverCall() async throws {
+        let store = SpyStore(holdFirst: true)
+        let log = Mutex<[String]>([])
+        let queue = CommitQueue(store: store) { body in
+            log.withLock { $0.append("begin") }
+            body()
+            log.withLock { $0.append("end") }
+        }
+        queue.write([.createRoom(room: "lobby", epoch: "e", snapshot: Array("{}".utf8))]) { _ in log.withLock { $0.append("created") } }
+        // Wait off the cooperative pool until the first commit is held, so the next three batch up.
+        await withCheckedContinuation { (resume: CheckedContinuation<Void, Never>) in
+            let started = store.firstApplyStarted
+            Thread { started.wait(); resume.resume() }.start()
+        }
+        for rev in Int64(1)...3 {
+            queue.write([patch(rev)]) { _ in log.withLock { $0.append("ack \(rev)") } }
+        }
+        store.releaseFirstApply.signal()
+        #expect(try await currentRev(queue) == 3)
+        #expect(log.withLock { $0 } == ["begin", "created", "end", "begin", "ack 1", "ack 2", "ack 3", "end"])
+        queue.shutdown()
+    }
+
     @Test func aFailingJobFailsAloneInsideABatch() async throws {
         let store = SpyStore(holdFirst: true)
         let queue = CommitQueue(store: store)

@@ -59,6 +59,41 @@ import Testing
         #expect(try store.patches(room: "lobby", after: 6, limit: 2).map(\.rev) == [7, 8])
     }
 
+    @Test(arguments: Kind.allCases) func clientProgressSurvivesTrimmingItsPatchesAndAReopen(kind: Kind) throws {
+        let (store, reopen, cleanup) = try makeStore(kind)
+        defer { cleanup() }
+        try store.apply([.createRoom(room: "lobby", epoch: "e1", snapshot: Array("{}".utf8))])
+        try store.apply([.appendPatch(patch(1, client: "a", seq: 1)), .appendPatch(patch(2, client: "b", seq: 9)),
+                         .appendPatch(patch(3, client: "a", seq: 2)), .appendPatch(patch(4, client: "c", seq: 5))])
+        // Trims revs 1-2: b's only patch goes, a keeps rev 3, c keeps rev 4.
+        try store.apply([.snapshot(room: "lobby", rev: 4, state: Array("{}".utf8), keepFrom: 3)])
+        try store.apply([.appendPatch(patch(5, client: "a", seq: 3))])
+        let expected = [
+            "a": ClientProgress(lastSeq: 3, lastRev: 5), "b": ClientProgress(lastSeq: 9, lastRev: 2), "c": ClientProgress(lastSeq: 5, lastRev: 4),
+        ]
+        #expect(try #require(try reopen().loadRoom("lobby")).clients == expected)
+        // Trimming everything keeps every client's progress.
+        let reopened = try reopen()
+        try reopened.apply([.snapshot(room: "lobby", rev: 5, state: Array("{}".utf8), keepFrom: 6)])
+        #expect(try #require(try reopen().loadRoom("lobby")).clients == expected)
+    }
+
+    @Test(arguments: Kind.allCases) func aLargeBatchWithASnapshotInTheMiddleAppliesInOrder(kind: Kind) throws {
+        let (store, reopen, cleanup) = try makeStore(kind)
+        defer { cleanup() }
+        try store.apply([.createRoom(room: "lobby", epoch: "e1", snapshot: Array("{}".utf8))])
+        // More patches than one multi-row insert holds, not a multiple of it, with a trim between.
+        let writes: [StorageWrite] = (1...20).map { .appendPatch(patch($0, client: "c\($0 % 3)")) }
+            + [.snapshot(room: "lobby", rev: 20, state: Array(#"{"n":20}"#.utf8), keepFrom: 18)]
+            + (21...37).map { .appendPatch(patch($0, client: "c\($0 % 3)")) }
+        try store.apply(writes)
+        let record = try #require(try reopen().loadRoom("lobby"))
+        #expect(record.rev == 37)
+        #expect(record.patchesAfterSnapshot.map(\.rev) == Array(21...37))
+        #expect(try reopen().patches(room: "lobby", after: 0, limit: 100).map(\.rev) == Array(18...37))
+        #expect(record.clients["c0"] == ClientProgress(lastSeq: 36, lastRev: 36))
+    }
+
     @Test(arguments: Kind.allCases) func findsTheRevisionOfAClientsSeq(kind: Kind) throws {
         let (store, _, cleanup) = try makeStore(kind)
         defer { cleanup() }

@@ -27,6 +27,20 @@ import Testing
         #expect(try select.step() == false)
     }
 
+    @Test(arguments: ["", "a", "room-0123456789abcdef-long-enough-for-heap-storage", "nul\u{0}inside"])
+    func textBindsByLengthIncludingEmptyAndLongStrings(text: String) throws {
+        let database = try SQLiteDatabase(path: ":memory:")
+        try database.execute("CREATE TABLE t (s TEXT)")
+        let insert = try database.prepare("INSERT INTO t VALUES (?)")
+        try insert.bind(text, at: 1)
+        try insert.step()
+        let select = try database.prepare("SELECT s IS NULL, length(CAST(s AS BLOB)), s FROM t")
+        #expect(try select.step())
+        #expect(select.int64(at: 0) == 0, "empty text must not become NULL")
+        #expect(select.int64(at: 1) == Int64(text.utf8.count))
+        #expect(text.contains("\u{0}") || select.text(at: 2) == text)
+    }
+
     @Test func emptyBlobIsStoredAsEmptyNotNull() throws {
         let database = try SQLiteDatabase(path: ":memory:")
         try database.execute("CREATE TABLE t (b BLOB)")

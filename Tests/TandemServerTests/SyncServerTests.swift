@@ -48,7 +48,7 @@ struct ProtocolClient {
         FileManager.default.temporaryDirectory.appendingPathComponent("tandem-server-\(UUID().uuidString)").path
     }
 
-    private func startServer(_ adjust: (inout ServerConfiguration) -> Void = { _ in }) throws -> (SyncServer, String) {
+    func startServer(_ adjust: (inout ServerConfiguration) -> Void = { _ in }) throws -> (SyncServer, String) {
         var configuration = ServerConfiguration()
         configuration.port = 0
         configuration.dataDirectory = Self.temporaryDirectory()
@@ -61,7 +61,7 @@ struct ProtocolClient {
         return (server, configuration.dataDirectory)
     }
 
-    private func token(_ server: SyncServer, user: String, room: String = "lobby", role: Role = .host) -> String {
+    func token(_ server: SyncServer, user: String, room: String = "lobby", role: Role = .host) -> String {
         server.tokens.mint(TokenClaims(sub: user, room: room, role: role, exp: server.tokens.currentTime + 600))
     }
 }

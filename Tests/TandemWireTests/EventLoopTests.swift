@@ -28,6 +28,35 @@ import TandemTestSupport
         #expect(!loop.inEventLoop)
     }
 
+    @Test func wakeUpsRequestedInsideABatchHappenOncePerLoopWhenItEnds() async throws {
+        let group = try EventLoopGroup(threads: 2)
+        defer { group.shutdown() }
+        let loops = group.loops
+        for loop in loops { try await loop.submit {} }  // both idle, inboxes drained
+        let before = loops.map { $0.wakeups.load(ordering: .relaxed) }
+        let order = Mutex<[Int]>([])
+        let woken = WakeupCoalescing.batch {
+            for index in 0..<200 {
+                loops[index % 2].execute { order.withLock { $0.append(index) } }
+            }
+            return zip(loops, before).map { $0.wakeups.load(ordering: .relaxed) - $1 }
+        }
+        #expect(woken == [0, 0], "no loop may be woken while the batch is handed out")
+        try await eventually("every job ran after the batch", timeout: .seconds(30)) { order.withLock { $0.count } == 200 }
+        let ran = order.withLock { $0 }
+        #expect(ran.filter { $0 % 2 == 0 } == Array(stride(from: 0, to: 200, by: 2)))
+        #expect(ran.filter { $0 % 2 == 1 } == Array(stride(from: 1, to: 200, by: 2)))
+        // A nested batch joins the outer one: its wake-up waits for the outer batch to end.
+        let nested = Mutex(false)
+        let insideOuter = WakeupCoalescing.batch {
+            let wokenBefore = loops[0].wakeups.load(ordering: .relaxed)
+            WakeupCoalescing.batch { _ = loops[0].execute { nested.withLock { $0 = true } } }
+            return loops[0].wakeups.load(ordering: .relaxed) - wokenBefore
+        }
+        #expect(insideOuter == 0)
+        try await eventually("the nested batch's job ran", timeout: .seconds(30)) { nested.withLock { $0 } }
+    }
+
     @Test func submitReturnsTheResultAndPropagatesErrors() async throws {
         let group = try EventLoopGroup(threads: 1)
         defer { group.shutdown() }

@@ -95,6 +95,31 @@ final class ReentrancyProbe: TCPConnectionHandler, @unchecked Sendable {
         _ = peer
     }
 
+    @Test func oneWriteLargerThanTheLimitIsAcceptedIntoAnEmptyQueueAndTheLimitAppliesBehindIt() async throws {
+        // E.g. a resume's replay bigger than the send-queue limit: refusing it would drop the
+        // client again on every reconnect.
+        let group = try EventLoopGroup(threads: 1)
+        defer { group.shutdown() }
+        let configuration = TCPListener.Configuration(connection: .init(
+            highWaterMark: 1_000, lowWaterMark: 100, maxQueuedBytes: 2_000))
+        let (listener, log) = try listenLogging(group: group, configuration: configuration) { _ in ReentrancyProbe() }
+        let peer = try BlockingPeer(connectingTo: listener.localAddress)
+        try await eventually("accepted") { log.count == 1 }
+        let (connection, probe) = log.all[0]
+        let queued = try await connection.loop.submit {
+            connection.write([UInt8](repeating: 1, count: 5_000))  // alone in the queue: accepted
+            connection.write([UInt8](repeating: 2, count: 1_500))  // 1 500 behind it: within the limit
+            let open = !connection.isClosed
+            connection.write([UInt8](repeating: 3, count: 600))  // 2 100 behind it: overflow
+            return (connection.queuedBytes, open)
+        }
+        #expect(queued.0 == 6_500)
+        #expect(queued.1)
+        try await eventually("aborted") { probe.record.withLock { $0.closed } == 1 }
+        #expect(probe.record.withLock { $0.closeError } == .writeQueueOverflow(limit: 2_000))
+        _ = peer
+    }
+
     @Test func noDelayIsOnByDefaultAndCanBeTurnedOff() async throws {
         let group = try EventLoopGroup(threads: 1)
         defer { group.shutdown() }

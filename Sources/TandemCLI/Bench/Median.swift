@@ -19,3 +19,12 @@ extension Array where Element == Double {
         return sorted[Swift.min(Swift.max(rank, 1), sorted.count) - 1]
     }
 }
+
+extension Array {
+    /// The sample whose `key` is the median (the lower middle one for an even count), so that
+    /// numbers measured together in one run are reported together.
+    func median(by key: (Element) -> Double) -> Element {
+        precondition(!isEmpty, "no samples")
+        return sorted { key($0) < key($1) }[(count - 1) / 2]
+    }
+}

@@ -11,8 +11,11 @@ import Synchronization
 /// - Waiting messages are shown by priority, then submission order. An identical message queued
 ///   directly behind another (or behind the visible one, before it starts to fade) is coalesced:
 ///   it is shown once and every caller completes together.
-/// - A newer message replaces a visible loading HUD at once; a timed toast is never cut short by
-///   another message (an error jumps the waiting queue, not the visible toast).
+/// - A loading HUD is replaced by any message submitted after it: at once when the HUD is visible,
+///   unseen (outcome `.replaced`) when the newer message was shown first — e.g. an error that
+///   jumped ahead of a waiting HUD — so a HUD never appears after the result it was waiting for.
+///   A timed toast is never cut short by another message (an error jumps the waiting queue, not
+///   the visible toast).
 /// - Display durations are measured on the injected clock, so tests need no real sleeping.
 ///
 /// Thread-safe: `enqueue` is synchronous and callable from any thread, so messages submitted in
@@ -194,8 +197,9 @@ public final class FeedbackQueue: Sendable {
         }
     }
 
-    /// Takes the next message to show, completing unseen loading HUDs that already have a
-    /// successor as `.replaced`; returns nil (and stops driving) when nothing waits.
+    /// Takes the next message to show, completing unseen loading HUDs that a newer message has
+    /// superseded (one waits behind it, or one submitted later was shown first) as `.replaced`;
+    /// returns nil (and stops driving) when nothing waits.
     private func nextEntry() -> (Entry, AsyncStream<Void>)? {
         while true {
             let next = state.withLock { state -> (skipped: Entry?, shown: (Entry, AsyncStream<Void>)?) in
@@ -204,7 +208,8 @@ public final class FeedbackQueue: Sendable {
                     return (nil, nil)
                 }
                 let entry = state.pending.removeFirst()
-                if entry.displayDuration == nil && !state.pending.isEmpty {
+                let superseded = !state.pending.isEmpty || entry.ticket.id < state.nextID
+                if entry.displayDuration == nil && superseded {
                     return (entry, nil)
                 }
                 let (stream, continuation) = AsyncStream<Void>.makeStream()

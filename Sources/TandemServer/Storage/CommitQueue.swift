@@ -18,6 +18,31 @@ public final class CommitQueue: Sendable {
         var jobs: [Job] = []
         var stopping = false
         var stopped = false
+        /// The writer is parked in `wait()`: only then does a submission need to signal.
+        var writerWaiting = false
+    }
+
+    /// The write jobs of one transaction, kept flat so the store gets them without another copy;
+    /// reused from batch to batch so a busy queue stops allocating.
+    private struct Batch {
+        var writes: [StorageWrite] = []
+        /// `writes` index where each job's writes end, parallel to `completions`.
+        var ends: [Int] = []
+        var completions: [@Sendable (Result<Void, StorageError>) -> Void] = []
+
+        var isEmpty: Bool { completions.isEmpty }
+
+        mutating func add(_ jobWrites: [StorageWrite], _ completion: @escaping @Sendable (Result<Void, StorageError>) -> Void) {
+            writes.append(contentsOf: jobWrites)
+            ends.append(writes.count)
+            completions.append(completion)
+        }
+
+        mutating func clear() {
+            writes.removeAll(keepingCapacity: true)
+            ends.removeAll(keepingCapacity: true)
+            completions.removeAll(keepingCapacity: true)
+        }
     }
 
     /// The store is confined to the writer thread; this box only carries it there, and lets
@@ -31,11 +56,17 @@ public final class CommitQueue: Sendable {
     // Guarded by `condition`; `nonisolated(unsafe)` because NSCondition is the lock.
     nonisolated(unsafe) private var state = State()
     private let maxBatch: Int
+    private let deliver: @Sendable (() -> Void) -> Void
 
     /// Starts the writer thread for `store`, which must not be used by anyone else afterwards.
-    /// - Parameter maxBatch: most write jobs committed in one transaction.
-    public init(store: any RoomStore, maxBatch: Int = 4096) {
+    /// - Parameters:
+    ///   - maxBatch: most write jobs committed in one transaction.
+    ///   - deliver: runs the loop that calls a committed batch's completions (in order, on the
+    ///     writer thread), e.g. inside `WakeupCoalescing.batch` so the event loops those
+    ///     completions hand acks to are woken once per batch rather than once per ack.
+    public init(store: any RoomStore, maxBatch: Int = 4096, deliver: @escaping @Sendable (() -> Void) -> Void = { $0() }) {
         self.maxBatch = max(1, maxBatch)
+        self.deliver = deliver
         let box = StoreBox(store)
         let thread = Thread { [self] in self.runLoop(box) }
         thread.name = "tandem-storage"
@@ -89,15 +120,22 @@ public final class CommitQueue: Sendable {
             return
         }
         state.jobs.append(job)
-        condition.signal()
+        // A busy writer takes the job with the rest when its commit is done: no wake-up needed.
+        if state.writerWaiting { condition.signal() }
         condition.unlock()
     }
 
     private func runLoop(_ box: StoreBox) {
         guard let store = box.store else { return }
+        var jobs: [Job] = []
+        var batch = Batch()
         while true {
             condition.lock()
-            while state.jobs.isEmpty && !state.stopping { condition.wait() }
+            while state.jobs.isEmpty && !state.stopping {
+                state.writerWaiting = true
+                condition.wait()
+                state.writerWaiting = false
+            }
             if state.jobs.isEmpty && state.stopping {
                 // Release the store (and close its files) before anyone learns we stopped, so a
                 // new server can open the same data folder at once.
@@ -107,50 +145,49 @@ public final class CommitQueue: Sendable {
                 condition.unlock()
                 return
             }
-            let jobs = state.jobs
-            state.jobs.removeAll(keepingCapacity: true)
+            // Swap buffers: submitters append to the (emptied) array the writer used last time.
+            swap(&jobs, &state.jobs)
             condition.unlock()
-            run(jobs, on: store)
+            run(jobs, into: &batch, on: store)
+            jobs.removeAll(keepingCapacity: true)
         }
     }
 
-    private func run(_ jobs: [Job], on store: any RoomStore) {
-        var pending: [([StorageWrite], @Sendable (Result<Void, StorageError>) -> Void)] = []
-        func commitPending() {
-            guard !pending.isEmpty else { return }
-            commit(pending, on: store)
-            pending.removeAll(keepingCapacity: true)
-        }
+    private func run(_ jobs: [Job], into batch: inout Batch, on store: any RoomStore) {
         for job in jobs {
             switch job {
             case .write(let writes, let completion):
-                pending.append((writes, completion))
-                if pending.count >= maxBatch { commitPending() }
+                batch.add(writes, completion)
+                if batch.completions.count >= maxBatch { commit(&batch, on: store) }
             case .read(let body):
-                commitPending()
+                commit(&batch, on: store)
                 body(store)
             }
         }
-        commitPending()
+        commit(&batch, on: store)
     }
 
-    private func commit(_ batch: [([StorageWrite], @Sendable (Result<Void, StorageError>) -> Void)], on store: any RoomStore) {
+    private func commit(_ batch: inout Batch, on store: any RoomStore) {
+        guard !batch.isEmpty else { return }
+        defer { batch.clear() }
         do {
-            try store.apply(batch.flatMap(\.0))
-            for (_, completion) in batch { completion(.success(())) }
+            try store.apply(batch.writes)
+            deliver { for completion in batch.completions { completion(.success(())) } }
         } catch {
-            guard batch.count > 1 else {
-                batch[0].1(.failure(error))
+            guard batch.completions.count > 1 else {
+                batch.completions[0](.failure(error))
                 return
             }
             // Isolate the failure: every job gets its own outcome.
-            for (writes, completion) in batch {
+            var start = 0
+            for (end, completion) in zip(batch.ends, batch.completions) {
                 do {
-                    try store.apply(writes)
+                    try store.apply(Array(batch.writes[start..<end]))
                     completion(.success(()))
                 } catch {
                     completion(.failure(error))
                 }
+                start = end
             }
         }
     }

@@ -4,6 +4,13 @@
 /// a committed transaction survives the process being killed (`kill -9`): it is in the WAL file
 /// before `COMMIT` returns. `synchronous=FULL` (`durability: .full`) also survives power loss,
 /// at the cost of an fsync per transaction — group commit amortizes it.
+///
+/// A client's progress (last seq and its rev) is read from its newest patch while that patch is
+/// in the history; the `clients` table receives it only when trimming removes the patch (in the
+/// same transaction), so appending a patch writes one row and nothing else. There is deliberately no
+/// index by client: its entries land on random pages, so every group commit rewrote most of them
+/// into the WAL (see docs/bench/storage.md). Looking up a client's seq (`revision`) scans the room's
+/// history instead; it is only needed for a duplicate older than the room's in-memory recent events.
 public final class SQLiteRoomStore: RoomStore {
     /// How hard a commit presses the data to disk.
     public enum Durability: Sendable {
@@ -16,7 +23,10 @@ public final class SQLiteRoomStore: RoomStore {
     private let database: SQLiteDatabase
     private let insertRoom: SQLiteStatement
     private let insertPatch: SQLiteStatement
-    private let upsertClient: SQLiteStatement
+    /// `insertPatch` for `rowsPerInsert` rows at once: one statement run per 16 patches of a batch.
+    private let insertPatchRows: SQLiteStatement
+    private static let rowsPerInsert = 16
+    private let foldProgress: SQLiteStatement
     private let updateRev: SQLiteStatement
     private let updateSnapshot: SQLiteStatement
     private let trimPatches: SQLiteStatement
@@ -24,6 +34,7 @@ public final class SQLiteRoomStore: RoomStore {
     private let deleteRoomClients: SQLiteStatement
     private let selectRoom: SQLiteStatement
     private let selectClients: SQLiteStatement
+    private let selectPatchProgress: SQLiteStatement
     private let selectPatches: SQLiteStatement
     private let selectOldest: SQLiteStatement
     private let selectSeqRev: SQLiteStatement
@@ -51,7 +62,7 @@ public final class SQLiteRoomStore: RoomStore {
                     room TEXT NOT NULL, rev INTEGER NOT NULL, user TEXT NOT NULL, client TEXT NOT NULL,
                     seq INTEGER NOT NULL, ops BLOB NOT NULL, PRIMARY KEY (room, rev)
                 ) WITHOUT ROWID;
-                CREATE INDEX IF NOT EXISTS patches_by_client ON patches (room, client, seq);
+                DROP INDEX IF EXISTS patches_by_client;
                 CREATE TABLE IF NOT EXISTS clients (
                     room TEXT NOT NULL, client TEXT NOT NULL, last_seq INTEGER NOT NULL, last_rev INTEGER NOT NULL,
                     PRIMARY KEY (room, client)
@@ -67,9 +78,15 @@ public final class SQLiteRoomStore: RoomStore {
                 """)
             insertRoom = try database.prepare("INSERT OR REPLACE INTO rooms (room, epoch, rev, snapshot, snapshot_rev) VALUES (?, ?, 0, ?, 0)")
             insertPatch = try database.prepare("INSERT INTO patches (room, rev, user, client, seq, ops) VALUES (?, ?, ?, ?, ?, ?)")
-            upsertClient = try database.prepare("""
-                INSERT INTO clients (room, client, last_seq, last_rev) VALUES (?, ?, ?, ?)
+            insertPatchRows = try database.prepare("INSERT INTO patches (room, rev, user, client, seq, ops) VALUES "
+                + Array(repeating: "(?, ?, ?, ?, ?, ?)", count: Self.rowsPerInsert).joined(separator: ", "))
+            // Before patches are trimmed, each affected client's newest trimmed patch becomes its
+            // stored progress (SQLite takes the bare `seq` from the row with max(rev)).
+            foldProgress = try database.prepare("""
+                INSERT INTO clients (room, client, last_seq, last_rev)
+                SELECT room, client, seq, max(rev) FROM patches WHERE room = ?1 AND rev < ?2 GROUP BY client
                 ON CONFLICT (room, client) DO UPDATE SET last_seq = excluded.last_seq, last_rev = excluded.last_rev
+                WHERE excluded.last_rev > clients.last_rev
                 """)
             updateRev = try database.prepare("UPDATE rooms SET rev = ? WHERE room = ?")
             updateSnapshot = try database.prepare("UPDATE rooms SET snapshot = ?, snapshot_rev = ? WHERE room = ?")
@@ -78,6 +95,7 @@ public final class SQLiteRoomStore: RoomStore {
             deleteRoomClients = try database.prepare("DELETE FROM clients WHERE room = ?")
             selectRoom = try database.prepare("SELECT epoch, rev, snapshot, snapshot_rev FROM rooms WHERE room = ?")
             selectClients = try database.prepare("SELECT client, last_seq, last_rev FROM clients WHERE room = ?")
+            selectPatchProgress = try database.prepare("SELECT client, seq, max(rev) FROM patches WHERE room = ? GROUP BY client")
             selectPatches = try database.prepare("SELECT rev, user, client, seq, ops FROM patches WHERE room = ? AND rev > ? ORDER BY rev LIMIT ?")
             selectOldest = try database.prepare("SELECT min(rev) FROM patches WHERE room = ?")
             selectSeqRev = try database.prepare("SELECT rev FROM patches WHERE room = ? AND client = ? AND seq = ?")
@@ -113,6 +131,14 @@ public final class SQLiteRoomStore: RoomStore {
             while try selectClients.step() {
                 clients[selectClients.text(at: 0) ?? ""] = ClientProgress(lastSeq: selectClients.int64(at: 1), lastRev: selectClients.int64(at: 2))
             }
+            // Patches still in the history are newer than anything folded into `clients`.
+            defer { selectPatchProgress.reset() }
+            try selectPatchProgress.bind(room, at: 1)
+            while try selectPatchProgress.step() {
+                let progress = ClientProgress(lastSeq: selectPatchProgress.int64(at: 1), lastRev: selectPatchProgress.int64(at: 2))
+                let client = selectPatchProgress.text(at: 0) ?? ""
+                if progress.lastRev > clients[client]?.lastRev ?? 0 { clients[client] = progress }
+            }
 
             defer { selectOldest.reset() }
             try selectOldest.bind(room, at: 1)
@@ -127,16 +153,38 @@ public final class SQLiteRoomStore: RoomStore {
         }
     }
 
-    /// See `RoomStore.apply(_:)`. One transaction; the room's rev and each client's progress are
-    /// written once per batch rather than once per patch.
+    /// See `RoomStore.apply(_:)`. One transaction; the room's rev is written once per batch rather
+    /// than once per patch, and a patch's client progress lives in the patch row itself.
     public func apply(_ writes: [StorageWrite]) throws(StorageError) {
         guard !writes.isEmpty else { return }
         var missingRoom: String?
         do {
             try database.transaction { () throws(SQLiteError) in
                 var lastRev: [String: Int64] = [:]
-                var progress: [RoomClient: ClientProgress] = [:]
+                // Patches are inserted `rowsPerInsert` at a time; any other write first flushes
+                // them, so writes still apply in order.
+                var rows: [StoredPatch] = []
+                rows.reserveCapacity(Self.rowsPerInsert)
+                func insertRows() throws(SQLiteError) {
+                    if rows.count == Self.rowsPerInsert {
+                        try run(insertPatchRows) { () throws(SQLiteError) in
+                            for (offset, patch) in rows.enumerated() { try bind(patch, to: insertPatchRows, from: Int32(offset * 6 + 1)) }
+                        }
+                    } else {
+                        for patch in rows {
+                            try run(insertPatch) { () throws(SQLiteError) in try bind(patch, to: insertPatch, from: 1) }
+                        }
+                    }
+                    rows.removeAll(keepingCapacity: true)
+                }
                 for write in writes {
+                    if case .appendPatch(let patch) = write {
+                        rows.append(patch)
+                        lastRev[patch.room] = patch.rev
+                        if rows.count == Self.rowsPerInsert { try insertRows() }
+                        continue
+                    }
+                    try insertRows()
                     switch write {
                     case .createRoom(let room, let epoch, let snapshot):
                         try run(deleteRoomPatches) { () throws(SQLiteError) in try deleteRoomPatches.bind(room, at: 1) }
@@ -145,19 +193,13 @@ public final class SQLiteRoomStore: RoomStore {
                             try insertRoom.bind(room, at: 1); try insertRoom.bind(epoch, at: 2); try insertRoom.bind(snapshot, at: 3)
                         }
                         lastRev[room] = nil
-                        progress = progress.filter { $0.key.room != room }
-                    case .appendPatch(let patch):
-                        try run(insertPatch) { () throws(SQLiteError) in
-                            try insertPatch.bind(patch.room, at: 1); try insertPatch.bind(patch.rev, at: 2)
-                            try insertPatch.bind(patch.user, at: 3); try insertPatch.bind(patch.client, at: 4)
-                            try insertPatch.bind(patch.seq, at: 5); try insertPatch.bind(patch.ops, at: 6)
-                        }
-                        lastRev[patch.room] = patch.rev
-                        progress[RoomClient(room: patch.room, client: patch.client)] = ClientProgress(lastSeq: patch.seq, lastRev: patch.rev)
+                    case .appendPatch:
+                        break
                     case .snapshot(let room, let rev, let state, let keepFrom):
                         try run(updateSnapshot) { () throws(SQLiteError) in
                             try updateSnapshot.bind(state, at: 1); try updateSnapshot.bind(rev, at: 2); try updateSnapshot.bind(room, at: 3)
                         }
+                        try run(foldProgress) { () throws(SQLiteError) in try foldProgress.bind(room, at: 1); try foldProgress.bind(keepFrom, at: 2) }
                         try run(trimPatches) { () throws(SQLiteError) in try trimPatches.bind(room, at: 1); try trimPatches.bind(keepFrom, at: 2) }
                     case .saveInvite(let invite):
                         try run(upsertInvite) { () throws(SQLiteError) in
@@ -179,17 +221,12 @@ public final class SQLiteRoomStore: RoomStore {
                         }
                     }
                 }
+                try insertRows()
                 for (room, rev) in lastRev {
                     try run(updateRev) { () throws(SQLiteError) in try updateRev.bind(rev, at: 1); try updateRev.bind(room, at: 2) }
                     guard database.changes == 1 else {
                         missingRoom = room
                         throw SQLiteError(code: 0, operation: "apply", message: "no stored room named '\(room)'")
-                    }
-                }
-                for (key, value) in progress {
-                    try run(upsertClient) { () throws(SQLiteError) in
-                        try upsertClient.bind(key.room, at: 1); try upsertClient.bind(key.client, at: 2)
-                        try upsertClient.bind(value.lastSeq, at: 3); try upsertClient.bind(value.lastRev, at: 4)
                     }
                 }
             }
@@ -267,15 +304,17 @@ public final class SQLiteRoomStore: RoomStore {
         }
     }
 
+    /// Binds `patch`'s six columns to parameters `first`...`first + 5` of `statement`.
+    private func bind(_ patch: StoredPatch, to statement: SQLiteStatement, from first: Int32) throws(SQLiteError) {
+        try statement.bind(patch.room, at: first); try statement.bind(patch.rev, at: first + 1)
+        try statement.bind(patch.user, at: first + 2); try statement.bind(patch.client, at: first + 3)
+        try statement.bind(patch.seq, at: first + 4); try statement.bind(patch.ops, at: first + 5)
+    }
+
     /// Binds with `bind`, steps once, and resets, so a failure never leaves a statement half-used.
     private func run(_ statement: SQLiteStatement, bind: () throws(SQLiteError) -> Void) throws(SQLiteError) {
         defer { statement.reset() }
         try bind()
         try statement.step()
     }
-}
-
-private struct RoomClient: Hashable {
-    var room: String
-    var client: String
 }

@@ -36,6 +36,8 @@ public final class EventLoop: @unchecked Sendable {
     }
 
     private let inbox = Mutex(Inbox())
+    /// How many wake-ups `execute` has done (tests check that batches coalesce them).
+    let wakeups = Atomic<Int>(0)
     private let threadID = Atomic<UInt>(0)
 
     // Loop-thread state: touched on the loop thread only.
@@ -89,7 +91,8 @@ public final class EventLoop: @unchecked Sendable {
         threadID.load(ordering: .acquiring) != 0
     }
 
-    /// Queues `work` to run on the loop thread and wakes the loop. Safe from any thread.
+    /// Queues `work` to run on the loop thread and wakes the loop. Safe from any thread. Inside
+    /// `WakeupCoalescing.batch` the wake-up is done when the batch ends, once per loop.
     /// - Returns: false (and drops `work`) when the loop has already shut down.
     @discardableResult
     public func execute(_ work: @escaping @Sendable () -> Void) -> Bool {
@@ -101,7 +104,13 @@ public final class EventLoop: @unchecked Sendable {
             return (true, true)
         }
         // The loop looks at its inbox before every wait, so work queued from its own thread needs no wake-up.
-        if wake, !inEventLoop { selector.wakeup() }
+        if wake, !inEventLoop {
+            if let batch = WakeupCoalescing.current {
+                batch.loops.append(self)
+            } else {
+                self.wake()
+            }
+        }
         return accepted
     }
 
@@ -127,6 +136,12 @@ public final class EventLoop: @unchecked Sendable {
             let accepted = execute { continuation.resume(with: Swift.Result { try work() }) }
             if !accepted { continuation.resume(throwing: IOError.eventLoopShutdown) }
         }
+    }
+
+    /// Interrupts the loop's wait so it looks at its inbox.
+    func wake() {
+        wakeups.add(1, ordering: .relaxed)
+        selector.wakeup()
     }
 
     /// Asks the loop to stop: it closes every connection and listener it owns (handlers see

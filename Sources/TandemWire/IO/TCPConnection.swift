@@ -39,6 +39,9 @@ public final class TCPConnection: @unchecked Sendable, IOSelectable, IdleTracked
     private var outputShut = false
     private var flushScheduled = false
     private var overflowed = false
+    /// Unwritten bytes of a single write larger than `maxQueuedBytes` that was accepted into an empty
+    /// queue (it is the queue's head); the limit applies to what is queued behind it.
+    private var oversizedHead = 0
     private var closeNotified = false
     private var unwritableNoticePending = false
     /// False from the `write` that takes the queue past the high-water mark until it drains to the low-water
@@ -85,10 +88,20 @@ public final class TCPConnection: @unchecked Sendable, IOSelectable, IdleTracked
     /// Queues `bytes` to be sent after everything queued before. Ignored once the connection is closing or
     /// closed, or after `shutdownOutput()`. A write that would take the queue past
     /// `configuration.maxQueuedBytes` is dropped and the connection is aborted with `IOError.writeQueueOverflow`.
+    /// One exception: a single write larger than the limit is accepted when nothing is queued (a message the
+    /// owner has already built, e.g. a resume's replay, must be deliverable), and the limit then bounds what
+    /// queues behind it, so memory stays within the limit plus that one message.
     public func write(_ bytes: [UInt8]) {
         assert(loop.inEventLoop, "TCPConnection.write called off its event loop")
         guard state == .open, !outputShutdownRequested, !overflowed, !bytes.isEmpty else { return }
-        if queue.byteCount + bytes.count > configuration.maxQueuedBytes {
+        if queue.isEmpty && bytes.count > configuration.maxQueuedBytes {
+            oversizedHead = bytes.count
+            queue.append(bytes)
+            if isWritable {
+                isWritable = false
+                unwritableNoticePending = true
+            }
+        } else if queue.byteCount - oversizedHead + bytes.count > configuration.maxQueuedBytes {
             overflowed = true
         } else {
             queue.append(bytes)
@@ -313,6 +326,7 @@ public final class TCPConnection: @unchecked Sendable, IOSelectable, IdleTracked
             }
             if written >= 0 {
                 queue.consume(written)
+                oversizedHead = max(0, oversizedHead - written)
                 continue
             }
             let code = Int32(-written)
@@ -413,6 +427,7 @@ public final class TCPConnection: @unchecked Sendable, IOSelectable, IdleTracked
         if reset { Socket.setLingerZero(fd) }
         _ = systemClose(fd)
         queue.removeAll()
+        oversizedHead = 0
         counter?.release()
         counter = nil
     }

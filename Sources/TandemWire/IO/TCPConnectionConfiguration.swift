@@ -7,6 +7,8 @@ public struct TCPConnectionConfiguration: Sendable, Equatable {
     public var lowWaterMark: Int
     /// A write that would queue more than this is dropped and the connection is aborted with
     /// `IOError.writeQueueOverflow`: memory per connection stays bounded even if the owner ignores the high-water mark.
+    /// A single larger write into an empty queue is accepted, and the limit then applies behind it (see
+    /// `TCPConnection.write(_:)`).
     public var maxQueuedBytes: Int
     /// How long a graceful `close()` may take to flush queued bytes and see the peer's end of stream before
     /// the connection is dropped.

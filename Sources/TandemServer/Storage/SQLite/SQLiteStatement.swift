@@ -28,7 +28,16 @@ public final class SQLiteStatement {
 
     /// Binds text (copied by SQLite) to parameter `index`.
     public func bind(_ value: String, at index: Int32) throws(SQLiteError) {
-        try check(sqlite3_bind_text(handle, index, value, -1, sqliteTransient), "bind")
+        // Passing the UTF-8 bytes with their length avoids building a NUL-terminated copy (an
+        // allocation per bind on the commit path); text with an embedded NUL binds whole, too.
+        var value = value
+        let status = value.withUTF8 { bytes -> Int32 in
+            guard let base = bytes.baseAddress, !bytes.isEmpty else { return sqlite3_bind_text(handle, index, "", 0, sqliteTransient) }
+            return base.withMemoryRebound(to: CChar.self, capacity: bytes.count) {
+                sqlite3_bind_text(handle, index, $0, Int32(bytes.count), sqliteTransient)
+            }
+        }
+        try check(status, "bind")
     }
 
     /// Binds a blob (copied by SQLite) to parameter `index`; an empty array binds an empty blob.
