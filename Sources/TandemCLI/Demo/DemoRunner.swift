@@ -132,9 +132,13 @@ struct DemoRunner: Sendable {
     private func participant(_ name: String, role: Role, url: String, server: SyncServer, group: EventLoopGroup) -> DemoParticipant {
         let tokens = server.tokens
         let claims = TokenClaims(sub: name, room: "demo", role: role, exp: tokens.currentTime + 86_400, name: name.capitalized)
+        // A link reset every few seconds never lets a connection count as stable, so the default backoff
+        // (capped at 30 s) would soon leave a participant waiting longer than the demo lasts.
+        let reconnect = ReconnectPolicy(backoff: ReconnectBackoff(base: 0.1, cap: 2), stableAfter: 2_000_000_000)
         let session = SyncSession(
             url: url, clientID: "\(name)-demo", tokenProvider: { tokens.mint(claims) },
-            presence: .object(["name": .string(name.capitalized)]), group: group)
+            presence: .object(["name": .string(name.capitalized)]),
+            configuration: SyncSessionConfiguration(reconnect: reconnect), group: group)
         return DemoParticipant(name: name, session: session)
     }
 
