@@ -118,9 +118,10 @@ public struct RedisRoomSequencer: Sendable {
     static func patch(from entry: RESPValue) -> SequencedPatch? {
         guard let parts = entry.array, parts.count == 2, let id = parts[0].string, let fields = parts[1].array,
               let rev = Int64(id.prefix { $0 != "-" }) else { return nil }
-        var user: String?, client: String?, seq: Int64?, ops: [UInt8]?
+        var epoch: String?, user: String?, client: String?, seq: Int64?, ops: [UInt8]?
         for index in stride(from: 0, to: fields.count - 1, by: 2) {
             switch fields[index].string {
+            case "epoch": epoch = fields[index + 1].string
             case "user": user = fields[index + 1].string
             case "client": client = fields[index + 1].string
             case "seq": seq = fields[index + 1].integer
@@ -128,8 +129,8 @@ public struct RedisRoomSequencer: Sendable {
             default: break
             }
         }
-        guard let user, let client, let seq, let ops else { return nil }
-        return SequencedPatch(rev: rev, user: user, client: client, seq: seq, ops: ops)
+        guard let epoch, let user, let client, let seq, let ops else { return nil }
+        return SequencedPatch(epoch: epoch, rev: rev, user: user, client: client, seq: seq, ops: ops)
     }
 
     /// 16 random bytes in hex: a new epoch candidate (used only when the room has to be created).

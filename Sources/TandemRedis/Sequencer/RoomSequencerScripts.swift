@@ -3,7 +3,7 @@
 ///
 /// Keys of room R (the hash tag keeps them in one Redis Cluster slot): `P:{R}:meta` (hash: epoch, rev),
 /// `P:{R}:clients` (hash: client id → "lastSeq:lastRev"), `P:{R}:log` (stream; entry id "rev-0",
-/// fields user, client, seq, ops), `P:{R}:snapshot` (hash: epoch, rev, state).
+/// fields epoch, user, client, seq, ops), `P:{R}:snapshot` (hash: epoch, rev, state).
 enum RoomSequencerScripts {
     /// Makes sure the room exists and returns `{epoch, rev, created}`. A room whose meta key is gone
     /// (first use, or a Redis restart without persistence) starts over with the candidate epoch and
@@ -59,7 +59,7 @@ enum RoomSequencerScripts {
     end
     rev = rev + 1
     redis.call('HSET', KEYS[1], 'rev', rev)
-    redis.call('XADD', KEYS[3], 'MAXLEN', ARGV[9], rev .. '-0', 'user', user, 'client', client, 'seq', seq, 'ops', ops)
+    redis.call('XADD', KEYS[3], 'MAXLEN', ARGV[9], rev .. '-0', 'epoch', epoch, 'user', user, 'client', client, 'seq', seq, 'ops', ops)
     redis.call('HSET', KEYS[2], client, seq .. ':' .. rev)
     return reply('applied', rev)
     """)

@@ -1,5 +1,7 @@
 /// One patch as the room's log holds it: its rev and author, and its ops as JSON text.
 public struct SequencedPatch: Sendable, Equatable {
+    /// The room epoch the patch was appended in (a follower must not mix epochs).
+    public var epoch: String
     /// The patch's place in the room's total order.
     public var rev: Int64
     /// The author's user id.
@@ -12,7 +14,8 @@ public struct SequencedPatch: Sendable, Equatable {
     public var ops: [UInt8]
 
     /// Creates a log entry.
-    public init(rev: Int64, user: String, client: String, seq: Int64, ops: [UInt8]) {
+    public init(epoch: String, rev: Int64, user: String, client: String, seq: Int64, ops: [UInt8]) {
+        self.epoch = epoch
         self.rev = rev
         self.user = user
         self.client = client
