@@ -5,7 +5,7 @@ import TandemWire
 
 @Suite("Room sequencer in Redis", .enabled(if: RedisServerProcess.isEnabled, "redis-server is not installed"))
 struct RedisRoomSequencerTests {
-    static let op = Array(#"[{"op":"add","path":"/n","value":1}]"#.utf8)
+    static let op = Array(#"[{"op":"set","path":"/n","value":1}]"#.utf8)
 
     @Test("concurrent writers on several connections get contiguous revs, each patch logged once in rev order")
     func concurrentWritersGetContiguousRevs() async throws {
@@ -61,10 +61,11 @@ struct RedisRoomSequencerTests {
     @Test("patches over the limits or malformed are rejected without consuming a rev", arguments: [
         (#"{"op":"add"}"#, "ops must be a JSON array"),
         ("not json", "ops must be a JSON array"),
-        (#"[{"op":"frobnicate","path":"/a"}]"#, #"op 0 needs a known "op" and a string "path""#),
-        (#"[{"op":"add","path":"/a","value":1},{"op":"add","value":2}]"#, #"op 1 needs a known "op" and a string "path""#),
+        (#"[{"op":"add","path":"/a","value":1}]"#, "op 0 must be"),
+        (#"[{"op":"set","path":"/a","value":null},{"op":"set","value":2}]"#, "op 1 must be"),
+        (#"[{"op":"set","path":"/a"}]"#, "op 0 must be"),
         (#"[{"op":"remove","path":"/a"},{"op":"remove","path":"/b"},{"op":"remove","path":"/c"}]"#, "the patch has 3 ops, more than the limit of 2"),
-        (#"[{"op":"add","path":"/a","value":"\#(String(repeating: "x", count: 200))"}]"#, "more than the limit of 128"),
+        (#"[{"op":"set","path":"/a","value":"\#(String(repeating: "x", count: 200))"}]"#, "more than the limit of 128"),
     ])
     func rejectsBadPatches(ops: String, reason: String) async throws {
         try await RedisTestContext.with { context in

@@ -51,10 +51,10 @@ enum RoomSequencerScripts {
       return reply('rejected', rev, 'ops must be a JSON array')
     end
     if #decoded > tonumber(ARGV[7]) then return reply('rejected', rev, 'the patch has ' .. #decoded .. ' ops, more than the limit of ' .. ARGV[7]) end
-    local kinds = {add = true, remove = true, replace = true, move = true, copy = true, test = true}
+    -- Protocol v1 ops: {"op":"set","path":…,"value":…} and {"op":"remove","path":…}.
     for i, op in ipairs(decoded) do
-      if type(op) ~= 'table' or not kinds[op.op] or type(op.path) ~= 'string' then
-        return reply('rejected', rev, 'op ' .. (i - 1) .. ' needs a known "op" and a string "path"')
+      if type(op) ~= 'table' or type(op.path) ~= 'string' or not ((op.op == 'set' and op.value ~= nil) or op.op == 'remove') then
+        return reply('rejected', rev, 'op ' .. (i - 1) .. ' must be {"op":"set","path":…,"value":…} or {"op":"remove","path":…}')
       end
     end
     rev = rev + 1
