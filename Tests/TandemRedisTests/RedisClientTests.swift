@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 import TandemKit
 import TandemRedis
@@ -61,6 +62,24 @@ struct RedisClientTests {
         }
     }
 
+    @Test("a LOADING reply (a restarted server reading its data) is retried after the backoff")
+    func retriesWhileLoading() async throws {
+        let group = try EventLoopGroup(threads: 1)
+        defer { Thread.detachNewThread { group.shutdown() } }
+        let listener = try TCPListener.bind(host: "127.0.0.1", port: 0, group: group) { _ in LoadingServer(loadingReplies: 2) }
+        let clock = ManualClock()
+        let client = RedisClient(configuration: .init(endpoint: RedisEndpoint(host: "127.0.0.1", port: listener.port)),
+                                 group: group, clock: clock, random: HalfRandom())
+        let command = Task { try await client.send(["PING"]) }
+        for _ in 0..<2 {
+            await clock.waitForSleepers(1)
+            clock.advance(by: .seconds(10))
+        }
+        #expect(try await command.value == .simpleString("PONG"))
+        #expect(await client.connectionCount == 1)
+        listener.loop.execute { listener.close() }
+    }
+
     @Test("EVALSHA falls back to EVAL when the script cache was flushed, and a script's error is typed")
     func scriptFallback() async throws {
         try await RedisTestContext.with { context in
@@ -77,4 +96,22 @@ struct RedisClientTests {
             }
         }
     }
+}
+
+/// Answers the first `loadingReplies` commands with LOADING, then PONG (one command per read is enough here).
+private final class LoadingServer: TCPConnectionHandler {
+    private var loadingReplies: Int
+
+    init(loadingReplies: Int) { self.loadingReplies = loadingReplies }
+
+    func connectionDidReceive(_ connection: TCPConnection, bytes: UnsafeRawBufferPointer) {
+        if loadingReplies > 0 {
+            loadingReplies -= 1
+            connection.write(Array("-LOADING Redis is loading the dataset in memory\r\n".utf8))
+        } else {
+            connection.write(Array("+PONG\r\n".utf8))
+        }
+    }
+
+    func connectionDidClose(_ connection: TCPConnection, error: IOError?) {}
 }

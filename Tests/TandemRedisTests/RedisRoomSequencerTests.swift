@@ -146,6 +146,31 @@ struct RedisRoomSequencerTests {
         }
     }
 
+    @Test("after a restart that kept the data (AOF), an untrusted Redis gives the room a new epoch but keeps rev and log; a trusted one keeps the epoch",
+          arguments: [false, true])
+    func epochAfterRestartWithData(trusted: Bool) async throws {
+        try await RedisTestContext.with { context in
+            let first = try await RedisServerProcess.start(appendOnly: true)
+            let endpoint = RedisEndpoint(host: "127.0.0.1", port: first.port)
+            let sequencer = RedisRoomSequencer(client: RedisClient(configuration: .init(endpoint: endpoint), group: context.group),
+                                               settings: .init(trustsPersistence: trusted))
+            let before = try await sequencer.open(room: "r")
+            for seq in Int64(1)...3 { _ = try await sequencer.append(room: "r", client: "c", user: "u", seq: seq, ops: Self.op) }
+            #expect(try await sequencer.open(room: "r") == RoomHead(epoch: before.epoch, rev: 3, created: false))
+            await first.stop(keepingData: true)
+            let second = try await RedisServerProcess.start(port: first.port, directory: first.directory, appendOnly: true)
+            let after = try await sequencer.open(room: "r")
+            #expect(after.rev == 3 && !after.created)
+            #expect(after.rotated == !trusted)
+            #expect((after.epoch == before.epoch) == trusted)
+            // The rotation happens once; the log survives for rebuilding the document.
+            #expect(try await sequencer.open(room: "r") == RoomHead(epoch: after.epoch, rev: 3, created: false))
+            #expect(try await sequencer.patches(room: "r", after: 0).map(\.rev) == [1, 2, 3])
+            #expect(try await sequencer.append(room: "r", client: "c", user: "u", seq: 4, ops: Self.op) == .applied(epoch: after.epoch, rev: 4))
+            await second.stop()
+        }
+    }
+
     @Test("a snapshot is stored only for the current epoch and only when newer")
     func snapshots() async throws {
         try await RedisTestContext.with { context in

@@ -34,16 +34,20 @@ public final class RedisServerProcess: Sendable {
     }
 
     /// Starts a server on `port` (a free one when nil) and returns once it accepts connections.
+    /// - Parameters:
+    ///   - directory: its working directory; a new temporary one when nil (pass the previous server's to
+    ///     restart it on the same data).
+    ///   - appendOnly: persist every write to an append-only file fsynced on every write (`appendfsync always`).
     /// - Throws: `RedisServerProcessError` when redis-server is missing or does not come up within `timeout`.
-    public static func start(port: Int? = nil, timeout: Duration = .seconds(30)) async throws -> RedisServerProcess {
+    public static func start(port: Int? = nil, directory: URL? = nil, appendOnly: Bool = false, timeout: Duration = .seconds(30)) async throws -> RedisServerProcess {
         guard let executable else { throw RedisServerProcessError.notInstalled }
         let port = try port ?? freeLoopbackPort()
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tandem-redis-\(UUID().uuidString)")
+        let directory = directory ?? FileManager.default.temporaryDirectory.appendingPathComponent("tandem-redis-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = ["--port", "\(port)", "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", directory.path,
-                             "--logfile", directory.appendingPathComponent("redis.log").path]
+        process.arguments = ["--port", "\(port)", "--bind", "127.0.0.1", "--save", "", "--appendonly", appendOnly ? "yes" : "no",
+                             "--appendfsync", "always", "--dir", directory.path, "--logfile", directory.appendingPathComponent("redis.log").path]
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
         try process.run()
@@ -61,15 +65,16 @@ public final class RedisServerProcess: Sendable {
         return server
     }
 
-    /// Kills the server (SIGKILL: nothing is persisted anyway), waits for it to exit (bounded), and removes its directory.
-    public func stop() async {
+    /// Kills the server (SIGKILL, like a crash), waits for it to exit (bounded), and removes its directory
+    /// unless `keepingData`.
+    public func stop(keepingData: Bool = false) async {
         if process.isRunning { kill(process.processIdentifier, SIGKILL) }
         let clock = ContinuousClock()
         let deadline = clock.now.advanced(by: .seconds(30))
         while process.isRunning, clock.now < deadline {
             try? await Task.sleep(for: .milliseconds(5))
         }
-        try? FileManager.default.removeItem(at: directory)
+        if !keepingData { try? FileManager.default.removeItem(at: directory) }
     }
 
     /// A port nobody listens on right now, found by binding port 0 on 127.0.0.1.

@@ -5,7 +5,8 @@ import TandemWire
 ///
 /// Concurrent callers share the connection and one reconnect. A command that was never sent is retried
 /// once on a fresh connection; a command whose connection died while it was in flight is not (it may
-/// have been applied) and fails with `RedisError.connectionLost`. Blocking commands (`XREAD BLOCK`)
+/// have been applied) and fails with `RedisError.connectionLost`. A `LOADING` reply (a restarted server
+/// still reading its data) is retried with the same backoff. Blocking commands (`XREAD BLOCK`)
 /// belong on a client of their own: they hold back every reply queued behind them.
 public actor RedisClient {
     /// How to reach the server and how hard to try.
@@ -103,16 +104,26 @@ public actor RedisClient {
     // MARK: - Connection management
 
     private func withConnection(_ body: (RedisConnection) async throws(RedisError) -> RESPValue) async throws(RedisError) -> RESPValue {
-        let connection = try await currentConnection()
-        do {
-            return try await body(connection)
-        } catch .connectionClosed {
-            // Not sent: safe to try once more on a new connection.
-            drop(connection)
-            return try await body(try await currentConnection())
-        } catch {
-            if !connection.isOpen { drop(connection) }
-            throw error
+        var attempt = 1
+        while true {
+            let connection = try await currentConnection()
+            do {
+                return try await body(connection)
+            } catch .connectionClosed {
+                // Not sent: safe to try once more on a new connection.
+                drop(connection)
+                return try await body(try await currentConnection())
+            } catch {
+                if !connection.isOpen { drop(connection) }
+                // A restarted server answers LOADING until its data is back; the command did not run.
+                guard error.isLoading, attempt < configuration.maxConnectAttempts else { throw error }
+                do {
+                    try await clock.sleep(for: configuration.backoff.delay(attempt: attempt, unit: randomUnit()))
+                } catch {
+                    throw .unavailable(endpoint: configuration.endpoint, attempts: attempt, lastError: "Redis is loading its dataset")
+                }
+                attempt += 1
+            }
         }
     }
 

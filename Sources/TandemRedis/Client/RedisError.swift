@@ -29,6 +29,12 @@ public enum RedisError: Error, Equatable, Sendable, CustomStringConvertible {
         return false
     }
 
+    /// True for `LOADING`, the reply of a server that is still reading its data after a restart.
+    public var isLoading: Bool {
+        if case .server(let code, _) = self { return code == "LOADING" }
+        return false
+    }
+
     /// The problem, where it happened, and what to check.
     public var description: String {
         switch self {

@@ -18,13 +18,18 @@ public struct RedisRoomSequencer: Sendable {
         public var maxOps: Int
         /// The largest serialized ops array, in bytes.
         public var maxPatchBytes: Int
+        /// Whether Redis keeps every acknowledged write across a restart (`appendonly yes` with
+        /// `appendfsync always`). When false, a Redis restart gives every room a new epoch on its next use.
+        public var trustsPersistence: Bool
 
-        /// Defaults: prefix `tandem`, 10,000 revs of log, 100 ops, 256 KiB.
-        public init(keyPrefix: String = "tandem", logLength: Int = 10_000, maxOps: Int = 100, maxPatchBytes: Int = 256 << 10) {
+        /// Defaults: prefix `tandem`, 10,000 revs of log, 100 ops, 256 KiB, persistence not trusted.
+        public init(keyPrefix: String = "tandem", logLength: Int = 10_000, maxOps: Int = 100, maxPatchBytes: Int = 256 << 10,
+                    trustsPersistence: Bool = false) {
             self.keyPrefix = keyPrefix
             self.logLength = logLength
             self.maxOps = maxOps
             self.maxPatchBytes = maxPatchBytes
+            self.trustsPersistence = trustsPersistence
         }
     }
 
@@ -49,11 +54,11 @@ public struct RedisRoomSequencer: Sendable {
     /// The room's epoch and rev, creating the room (with a new random epoch) when Redis has no trace of it.
     /// - Throws: `RedisError`.
     public func open(room: String) async throws(RedisError) -> RoomHead {
-        let reply = try await client.evaluate(RoomSequencerScripts.open, keys: keys(room: room), arguments: [RedisArgument(newEpoch())])
-        guard let fields = reply.array, fields.count == 3, let epoch = fields[0].string, let rev = fields[1].integer, let created = fields[2].integer else {
+        let reply = try await client.evaluate(RoomSequencerScripts.open, keys: keys(room: room), arguments: [RedisArgument(newEpoch()), trusted])
+        guard let fields = reply.array, fields.count == 3, let epoch = fields[0].string, let rev = fields[1].integer, let origin = fields[2].integer else {
             throw .unexpectedReply(command: "open room script", reply: "\(reply)")
         }
-        return RoomHead(epoch: epoch, rev: rev, created: created == 1)
+        return RoomHead(epoch: epoch, rev: rev, created: origin == 1, rotated: origin == 2)
     }
 
     /// Sequences one patch of `client` (author `user`) with its `seq` and `ops` (a JSON array).
@@ -65,7 +70,7 @@ public struct RedisRoomSequencer: Sendable {
         let arguments: [RedisArgument] = [
             RedisArgument(newEpoch()), RedisArgument(clientID), RedisArgument(user), RedisArgument(seq), RedisArgument(bytes: ops),
             RedisArgument(baseRev ?? -1), RedisArgument(Int64(settings.maxOps)), RedisArgument(Int64(settings.maxPatchBytes)),
-            RedisArgument(Int64(settings.logLength)),
+            RedisArgument(Int64(settings.logLength)), trusted,
         ]
         let reply = try await client.evaluate(RoomSequencerScripts.append, keys: keys(room: room), arguments: arguments)
         guard let fields = reply.array, fields.count == 5, let status = fields[0].string, let epoch = fields[1].string, let rev = fields[2].integer else {
@@ -132,6 +137,8 @@ public struct RedisRoomSequencer: Sendable {
         guard let epoch, let user, let client, let seq, let ops else { return nil }
         return SequencedPatch(epoch: epoch, rev: rev, user: user, client: client, seq: seq, ops: ops)
     }
+
+    private var trusted: RedisArgument { settings.trustsPersistence ? "1" : "0" }
 
     /// 16 random bytes in hex: a new epoch candidate (used only when the room has to be created).
     private func newEpoch() -> String {

@@ -1,16 +1,16 @@
 /// The Lua scripts of the cluster's room sequencer. Each runs atomically inside Redis, so every node
 /// sees one total order per room without any coordination of its own.
 ///
-/// Keys of room R (the hash tag keeps them in one Redis Cluster slot): `P:{R}:meta` (hash: epoch, rev),
+/// Keys of room R (the hash tag keeps them in one Redis Cluster slot): `P:{R}:meta` (hash: epoch, rev, run: the Redis run id of the last write),
 /// `P:{R}:clients` (hash: client id → "lastSeq:lastRev"), `P:{R}:log` (stream; entry id "rev-0",
 /// fields epoch, user, client, seq, ops), `P:{R}:snapshot` (hash: epoch, rev, state).
 enum RoomSequencerScripts {
-    /// Makes sure the room exists and returns `{epoch, rev, created}`. A room whose meta key is gone
-    /// (first use, or a Redis restart without persistence) starts over with the candidate epoch and
-    /// without any leftover clients, log or snapshot.
-    /// KEYS: meta, clients, log, snapshot. ARGV: epoch candidate.
+    /// Makes sure the room exists and returns `{epoch, rev, origin}` (origin as `ensure` says). A room
+    /// whose meta key is gone (first use, or a Redis restart without persistence) starts over with the
+    /// candidate epoch and without any leftover clients, log or snapshot.
+    /// KEYS: meta, clients, log, snapshot. ARGV: epoch candidate, trusted persistence ("1" or "0").
     static let open = RedisScript(prelude + """
-    local epoch, rev, created = ensure(ARGV[1])
+    local epoch, rev, created = ensure(ARGV[1], ARGV[2])
     return {epoch, rev, created}
     """)
 
@@ -19,9 +19,9 @@ enum RoomSequencerScripts {
     /// with status `applied`, `duplicate` (rev is the original one), `behind` (rev is the current one)
     /// or `rejected` (reason says why; nothing changed).
     /// KEYS: meta, clients, log, snapshot. ARGV: epoch candidate, client, user, seq, ops (JSON array),
-    /// base rev (-1: any), max ops, max patch bytes, log length.
+    /// base rev (-1: any), max ops, max patch bytes, log length, trusted persistence ("1" or "0").
     static let append = RedisScript(prelude + """
-    local epoch, rev, created = ensure(ARGV[1])
+    local epoch, rev, created = ensure(ARGV[1], ARGV[10])
     local client, user, seq, ops = ARGV[2], ARGV[3], tonumber(ARGV[4]), ARGV[5]
     local function reply(status, at, reason) return {status, epoch, at, created, reason or ''} end
     if not seq or seq < 1 or seq ~= math.floor(seq) then return reply('rejected', rev, 'seq must be a whole number, 1 or more') end
@@ -75,13 +75,25 @@ enum RoomSequencerScripts {
     return 1
     """)
 
-    /// Shared by `open` and `append`: the room's epoch and rev, creating the room when its meta is gone.
+    /// Shared by `open` and `append`: the room's epoch and rev, and 0 (as it was), 1 (created: its meta
+    /// was gone) or 2 (epoch rotated: Redis restarted since the room's last write and its persistence is
+    /// not trusted to have kept every acknowledged write, so the history may have rewound; the log and
+    /// rev are kept, but clients must take a snapshot). ARGV[1] is the epoch candidate, the last ARGV
+    /// is "1" when the operator declared Redis's persistence complete (appendfsync always).
     private static let prelude = """
-    local function ensure(candidate)
+    local function ensure(candidate, trusted)
+      local run = string.match(redis.call('INFO', 'server'), 'run_id:(%x+)')
       local epoch = redis.call('HGET', KEYS[1], 'epoch')
-      if epoch then return epoch, tonumber(redis.call('HGET', KEYS[1], 'rev')), 0 end
+      if epoch then
+        local rev = tonumber(redis.call('HGET', KEYS[1], 'rev'))
+        if redis.call('HGET', KEYS[1], 'run') == run then return epoch, rev, 0 end
+        redis.call('HSET', KEYS[1], 'run', run)
+        if trusted == '1' then return epoch, rev, 0 end
+        redis.call('HSET', KEYS[1], 'epoch', candidate)
+        return candidate, rev, 2
+      end
       redis.call('DEL', KEYS[2], KEYS[3], KEYS[4])
-      redis.call('HSET', KEYS[1], 'epoch', candidate, 'rev', 0)
+      redis.call('HSET', KEYS[1], 'epoch', candidate, 'rev', 0, 'run', run)
       return candidate, 0, 1
     end
 
