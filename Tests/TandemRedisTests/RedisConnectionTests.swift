@@ -23,6 +23,23 @@ struct RedisConnectionTests {
         }
     }
 
+    @Test("after HELLO 3 the server speaks RESP3: maps, doubles, booleans and nulls decode")
+    func resp3AgainstTheServer() async throws {
+        try await RedisTestContext.with { context in
+            let connection = try await context.connect()
+            guard case .map(let hello) = try await connection.send(["HELLO", "3"]) else { Issue.record("HELLO 3 should answer a map"); return }
+            #expect(hello.contains { $0.key.string == "proto" && $0.value == .integer(3) })
+            _ = try await connection.send(["HSET", "h", "f", "v"])
+            #expect(try await connection.send(["HGETALL", "h"]) == .map([RESPPair(key: .bulkString(Array("f".utf8)), value: .bulkString(Array("v".utf8)))]))
+            #expect(try await connection.send(["GET", "missing"]) == .null)
+            _ = try await connection.send(["ZADD", "z", "1.5", "m"])
+            #expect(try await connection.send(["ZSCORE", "z", "m"]) == .double(1.5))
+            // A script that switched to RESP3 returns Lua booleans as RESP3 booleans.
+            #expect(try await connection.send(["EVAL", "redis.setresp(3); return true", "0"]) == .boolean(true))
+            #expect(try await connection.send(["SMEMBERS", "nothing"]) == .set([]))
+        }
+    }
+
     @Test("many commands in flight from many tasks each get their own reply, in order")
     func pipelining() async throws {
         try await RedisTestContext.with { context in
@@ -90,10 +107,20 @@ struct RedisConnectionTests {
     func protocolViolation() async throws {
         let group = try EventLoopGroup(threads: 1)
         defer { Thread.detachNewThread { group.shutdown() } }
-        let listener = try TCPListener.bind(host: "127.0.0.1", port: 0, group: group) { _ in GarbageServer() }
+        let listener = try TCPListener.bind(host: "127.0.0.1", port: 0, group: group) { _ in ScriptedServer() }
         let connection = try await RedisConnection.connect(to: RedisEndpoint(host: "127.0.0.1", port: listener.port), on: group.next())
         await #expect(throws: RedisError.protocolViolation(.unknownType(UInt8(ascii: "H")))) { try await connection.send(["PING"]) }
         #expect(!connection.isOpen)
+        listener.loop.execute { listener.close() }
+    }
+
+    @Test("an out-of-band RESP3 push does not take the place of a command's reply")
+    func pushIsNotAReply() async throws {
+        let group = try EventLoopGroup(threads: 1)
+        defer { Thread.detachNewThread { group.shutdown() } }
+        let listener = try TCPListener.bind(host: "127.0.0.1", port: 0, group: group) { _ in ScriptedServer(reply: ">2\r\n+message\r\n+hi\r\n+PONG\r\n") }
+        let connection = try await RedisConnection.connect(to: RedisEndpoint(host: "127.0.0.1", port: listener.port), on: group.next())
+        #expect(try await connection.send(["PING"]) == .simpleString("PONG"))
         listener.loop.execute { listener.close() }
     }
 
@@ -111,10 +138,15 @@ struct RedisConnectionTests {
     }
 }
 
-/// Answers anything with an HTTP status line: not RESP.
-private final class GarbageServer: TCPConnectionHandler {
+/// Answers every read with the same bytes.
+private final class ScriptedServer: TCPConnectionHandler {
+    let reply: String
+
+    /// By default an HTTP status line: not RESP.
+    init(reply: String = "HTTP/1.1 400 Bad Request\r\n\r\n") { self.reply = reply }
+
     func connectionDidReceive(_ connection: TCPConnection, bytes: UnsafeRawBufferPointer) {
-        connection.write(Array("HTTP/1.1 400 Bad Request\r\n\r\n".utf8))
+        connection.write(Array(reply.utf8))
     }
 
     func connectionDidClose(_ connection: TCPConnection, error: IOError?) {}

@@ -81,14 +81,22 @@ struct RedisRoomSequencerTests {
         }
     }
 
-    @Test("a seq below 1 is rejected")
-    func rejectsBadSeq() async throws {
+    @Test("seqs outside 1...2^53-1 are rejected; the largest one is stored and read back exactly", arguments: [Int64(0), -1, 1 << 53, .max])
+    func seqRange(seq: Int64) async throws {
         try await RedisTestContext.with { context in
             let sequencer = RedisRoomSequencer(client: context.client())
-            guard case .rejected(_, let reason) = try await sequencer.append(room: "r", client: "a", user: "u", seq: 0, ops: Self.op) else {
-                Issue.record("seq 0 must be rejected"); return
+            guard case .rejected(_, let reason) = try await sequencer.append(room: "r", client: "a", user: "u", seq: seq, ops: Self.op) else {
+                Issue.record("seq \(seq) must be rejected"); return
             }
-            #expect(reason.contains("seq must be"))
+            #expect(reason.contains("seq must be a whole number from 1 to 2^53 - 1"))
+            let largest: Int64 = (1 << 53) - 1
+            guard case .applied = try await sequencer.append(room: "r", client: "a", user: "u", seq: largest, ops: Self.op) else {
+                Issue.record("seq 2^53 - 1 must apply"); return
+            }
+            #expect(try await sequencer.patches(room: "r", after: 0).map(\.seq) == [largest])
+            guard case .duplicate(_, 1) = try await sequencer.append(room: "r", client: "a", user: "u", seq: largest, ops: Self.op) else {
+                Issue.record("the same seq again must be a duplicate of rev 1"); return
+            }
         }
     }
 

@@ -131,6 +131,8 @@ final class RedisConnectionCore: Sendable {
 
     /// Hands a reply to the oldest waiting command (on the loop thread).
     func deliver(_ reply: RESPValue) {
+        // An out-of-band RESP3 push answers no command: dropped, it must not take a command's place.
+        if case .push = reply { return }
         let waiting = state.withLock { state -> PendingReply? in
             guard state.pendingHead < state.pending.count else { return nil }
             let next = state.pending[state.pendingHead]
@@ -144,7 +146,6 @@ final class RedisConnectionCore: Sendable {
             }
             return next
         }
-        // A reply nobody waits for (a RESP3 push) is dropped.
         guard let waiting else { return }
         if case .error(let text) = reply {
             waiting.collector.record(.failure(.fromReply(text)), at: waiting.index)

@@ -24,7 +24,10 @@ enum RoomSequencerScripts {
     local epoch, rev, created = ensure(ARGV[1], ARGV[10])
     local client, user, seq, ops = ARGV[2], ARGV[3], tonumber(ARGV[4]), ARGV[5]
     local function reply(status, at, reason) return {status, epoch, at, created, reason or ''} end
-    if not seq or seq < 1 or seq ~= math.floor(seq) then return reply('rejected', rev, 'seq must be a whole number, 1 or more') end
+    -- Lua numbers are doubles: beyond 2^53 a seq would be rounded and printed in exponent form.
+    if not seq or seq < 1 or seq > 9007199254740991 or seq ~= math.floor(seq) then
+      return reply('rejected', rev, 'seq must be a whole number from 1 to 2^53 - 1')
+    end
     local last = redis.call('HGET', KEYS[2], client)
     if last then
       local sep = string.find(last, ':', 1, true)
@@ -32,7 +35,7 @@ enum RoomSequencerScripts {
       if seq == lastSeq then return reply('duplicate', lastRev) end
       if seq < lastSeq then
         -- An older seq (a resent batch): find its rev among the client's recent entries, bounded.
-        local entries = redis.call('XREVRANGE', KEYS[3], lastRev .. '-0', '-', 'COUNT', 512)
+        local entries = redis.call('XREVRANGE', KEYS[3], int(lastRev) .. '-0', '-', 'COUNT', 512)
         for _, entry in ipairs(entries) do
           local fields, entryClient, entrySeq = entry[2], nil, nil
           for i = 1, #fields, 2 do
@@ -58,9 +61,9 @@ enum RoomSequencerScripts {
       end
     end
     rev = rev + 1
-    redis.call('HSET', KEYS[1], 'rev', rev)
-    redis.call('XADD', KEYS[3], 'MAXLEN', ARGV[9], rev .. '-0', 'epoch', epoch, 'user', user, 'client', client, 'seq', seq, 'ops', ops)
-    redis.call('HSET', KEYS[2], client, seq .. ':' .. rev)
+    redis.call('HSET', KEYS[1], 'rev', int(rev))
+    redis.call('XADD', KEYS[3], 'MAXLEN', ARGV[9], int(rev) .. '-0', 'epoch', epoch, 'user', user, 'client', client, 'seq', int(seq), 'ops', ops)
+    redis.call('HSET', KEYS[2], client, int(seq) .. ':' .. int(rev))
     return reply('applied', rev)
     """)
 
@@ -81,6 +84,7 @@ enum RoomSequencerScripts {
     /// rev are kept, but clients must take a snapshot). ARGV[1] is the epoch candidate, the last ARGV
     /// is "1" when the operator declared Redis's persistence complete (appendfsync always).
     private static let prelude = """
+    local function int(number) return string.format('%d', number) end
     local function ensure(candidate, trusted)
       local run = string.match(redis.call('INFO', 'server'), 'run_id:(%x+)')
       local epoch = redis.call('HGET', KEYS[1], 'epoch')
