@@ -91,7 +91,7 @@ let package = Package(
         .testTarget(name: "TandemKitTests", dependencies: ["TandemKit", "TandemKitTesting"], swiftSettings: swiftSettings),
         .testTarget(name: "TandemProtocolTests", dependencies: ["TandemProtocol"], swiftSettings: swiftSettings),
         .testTarget(name: "TandemWireTests", dependencies: ["TandemWire", "TandemTestSupport"], swiftSettings: swiftSettings),
-        .testTarget(name: "TandemRedisTests", dependencies: ["TandemRedis", "TandemWire", "TandemKit", "TandemTestSupport"], swiftSettings: swiftSettings),
+        .testTarget(name: "TandemRedisTests", dependencies: ["TandemRedis", "TandemWire", "TandemProtocol", "TandemKit", "TandemTestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "TandemClientTests", dependencies: ["TandemClient", "TandemServer", "TandemWire", "TandemKitTesting", "TandemTestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "TandemServerTests", dependencies: ["TandemServer", "TandemWire", "TandemProtocol", "TandemTestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "TandemCLITests", dependencies: ["TandemCLI"], swiftSettings: swiftSettings),

@@ -66,11 +66,14 @@ public struct RedisRoomSequencer: Sendable {
     ///   (the node validated it against that state); otherwise the outcome is `.behind`.
     /// - Throws: `RedisError`; `.connectionLost` means the patch may or may not have been appended, and
     ///   resubmitting the same seq is safe (exactly-once).
-    public func append(room: String, client clientID: String, user: String, seq: Int64, ops: [UInt8], baseRev: Int64? = nil) async throws(RedisError) -> SequencerOutcome {
+    /// - Parameter localRejection: the node's reason why the patch is invalid against its replica at
+    ///   `baseRev`; the script then answers `duplicate`, `behind` or `rejected` with that reason, never `applied`.
+    public func append(room: String, client clientID: String, user: String, seq: Int64, ops: [UInt8], baseRev: Int64? = nil,
+                       localRejection: String? = nil) async throws(RedisError) -> SequencerOutcome {
         let arguments: [RedisArgument] = [
             RedisArgument(newEpoch()), RedisArgument(clientID), RedisArgument(user), RedisArgument(seq), RedisArgument(bytes: ops),
             RedisArgument(baseRev ?? -1), RedisArgument(Int64(settings.maxOps)), RedisArgument(Int64(settings.maxPatchBytes)),
-            RedisArgument(Int64(settings.logLength)), trusted,
+            RedisArgument(Int64(settings.logLength)), trusted, RedisArgument(localRejection ?? ""),
         ]
         let reply = try await client.evaluate(RoomSequencerScripts.append, keys: keys(room: room), arguments: arguments)
         guard let fields = reply.array, fields.count == 5, let status = fields[0].string, let epoch = fields[1].string, let rev = fields[2].integer else {

@@ -19,7 +19,8 @@ enum RoomSequencerScripts {
     /// with status `applied`, `duplicate` (rev is the original one), `behind` (rev is the current one)
     /// or `rejected` (reason says why; nothing changed).
     /// KEYS: meta, clients, log, snapshot. ARGV: epoch candidate, client, user, seq, ops (JSON array),
-    /// base rev (-1: any), max ops, max patch bytes, log length, trusted persistence ("1" or "0").
+    /// base rev (-1: any), max ops, max patch bytes, log length, trusted persistence ("1" or "0"),
+    /// the node's own rejection reason (empty when the node found the patch valid).
     static let append = RedisScript(prelude + """
     local epoch, rev, created = ensure(ARGV[1], ARGV[10])
     local client, user, seq, ops = ARGV[2], ARGV[3], tonumber(ARGV[4]), ARGV[5]
@@ -48,6 +49,9 @@ enum RoomSequencerScripts {
     end
     local base = tonumber(ARGV[6])
     if base >= 0 and base ~= rev then return reply('behind', rev) end
+    -- The node found the patch invalid against its replica at this very rev: refuse it here, after the
+    -- duplicate and base-rev checks, so a resent patch is still recognised and a stale verdict is redone.
+    if ARGV[11] and ARGV[11] ~= '' then return reply('rejected', rev, ARGV[11]) end
     if #ops > tonumber(ARGV[8]) then return reply('rejected', rev, 'the patch has ' .. #ops .. ' bytes, more than the limit of ' .. ARGV[8]) end
     local ok, decoded = pcall(cjson.decode, ops)
     if not ok or type(decoded) ~= 'table' or (#decoded == 0 and next(decoded) ~= nil) then
