@@ -63,7 +63,12 @@ struct ClusterRoomSyncTests {
     func threeNodesConverge() async throws {
         try await RedisTestContext.with { context in
             let nodes = (0..<3).map { _ in Node(context: context, snapshotInterval: 50) }
-            for node in nodes { try await node.sync.open(room: "r") }
+            let folded = (0..<3).map { _ in Mailbox<Int64>() }
+            for (node, log) in zip(nodes, folded) {
+                try await node.sync.open(room: "r") { event in
+                    if case .folded(let patch) = event { log.push(patch.rev) }
+                }
+            }
             let outcomes = try await withThrowingTaskGroup(of: [ClusterSubmitOutcome].self) { tasks in
                 for (index, node) in nodes.enumerated() {
                     for writer in 0..<2 {
@@ -87,6 +92,8 @@ struct ClusterRoomSyncTests {
                 documents.append(try #require(await node.sync.state(of: "r")).replica.document)
             }
             #expect(Set(documents).count == 1)
+            // Every node reported every rev, in order: what it fans out to its own connections.
+            for log in folded { #expect(log.all == Array(1...150)) }
             #expect(documents.first?.root == JSONValue.object(Dictionary(uniqueKeysWithValues: (0..<3).flatMap { index in
                 (0..<2).map { ("n\(index)w\($0)", JSONValue.number(25)) }
             })))
@@ -143,11 +150,14 @@ struct ClusterRoomSyncTests {
     func resetAfterDataLoss() async throws {
         try await RedisTestContext.with { context in
             let node = Node(context: context)
-            let before = try await node.sync.open(room: "r")
+            let events = Mailbox<ClusterRoomEvent>()
+            let before = try await node.sync.open(room: "r") { event in events.push(event) }
             #expect(try await node.sync.submit(room: "r", client: "c", user: "u", seq: 1, ops: Self.set("/a", 1)) == .applied(rev: 1))
             _ = try await context.client().send(["FLUSHALL"])
             try await Self.waitUntil("the follower notices") { await node.sync.state(of: "r") == nil }
             await #expect(throws: ClusterError.roomNotOpen("r")) { try await node.sync.submit(room: "r", client: "c", user: "u", seq: 2, ops: Self.set("/a", 2)) }
+            #expect(events.all.count == 2)
+            #expect(events.all.last == .reset(reason: "the room's epoch changed in Redis"))
             let after = try await node.sync.open(room: "r")
             #expect(after.created && after.epoch != before.epoch && after.rev == 0)
             node.loop.cancel()

@@ -2,8 +2,10 @@
 /// sequences local patches through the room sequencer, and folds the room logs (its own patches and
 /// every other node's) into the replicas in rev order.
 ///
-/// Guarantees: a submission returns `.applied(rev)` only after this node's replica has folded that
-/// rev, so acks released in that order never overtake the patches before them; submissions of one
+/// Guarantees: every folded rev is reported to the room's listener in rev order, which is where the
+/// node releases patch events and acks (so an author never sees a later patch before its ack); a
+/// submission returns `.applied(rev)` only after that report, so a reject or duplicate answer that
+/// follows cannot overtake it; submissions of one
 /// room are processed one at a time, so a client's seqs reach Redis in order; a patch is appended only
 /// if it was valid against the replica at the rev it is appended after (compare-and-append, re-checked
 /// after catching up when another node got in first); a submission whose connection to Redis died is
@@ -14,6 +16,7 @@ public actor ClusterRoomSync<Replica: ClusterReplica> {
         var epoch: String
         var rev: Int64
         var replica: Replica
+        var listener: @Sendable (ClusterRoomEvent) -> Void
         var waiters: [(rev: Int64, continuation: CheckedContinuation<Void, any Error>)] = []
         /// The last submission's task: the next one starts after it.
         var tail: Task<Void, Never>?
@@ -48,9 +51,12 @@ public actor ClusterRoomSync<Replica: ClusterReplica> {
     }
 
     /// Loads `room` (snapshot plus the log after it) unless it is open already, and starts following it.
+    /// - Parameter listener: told of every rev folded after the returned one and of a reset, in order,
+    ///   on the engine's executor (keep it short: queue sends, do not wait). Only the listener of the
+    ///   call that loads the room is kept.
     /// - Throws: `ClusterError`.
     @discardableResult
-    public func open(room: String) async throws(ClusterError) -> RoomHead {
+    public func open(room: String, listener: @escaping @Sendable (ClusterRoomEvent) -> Void = { _ in }) async throws(ClusterError) -> RoomHead {
         if let open = rooms[room] { return RoomHead(epoch: open.epoch, rev: open.rev, created: false) }
         do {
             let head = try await sequencer.open(room: room)
@@ -72,7 +78,7 @@ public actor ClusterRoomSync<Replica: ClusterReplica> {
             }
             // Another open of the same room may have finished while this one awaited.
             if let open = rooms[room] { return RoomHead(epoch: open.epoch, rev: open.rev, created: false) }
-            rooms[room] = OpenRoom(epoch: head.epoch, rev: rev, replica: replica)
+            rooms[room] = OpenRoom(epoch: head.epoch, rev: rev, replica: replica, listener: listener)
             followChanges[room] = RoomHead(epoch: head.epoch, rev: rev, created: false)
             wakeFollowLoop()
             return RoomHead(epoch: head.epoch, rev: rev, created: head.created, rotated: head.rotated)
@@ -209,6 +215,7 @@ public actor ClusterRoomSync<Replica: ClusterReplica> {
                     return
                 }
                 open.rev = patch.rev
+                open.listener(.folded(patch))
                 if open.rev % snapshotInterval == 0 { storeSnapshot(room: room, epoch: open.epoch, rev: open.rev, state: open.replica.state) }
             }
             let ready = open.waiters.filter { $0.rev <= open.rev }
@@ -221,6 +228,7 @@ public actor ClusterRoomSync<Replica: ClusterReplica> {
     private func reset(_ room: String, reason: String) {
         guard let open = rooms.removeValue(forKey: room) else { return }
         followChanges[room] = .some(nil)
+        open.listener(.reset(reason: reason))
         for waiter in open.waiters { waiter.continuation.resume(throwing: ClusterError.roomReset(room, reason: reason)) }
     }
 
