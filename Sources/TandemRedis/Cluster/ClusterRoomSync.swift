@@ -122,7 +122,8 @@ public actor ClusterRoomSync<Replica: ClusterReplica> {
     }
 
     /// Follows the logs of the open rooms until the task is cancelled: one blocking read at a time,
-    /// folding what arrives. Redis failures are retried (the client reconnects with backoff).
+    /// folding what arrives. Redis failures are retried (the client reconnects with backoff). Run it
+    /// once per engine; a second call while one runs returns at once.
     public func run() async {
         guard var follower else { return }
         self.follower = nil
