@@ -16,6 +16,7 @@ let package = Package(
         .library(name: "TandemProtocol", targets: ["TandemProtocol"]),
         .library(name: "TandemWire", targets: ["TandemWire"]),
         .library(name: "TandemClient", targets: ["TandemClient"]),
+        .library(name: "TandemRedis", targets: ["TandemRedis"]),
         .library(name: "TandemServer", targets: ["TandemServer"]),
         .executable(name: "tandem", targets: ["tandem"]),
     ],
@@ -54,6 +55,9 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
 
+        // A Redis client (RESP2/RESP3, pipelining, reconnect, scripts) and the cluster's room sequencer.
+        .target(name: "TandemRedis", dependencies: ["TandemWire"], swiftSettings: swiftSettings),
+
         // The client library an app links to share its page state.
         .target(
             name: "TandemClient",
@@ -87,6 +91,7 @@ let package = Package(
         .testTarget(name: "TandemKitTests", dependencies: ["TandemKit", "TandemKitTesting"], swiftSettings: swiftSettings),
         .testTarget(name: "TandemProtocolTests", dependencies: ["TandemProtocol"], swiftSettings: swiftSettings),
         .testTarget(name: "TandemWireTests", dependencies: ["TandemWire", "TandemTestSupport"], swiftSettings: swiftSettings),
+        .testTarget(name: "TandemRedisTests", dependencies: ["TandemRedis", "TandemWire", "TandemProtocol", "TandemKit", "TandemTestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "TandemClientTests", dependencies: ["TandemClient", "TandemServer", "TandemWire", "TandemKitTesting", "TandemTestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "TandemServerTests", dependencies: ["TandemServer", "TandemWire", "TandemProtocol", "TandemTestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "TandemCLITests", dependencies: ["TandemCLI"], swiftSettings: swiftSettings),

@@ -1,0 +1,22 @@
+/// Why the cluster engine could not serve a room.
+public enum ClusterError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// The room is not open on this node.
+    case roomNotOpen(String)
+    /// The room's history broke continuity (epoch change, gap, a patch that would not fold): it was
+    /// closed on this node; open it again, and give its clients a snapshot.
+    case roomReset(String, reason: String)
+    /// Redis failed (see the wrapped error).
+    case redis(RedisError)
+    /// The stored snapshot could not be read.
+    case unreadableSnapshot(room: String, reason: String)
+
+    /// What happened and what to do.
+    public var description: String {
+        switch self {
+        case .roomNotOpen(let room): "room '\(room)' is not open on this node; open it first"
+        case .roomReset(let room, let reason): "room '\(room)' was reset (\(reason)); open it again and send clients a snapshot"
+        case .redis(let error): error.description
+        case .unreadableSnapshot(let room, let reason): "the stored snapshot of room '\(room)' cannot be read: \(reason)"
+        }
+    }
+}

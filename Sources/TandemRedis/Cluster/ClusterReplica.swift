@@ -1,0 +1,20 @@
+/// A node's in-memory copy of one room's document, advanced only by folding the room's log in rev
+/// order. The server's implementation wraps its document model; the node engine only needs these
+/// three operations.
+public protocol ClusterReplica: Sendable {
+    /// A replica of the document stored in `snapshot`, or of an empty document when there is none.
+    /// - Throws: when the stored snapshot cannot be read (the room then needs a new epoch).
+    init(snapshot: RoomSnapshot?) throws
+
+    /// Applies the next patch of the log. Must be deterministic: every node folds the same patches in
+    /// the same order and must end with the same document.
+    /// - Throws: when the patch cannot be applied (the replica has diverged and must be reloaded).
+    mutating func fold(_ patch: SequencedPatch) throws
+
+    /// The document serialized as JSON, for the snapshot stored in Redis.
+    var state: [UInt8] { get }
+
+    /// Why `ops` cannot be applied to the current document (nil when it can): the semantic validation
+    /// that Redis's structural checks cannot do.
+    func rejection(of ops: [UInt8]) -> String?
+}

@@ -1,0 +1,242 @@
+/// One node's engine for the rooms it serves in cluster mode: loads each room's replica from Redis,
+/// sequences local patches through the room sequencer, and folds the room logs (its own patches and
+/// every other node's) into the replicas in rev order.
+///
+/// Guarantees: every folded rev is reported to the room's listener in rev order, which is where the
+/// node releases patch events and acks (so an author never sees a later patch before its ack); a
+/// submission returns `.applied(rev)` only after that report, so a reject or duplicate answer that
+/// follows cannot overtake it; submissions of one
+/// room are processed one at a time, so a client's seqs reach Redis in order; a patch is appended only
+/// if it was valid against the replica at the rev it is appended after (compare-and-append, re-checked
+/// after catching up when another node got in first); a submission whose connection to Redis died is
+/// resubmitted with the same seq, which exactly-once makes safe. `run()` must be running for
+/// submissions to complete.
+public actor ClusterRoomSync<Replica: ClusterReplica> {
+    private struct OpenRoom {
+        var epoch: String
+        var rev: Int64
+        var replica: Replica
+        var listener: @Sendable (ClusterRoomEvent) -> Void
+        var waiters: [(rev: Int64, continuation: CheckedContinuation<Void, any Error>)] = []
+        /// The last submission's task: the next one starts after it.
+        var tail: Task<Void, Never>?
+    }
+
+    /// Sequences, reads and stores snapshots (the node's shared, pipelined client).
+    public let sequencer: RedisRoomSequencer
+    /// A snapshot is stored in Redis whenever a folded rev is a multiple of this.
+    public let snapshotInterval: Int64
+    /// Submissions that found another node had appended first (`behind`) and had to catch up and
+    /// re-check: a measure of cross-node contention on the same rooms.
+    public private(set) var contentionRetries = 0
+    private var follower: RoomLogFollower?
+    private var rooms: [String: OpenRoom] = [:]
+    private var followChanges: [String: RoomHead?] = [:]
+    /// The follow loop, parked while there is no room to follow.
+    private var idle: CheckedContinuation<Void, Never>?
+    private let clock: any Clock<Duration>
+    private let retryDelay: Duration
+
+    /// An engine over `sequencer`, following logs with `follower` (whose client must be its own).
+    /// - Parameters:
+    ///   - clock: what the follow loop waits on after a failed read.
+    ///   - retryDelay: how long it waits then (the client's own reconnect backoff comes on top).
+    public init(sequencer: RedisRoomSequencer, follower: RoomLogFollower, snapshotInterval: Int64 = 1_000,
+                clock: any Clock<Duration> = ContinuousClock(), retryDelay: Duration = .milliseconds(100)) {
+        self.sequencer = sequencer
+        self.follower = follower
+        self.snapshotInterval = snapshotInterval
+        self.clock = clock
+        self.retryDelay = retryDelay
+    }
+
+    /// Loads `room` (snapshot plus the log after it) unless it is open already, and starts following it.
+    /// - Parameter listener: told of every rev folded after the returned one and of a reset, in order,
+    ///   on the engine's executor (keep it short: queue sends, do not wait). Only the listener of the
+    ///   call that loads the room is kept.
+    /// - Throws: `ClusterError`.
+    @discardableResult
+    public func open(room: String, listener: @escaping @Sendable (ClusterRoomEvent) -> Void = { _ in }) async throws(ClusterError) -> RoomHead {
+        if let open = rooms[room] { return RoomHead(epoch: open.epoch, rev: open.rev, created: false) }
+        do {
+            let head = try await sequencer.open(room: room)
+            let snapshot = try await sequencer.snapshot(room: room).flatMap { $0.rev <= head.rev ? $0 : nil }
+            var replica: Replica
+            do {
+                replica = try Replica(snapshot: snapshot)
+            } catch {
+                throw ClusterError.unreadableSnapshot(room: room, reason: "\(error)")
+            }
+            var rev = snapshot?.rev ?? 0
+            while rev < head.rev {
+                let batch = try await sequencer.patches(room: room, after: rev, limit: 1_000)
+                guard batch.first?.rev == rev + 1 else { throw ClusterError.roomReset(room, reason: "the log no longer reaches back to the snapshot") }
+                for patch in batch where patch.rev <= head.rev {
+                    try replica.fold(patch)
+                    rev = patch.rev
+                }
+            }
+            // Another open of the same room may have finished while this one awaited.
+            if let open = rooms[room] { return RoomHead(epoch: open.epoch, rev: open.rev, created: false) }
+            rooms[room] = OpenRoom(epoch: head.epoch, rev: rev, replica: replica, listener: listener)
+            followChanges[room] = RoomHead(epoch: head.epoch, rev: rev, created: false)
+            wakeFollowLoop()
+            return RoomHead(epoch: head.epoch, rev: rev, created: head.created, rotated: head.rotated)
+        } catch let error as ClusterError {
+            throw error
+        } catch let error as RedisError {
+            throw .redis(error)
+        } catch {
+            throw .roomReset(room, reason: "\(error)")
+        }
+    }
+
+    /// Stops serving `room` on this node.
+    public func close(room: String) {
+        reset(room, reason: "closed on this node")
+    }
+
+    /// The room's epoch, rev and replica as this node holds them.
+    public func state(of room: String) -> (epoch: String, rev: Int64, replica: Replica)? {
+        rooms[room].map { ($0.epoch, $0.rev, $0.replica) }
+    }
+
+    /// Sequences one patch of `client` and returns once this node's replica reflects the outcome.
+    /// - Throws: `ClusterError` (`.roomReset` when the room's history broke meanwhile).
+    public func submit(room: String, client: String, user: String, seq: Int64, ops: [UInt8]) async throws(ClusterError) -> ClusterSubmitOutcome {
+        guard var open = rooms[room] else { throw .roomNotOpen(room) }
+        let previous = open.tail
+        let work = Task { () async throws -> ClusterSubmitOutcome in
+            await previous?.value
+            return try await self.process(room: room, client: client, user: user, seq: seq, ops: ops)
+        }
+        open.tail = Task { _ = await work.result }
+        rooms[room] = open
+        do {
+            return try await work.value
+        } catch let error as ClusterError {
+            throw error
+        } catch {
+            throw .roomReset(room, reason: "\(error)")
+        }
+    }
+
+    /// Follows the logs of the open rooms until the task is cancelled: one blocking read at a time,
+    /// folding what arrives. Redis failures are retried (the client reconnects with backoff). Run it
+    /// once per engine; a second call while one runs returns at once.
+    public func run() async {
+        guard var follower else { return }
+        self.follower = nil
+        while !Task.isCancelled {
+            for (room, head) in followChanges {
+                if let head { follower.follow(room: room, epoch: head.epoch, after: head.rev) } else { follower.unfollow(room: room) }
+            }
+            followChanges = [:]
+            if follower.positions.isEmpty {
+                await withTaskCancellationHandler {
+                    await withCheckedContinuation { idle = $0 }
+                } onCancel: {
+                    Task { await self.wakeFollowLoop() }
+                }
+                continue
+            }
+            do {
+                for event in try await follower.poll() { handle(event) }
+            } catch {
+                try? await clock.sleep(for: retryDelay)
+            }
+        }
+        self.follower = follower
+    }
+
+    private func wakeFollowLoop() {
+        idle?.resume()
+        idle = nil
+    }
+
+    // MARK: - Internals
+
+    private func process(room: String, client: String, user: String, seq: Int64, ops: [UInt8]) async throws -> ClusterSubmitOutcome {
+        var lostConnections = 0
+        while true {
+            guard let open = rooms[room] else { throw ClusterError.roomNotOpen(room) }
+            let outcome: SequencerOutcome
+            do {
+                outcome = try await sequencer.append(room: room, client: client, user: user, seq: seq, ops: ops, baseRev: open.rev,
+                                                     localRejection: open.replica.rejection(of: ops))
+            } catch {
+                guard case .connectionLost = error, lostConnections < 5 else { throw ClusterError.redis(error) }
+                // It may have been appended: the same seq again is answered `duplicate` then.
+                lostConnections += 1
+                continue
+            }
+            switch outcome {
+            case .applied(let epoch, let rev):
+                try requireEpoch(epoch, of: room, open: open)
+                try await waitUntil(room: room, reaches: rev)
+                return .applied(rev: rev)
+            case .duplicate(_, let rev):
+                return .duplicate(rev: rev)
+            case .behind(let epoch, let rev):
+                try requireEpoch(epoch, of: room, open: open)
+                contentionRetries += 1
+                try await waitUntil(room: room, reaches: rev)
+            case .rejected(_, let reason):
+                return .rejected(reason: reason)
+            }
+        }
+    }
+
+    private func requireEpoch(_ epoch: String, of room: String, open: OpenRoom) throws {
+        guard epoch == open.epoch else {
+            reset(room, reason: "the room's epoch changed in Redis")
+            throw ClusterError.roomReset(room, reason: "the room's epoch changed in Redis")
+        }
+    }
+
+    private func waitUntil(room: String, reaches rev: Int64) async throws {
+        guard let open = rooms[room] else { throw ClusterError.roomNotOpen(room) }
+        guard open.rev < rev else { return }
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+            rooms[room]?.waiters.append((rev, continuation))
+        }
+    }
+
+    private func handle(_ event: RoomLogEvent) {
+        switch event {
+        case .reset(let room, _, let reason):
+            reset(room, reason: reason == .epochChanged ? "the room's epoch changed in Redis" : "this node fell behind the log")
+        case .patches(let room, let patches):
+            guard var open = rooms[room] else { return }
+            for patch in patches where patch.rev == open.rev + 1 {
+                do {
+                    try open.replica.fold(patch)
+                } catch {
+                    reset(room, reason: "rev \(patch.rev) did not apply on this node (\(error))")
+                    return
+                }
+                open.rev = patch.rev
+                open.listener(.folded(patch))
+                if open.rev % snapshotInterval == 0 { storeSnapshot(room: room, epoch: open.epoch, rev: open.rev, state: open.replica.state) }
+            }
+            let ready = open.waiters.filter { $0.rev <= open.rev }
+            open.waiters.removeAll { $0.rev <= open.rev }
+            rooms[room] = open
+            for waiter in ready { waiter.continuation.resume() }
+        }
+    }
+
+    private func reset(_ room: String, reason: String) {
+        guard let open = rooms.removeValue(forKey: room) else { return }
+        followChanges[room] = .some(nil)
+        open.listener(.reset(reason: reason))
+        for waiter in open.waiters { waiter.continuation.resume(throwing: ClusterError.roomReset(room, reason: reason)) }
+    }
+
+    /// Any node may store it; the compare-and-set keeps the newest of the current epoch. Best effort:
+    /// a failure only means loading replays more of the log.
+    private func storeSnapshot(room: String, epoch: String, rev: Int64, state: [UInt8]) {
+        let sequencer = sequencer
+        Task { try? await sequencer.storeSnapshot(room: room, RoomSnapshot(epoch: epoch, rev: rev, state: state)) }
+    }
+}

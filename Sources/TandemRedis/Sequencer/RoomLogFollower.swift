@@ -1,0 +1,103 @@
+/// Follows the logs of a node's rooms on one blocking connection: every `poll()` is one `XREAD BLOCK`
+/// over all followed rooms, preceded in the same pipeline by a check of each room's epoch.
+///
+/// Guarantees: for each room, `.patches` events are contiguous in rev order, from one epoch, starting
+/// right after the rev the room was followed from; anything that breaks that (an epoch change, a gap
+/// after the log was trimmed) becomes one `.reset` and the room is dropped. The sequencer's client must
+/// be dedicated to this follower (the blocking read holds its connection). A value with one owner:
+/// the node's follow loop. Rooms added between polls are included from the next poll on, so a node
+/// that needs a new room at once should use a short `blockTimeout`.
+public struct RoomLogFollower: Sendable {
+    private struct Cursor: Sendable, Equatable {
+        var epoch: String
+        var rev: Int64
+    }
+
+    /// Reads through this sequencer's (dedicated) client.
+    public let sequencer: RedisRoomSequencer
+    /// How long one poll waits for new entries before returning (at least 1 ms).
+    public var blockTimeout: Duration
+    /// The most entries one poll reads per room.
+    public var batchSize: Int
+    private var cursors: [String: Cursor] = [:]
+
+    /// A follower with no rooms yet.
+    public init(sequencer: RedisRoomSequencer, blockTimeout: Duration = .seconds(1), batchSize: Int = 1_000) {
+        self.sequencer = sequencer
+        self.blockTimeout = blockTimeout
+        self.batchSize = batchSize
+    }
+
+    /// The rooms followed, each with the epoch and the last rev delivered.
+    public var positions: [String: RoomHead] {
+        cursors.mapValues { RoomHead(epoch: $0.epoch, rev: $0.rev, created: false) }
+    }
+
+    /// Starts (or restarts) following `room` after `rev` of `epoch`.
+    public mutating func follow(room: String, epoch: String, after rev: Int64) {
+        cursors[room] = Cursor(epoch: epoch, rev: rev)
+    }
+
+    /// Stops following `room`.
+    public mutating func unfollow(room: String) {
+        cursors[room] = nil
+    }
+
+    /// Waits up to `blockTimeout` for new entries in any followed room and returns what happened, in
+    /// rev order per room. Returns at once with nothing when no room is followed.
+    /// - Throws: `RedisError` (the cursors are unchanged, so the next poll continues where this one failed).
+    public mutating func poll() async throws(RedisError) -> [RoomLogEvent] {
+        let rooms = cursors.keys.sorted()
+        guard !rooms.isEmpty else { return [] }
+        let keys = rooms.map { sequencer.keys(room: $0) }
+        var commands: [[RedisArgument]] = keys.map { ["HGET", RedisArgument($0[0]), "epoch"] }
+        let milliseconds = max(1, blockTimeout.components.seconds * 1_000 + blockTimeout.components.attoseconds / 1_000_000_000_000_000)
+        commands.append(["XREAD", "COUNT", RedisArgument(Int64(batchSize)), "BLOCK", RedisArgument(milliseconds), "STREAMS"]
+                        + keys.map { RedisArgument($0[2]) } + rooms.map { RedisArgument("\(cursors[$0]!.rev)-0") })
+        let replies = try await sequencer.client.pipeline(commands)
+
+        var events: [RoomLogEvent] = []
+        for (index, room) in rooms.enumerated() {
+            let current = try replies[index].get().string
+            if current != cursors[room]?.epoch {
+                cursors[room] = nil
+                events.append(.reset(room: room, epoch: current, reason: .epochChanged))
+            }
+        }
+        let read = try replies[rooms.count].get()
+        guard read != .null else { return events }
+        guard let streams = read.array else { throw .unexpectedReply(command: "XREAD", reply: "\(read)") }
+        let roomByLog = Dictionary(uniqueKeysWithValues: zip(keys.map { $0[2] }, rooms))
+        for stream in streams {
+            guard let parts = stream.array, parts.count == 2, let log = parts[0].string, let room = roomByLog[log],
+                  let entries = parts[1].array else {
+                throw .unexpectedReply(command: "XREAD", reply: "\(stream)")
+            }
+            var patches: [SequencedPatch] = []
+            for entry in entries {
+                guard let patch = RedisRoomSequencer.patch(from: entry) else { throw .unexpectedReply(command: "XREAD", reply: "\(entry)") }
+                patches.append(patch)
+            }
+            if let event = advance(room: room, with: patches) { events.append(event) }
+        }
+        return events
+    }
+
+    /// Checks that `patches` continue the room's cursor and moves it; nil when the room was reset before.
+    private mutating func advance(room: String, with patches: [SequencedPatch]) -> RoomLogEvent? {
+        guard var cursor = cursors[room], !patches.isEmpty else { return nil }
+        for patch in patches {
+            guard patch.epoch == cursor.epoch else {
+                cursors[room] = nil
+                return .reset(room: room, epoch: patch.epoch, reason: .epochChanged)
+            }
+            guard patch.rev == cursor.rev + 1 else {
+                cursors[room] = nil
+                return .reset(room: room, epoch: cursor.epoch, reason: .outsideWindow)
+            }
+            cursor.rev = patch.rev
+        }
+        cursors[room] = cursor
+        return .patches(room: room, patches)
+    }
+}

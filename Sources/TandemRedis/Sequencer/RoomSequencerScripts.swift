@@ -1,0 +1,109 @@
+/// The Lua scripts of the cluster's room sequencer. Each runs atomically inside Redis, so every node
+/// sees one total order per room without any coordination of its own.
+///
+/// Keys of room R (the hash tag keeps them in one Redis Cluster slot): `P:{R}:meta` (hash: epoch, rev, run: the Redis run id of the last write),
+/// `P:{R}:clients` (hash: client id → "lastSeq:lastRev"), `P:{R}:log` (stream; entry id "rev-0",
+/// fields epoch, user, client, seq, ops), `P:{R}:snapshot` (hash: epoch, rev, state).
+enum RoomSequencerScripts {
+    /// Makes sure the room exists and returns `{epoch, rev, origin}` (origin as `ensure` says). A room
+    /// whose meta key is gone (first use, or a Redis restart without persistence) starts over with the
+    /// candidate epoch and without any leftover clients, log or snapshot.
+    /// KEYS: meta, clients, log, snapshot. ARGV: epoch candidate, trusted persistence ("1" or "0").
+    static let open = RedisScript(prelude + """
+    local epoch, rev, created = ensure(ARGV[1], ARGV[2])
+    return {epoch, rev, created}
+    """)
+
+    /// Sequences one patch: exactly-once by client seq, optional compare-with-base-rev, structural
+    /// validation, append to the capped log, rev + 1. Returns `{status, epoch, rev, created, reason}`
+    /// with status `applied`, `duplicate` (rev is the original one), `behind` (rev is the current one)
+    /// or `rejected` (reason says why; nothing changed).
+    /// KEYS: meta, clients, log, snapshot. ARGV: epoch candidate, client, user, seq, ops (JSON array),
+    /// base rev (-1: any), max ops, max patch bytes, log length, trusted persistence ("1" or "0"),
+    /// the node's own rejection reason (empty when the node found the patch valid).
+    static let append = RedisScript(prelude + """
+    local epoch, rev, created = ensure(ARGV[1], ARGV[10])
+    local client, user, seq, ops = ARGV[2], ARGV[3], tonumber(ARGV[4]), ARGV[5]
+    local function reply(status, at, reason) return {status, epoch, at, created, reason or ''} end
+    -- Lua numbers are doubles: beyond 2^53 a seq would be rounded and printed in exponent form.
+    if not seq or seq < 1 or seq > 9007199254740991 or seq ~= math.floor(seq) then
+      return reply('rejected', rev, 'seq must be a whole number from 1 to 2^53 - 1')
+    end
+    local last = redis.call('HGET', KEYS[2], client)
+    if last then
+      local sep = string.find(last, ':', 1, true)
+      local lastSeq, lastRev = tonumber(string.sub(last, 1, sep - 1)), tonumber(string.sub(last, sep + 1))
+      if seq == lastSeq then return reply('duplicate', lastRev) end
+      if seq < lastSeq then
+        -- An older seq (a resent batch): find its rev among the client's recent entries, bounded.
+        local entries = redis.call('XREVRANGE', KEYS[3], int(lastRev) .. '-0', '-', 'COUNT', 512)
+        for _, entry in ipairs(entries) do
+          local fields, entryClient, entrySeq = entry[2], nil, nil
+          for i = 1, #fields, 2 do
+            if fields[i] == 'client' then entryClient = fields[i + 1] elseif fields[i] == 'seq' then entrySeq = tonumber(fields[i + 1]) end
+          end
+          if entryClient == client and entrySeq == seq then return reply('duplicate', tonumber(string.match(entry[1], '^(%d+)'))) end
+        end
+        return reply('duplicate', rev)
+      end
+    end
+    local base = tonumber(ARGV[6])
+    if base >= 0 and base ~= rev then return reply('behind', rev) end
+    -- The node found the patch invalid against its replica at this very rev: refuse it here, after the
+    -- duplicate and base-rev checks, so a resent patch is still recognised and a stale verdict is redone.
+    if ARGV[11] and ARGV[11] ~= '' then return reply('rejected', rev, ARGV[11]) end
+    if #ops > tonumber(ARGV[8]) then return reply('rejected', rev, 'the patch has ' .. #ops .. ' bytes, more than the limit of ' .. ARGV[8]) end
+    local ok, decoded = pcall(cjson.decode, ops)
+    if not ok or type(decoded) ~= 'table' or (#decoded == 0 and next(decoded) ~= nil) then
+      return reply('rejected', rev, 'ops must be a JSON array')
+    end
+    if #decoded > tonumber(ARGV[7]) then return reply('rejected', rev, 'the patch has ' .. #decoded .. ' ops, more than the limit of ' .. ARGV[7]) end
+    -- Protocol v1 ops: {"op":"set","path":…,"value":…} and {"op":"remove","path":…}.
+    for i, op in ipairs(decoded) do
+      if type(op) ~= 'table' or type(op.path) ~= 'string' or not ((op.op == 'set' and op.value ~= nil) or op.op == 'remove') then
+        return reply('rejected', rev, 'op ' .. (i - 1) .. ' must be {"op":"set","path":…,"value":…} or {"op":"remove","path":…}')
+      end
+    end
+    rev = rev + 1
+    redis.call('HSET', KEYS[1], 'rev', int(rev))
+    redis.call('XADD', KEYS[3], 'MAXLEN', ARGV[9], int(rev) .. '-0', 'epoch', epoch, 'user', user, 'client', client, 'seq', int(seq), 'ops', ops)
+    redis.call('HSET', KEYS[2], client, int(seq) .. ':' .. int(rev))
+    return reply('applied', rev)
+    """)
+
+    /// Stores a document snapshot if it is for the room's current epoch and newer than the stored one.
+    /// Returns 1 when stored, 0 when not.
+    /// KEYS: meta, clients, log, snapshot. ARGV: epoch, rev, state.
+    static let storeSnapshot = RedisScript("""
+    if redis.call('HGET', KEYS[1], 'epoch') ~= ARGV[1] then return 0 end
+    local stored = tonumber(redis.call('HGET', KEYS[4], 'rev') or '-1')
+    if redis.call('HGET', KEYS[4], 'epoch') == ARGV[1] and stored >= tonumber(ARGV[2]) then return 0 end
+    redis.call('HSET', KEYS[4], 'epoch', ARGV[1], 'rev', ARGV[2], 'state', ARGV[3])
+    return 1
+    """)
+
+    /// Shared by `open` and `append`: the room's epoch and rev, and 0 (as it was), 1 (created: its meta
+    /// was gone) or 2 (epoch rotated: Redis restarted since the room's last write and its persistence is
+    /// not trusted to have kept every acknowledged write, so the history may have rewound; the log and
+    /// rev are kept, but clients must take a snapshot). ARGV[1] is the epoch candidate, the last ARGV
+    /// is "1" when the operator declared Redis's persistence complete (appendfsync always).
+    private static let prelude = """
+    local function int(number) return string.format('%d', number) end
+    local function ensure(candidate, trusted)
+      local run = string.match(redis.call('INFO', 'server'), 'run_id:(%x+)')
+      local epoch = redis.call('HGET', KEYS[1], 'epoch')
+      if epoch then
+        local rev = tonumber(redis.call('HGET', KEYS[1], 'rev'))
+        if redis.call('HGET', KEYS[1], 'run') == run then return epoch, rev, 0 end
+        redis.call('HSET', KEYS[1], 'run', run)
+        if trusted == '1' then return epoch, rev, 0 end
+        redis.call('HSET', KEYS[1], 'epoch', candidate)
+        return candidate, rev, 2
+      end
+      redis.call('DEL', KEYS[2], KEYS[3], KEYS[4])
+      redis.call('HSET', KEYS[1], 'epoch', candidate, 'rev', 0, 'run', run)
+      return candidate, 0, 1
+    end
+
+    """
+}

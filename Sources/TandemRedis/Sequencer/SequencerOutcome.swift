@@ -1,0 +1,11 @@
+/// What the sequencer did with one submitted patch.
+public enum SequencerOutcome: Sendable, Equatable {
+    /// Appended at `rev` (the room's new rev) in `epoch`.
+    case applied(epoch: String, rev: Int64)
+    /// The client's seq had been applied before, at `rev`; nothing changed.
+    case duplicate(epoch: String, rev: Int64)
+    /// The room's rev is `rev`, not the base rev the patch was checked against; catch up and retry.
+    case behind(epoch: String, rev: Int64)
+    /// Not applied; `reason` says which limit or rule the patch broke.
+    case rejected(epoch: String, reason: String)
+}

@@ -1,0 +1,179 @@
+import Testing
+import TandemProtocol
+import TandemRedis
+import TandemTestSupport
+
+/// The server's document model as a cluster replica.
+struct DocumentReplica: ClusterReplica {
+    struct Unreadable: Error {}
+
+    var document: Document
+
+    init(snapshot: RoomSnapshot?) throws {
+        guard let snapshot else {
+            document = Document()
+            return
+        }
+        guard let document = Document(try JSONValue.parse(snapshot.state)) else { throw Unreadable() }
+        self.document = document
+    }
+
+    mutating func fold(_ patch: SequencedPatch) throws {
+        try document.apply(try PatchOp.list(from: try JSONValue.parse(patch.ops)))
+    }
+
+    var state: [UInt8] { document.root.serializedBytes() }
+
+    func rejection(of ops: [UInt8]) -> String? {
+        var trial = document
+        do {
+            try trial.apply(try PatchOp.list(from: try JSONValue.parse(ops)))
+            return nil
+        } catch {
+            return "\(error)"
+        }
+    }
+}
+
+@Suite("Cluster engine: several nodes on one Redis", .enabled(if: RedisServerProcess.isEnabled, "redis-server is not installed"))
+struct ClusterRoomSyncTests {
+    /// A node: its engine (shared client + dedicated follower client) and its follow loop, started at
+    /// once or when `start` is fulfilled.
+    struct Node {
+        let sync: ClusterRoomSync<DocumentReplica>
+        let loop: Task<Void, Never>
+
+        init(context: RedisTestContext, snapshotInterval: Int64 = 1_000, start: Task<Void, Never>? = nil) {
+            sync = ClusterRoomSync(sequencer: RedisRoomSequencer(client: context.client()),
+                                   follower: RoomLogFollower(sequencer: RedisRoomSequencer(client: context.client()), blockTimeout: .milliseconds(20)),
+                                   snapshotInterval: snapshotInterval)
+            let sync = sync
+            loop = Task {
+                await start?.value
+                await sync.run()
+            }
+        }
+    }
+
+    static func set(_ path: String, _ value: Int64) -> [UInt8] {
+        Array(#"[{"op":"set","path":"\#(path)","value":\#(value)}]"#.utf8)
+    }
+
+    @Test("three nodes, concurrent writers on each: contiguous revs, every patch once, identical documents everywhere")
+    func threeNodesConverge() async throws {
+        try await RedisTestContext.with { context in
+            let nodes = (0..<3).map { _ in Node(context: context, snapshotInterval: 50) }
+            let folded = (0..<3).map { _ in Mailbox<Int64>() }
+            for (node, log) in zip(nodes, folded) {
+                try await node.sync.open(room: "r") { event in
+                    if case .folded(let patch) = event { log.push(patch.rev) }
+                }
+            }
+            let outcomes = try await withThrowingTaskGroup(of: [ClusterSubmitOutcome].self) { tasks in
+                for (index, node) in nodes.enumerated() {
+                    for writer in 0..<2 {
+                        tasks.addTask {
+                            var outcomes: [ClusterSubmitOutcome] = []
+                            for seq in Int64(1)...25 {
+                                outcomes.append(try await node.sync.submit(room: "r", client: "n\(index)w\(writer)", user: "u", seq: seq,
+                                                                           ops: Self.set("/n\(index)w\(writer)", seq)))
+                            }
+                            return outcomes
+                        }
+                    }
+                }
+                return try await tasks.reduce(into: []) { $0 += $1 }
+            }
+            let revs = outcomes.compactMap { if case .applied(let rev) = $0 { rev } else { nil } }
+            #expect(revs.sorted() == Array(1...150))
+            var documents: [Document] = []
+            for node in nodes {
+                try await Self.waitUntil("a node folds every rev") { await node.sync.state(of: "r")?.rev == 150 }
+                documents.append(try #require(await node.sync.state(of: "r")).replica.document)
+            }
+            #expect(Set(documents).count == 1)
+            // Every node reported every rev, in order: what it fans out to its own connections.
+            for log in folded { #expect(log.all == Array(1...150)) }
+            #expect(documents.first?.root == JSONValue.object(Dictionary(uniqueKeysWithValues: (0..<3).flatMap { index in
+                (0..<2).map { ("n\(index)w\($0)", JSONValue.number(25)) }
+            })))
+            // Snapshots were stored along the way; a fourth node loads from the latest one plus the log.
+            let late = Node(context: context)
+            let head = try await late.sync.open(room: "r")
+            #expect(head.rev == 150)
+            #expect(await late.sync.state(of: "r")?.replica.document == documents.first)
+            try await Self.waitUntil("the snapshot of rev 150 is stored") { (try? await nodes[0].sync.sequencer.snapshot(room: "r")?.rev) == 150 }
+            for node in nodes + [late] { node.loop.cancel() }
+        }
+    }
+
+    @Test("a patch invalid against the document is rejected without a rev; a resent seq is a duplicate even if it no longer validates")
+    func rejectionsAndDuplicates() async throws {
+        try await RedisTestContext.with { context in
+            let node = Node(context: context)
+            try await node.sync.open(room: "r")
+            #expect(try await node.sync.submit(room: "r", client: "c", user: "u", seq: 1, ops: Self.set("/a", 1)) == .applied(rev: 1))
+            // /a is a number: nothing can be set beneath it.
+            guard case .rejected = try await node.sync.submit(room: "r", client: "c", user: "u", seq: 2, ops: Self.set("/a/b", 2)) else {
+                Issue.record("setting beneath a number must be rejected"); return
+            }
+            #expect(try await node.sync.submit(room: "r", client: "c", user: "u", seq: 2, ops: Self.set("/b", 2)) == .applied(rev: 2))
+            #expect(try await node.sync.submit(room: "r", client: "c", user: "u", seq: 2, ops: Self.set("/a/b", 2)) == .duplicate(rev: 2))
+            await #expect(throws: ClusterError.roomNotOpen("other")) { try await node.sync.submit(room: "other", client: "c", user: "u", seq: 1, ops: Self.set("/a", 1)) }
+            node.loop.cancel()
+        }
+    }
+
+    @Test("a node behind the room catches up and re-validates before appending: valid when checked, invalid at the current rev → rejected")
+    func compareAndAppendRevalidates() async throws {
+        try await RedisTestContext.with { context in
+            let (gate, open) = AsyncStream<Void>.makeStream()
+            let start = Task { for await _ in gate { return } }
+            let node = Node(context: context, start: start)
+            try await node.sync.open(room: "r")
+            // Another node sets /a to a number; this node has not folded it (its follow loop is held).
+            let other = RedisRoomSequencer(client: context.client())
+            #expect(try await other.append(room: "r", client: "x", user: "u", seq: 1, ops: Self.set("/a", 5)) == .applied(epoch: try await other.open(room: "r").epoch, rev: 1))
+            let submission = Task { try await node.sync.submit(room: "r", client: "c", user: "u", seq: 1, ops: Self.set("/a/b", 1)) }
+            // Valid against this node's empty replica, so it goes to Redis, which answers `behind`;
+            // once the loop runs the node folds rev 1, checks again, and the patch is refused.
+            try await Self.waitUntil("Redis answered behind") { await node.sync.contentionRetries == 1 }
+            open.yield()
+            guard case .rejected = try await submission.value else { Issue.record("the patch must be rejected at rev 1"); return }
+            #expect(await node.sync.state(of: "r")?.rev == 1)
+            #expect(try await other.open(room: "r").rev == 1)
+            node.loop.cancel()
+        }
+    }
+
+    @Test("when Redis loses the room, waiting submissions fail as reset and the room can be opened again in a new epoch")
+    func resetAfterDataLoss() async throws {
+        try await RedisTestContext.with { context in
+            let node = Node(context: context)
+            let events = Mailbox<ClusterRoomEvent>()
+            let before = try await node.sync.open(room: "r") { event in events.push(event) }
+            #expect(try await node.sync.submit(room: "r", client: "c", user: "u", seq: 1, ops: Self.set("/a", 1)) == .applied(rev: 1))
+            _ = try await context.client().send(["FLUSHALL"])
+            try await Self.waitUntil("the follower notices") { await node.sync.state(of: "r") == nil }
+            await #expect(throws: ClusterError.roomNotOpen("r")) { try await node.sync.submit(room: "r", client: "c", user: "u", seq: 2, ops: Self.set("/a", 2)) }
+            #expect(events.all.count == 2)
+            #expect(events.all.last == .reset(reason: "the room's epoch changed in Redis"))
+            let after = try await node.sync.open(room: "r")
+            #expect(after.created && after.epoch != before.epoch && after.rev == 0)
+            node.loop.cancel()
+        }
+    }
+
+    /// Polls an async condition every few milliseconds, bounded by 60 s.
+    static func waitUntil(_ what: String, _ condition: () async -> Bool) async throws {
+        let clock = ContinuousClock()
+        let deadline = clock.now.advanced(by: .seconds(60))
+        while await !condition() {
+            guard clock.now < deadline else {
+                Issue.record("timed out waiting until \(what)")
+                return
+            }
+            try await Task.sleep(for: .milliseconds(5))
+        }
+    }
+}

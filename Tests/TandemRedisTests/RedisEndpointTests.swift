@@ -1,0 +1,41 @@
+import Testing
+@testable import TandemRedis
+
+@Suite("Redis endpoint and backoff")
+struct RedisEndpointTests {
+    @Test("redis:// URLs parse to host and port")
+    func parsesURLs() throws {
+        #expect(try RedisEndpoint(url: "redis://127.0.0.1:7000") == RedisEndpoint(host: "127.0.0.1", port: 7000))
+        #expect(try RedisEndpoint(url: "redis://cache.internal/") == RedisEndpoint(host: "cache.internal", port: 6379))
+        #expect(try RedisEndpoint(url: "redis://[::1]:6380") == RedisEndpoint(host: "::1", port: 6380))
+        #expect(RedisEndpoint(host: "::1", port: 6380).description == "[::1]:6380")
+    }
+
+    @Test("bad URLs are rejected with the reason", arguments: [
+        ("http://x:1", "the scheme must be redis://"),
+        ("rediss://x:1", "TLS (rediss://) is not supported"),
+        ("redis://:1", "the host is missing"),
+        ("redis://x:0", "the port must be a number from 1 to 65535"),
+        ("redis://x:abc", "the port must be a number from 1 to 65535"),
+        ("redis://user:pw@x:1", "credentials are not supported"),
+        ("redis://x:1/2", "a database number is not supported"),
+    ])
+    func rejectsBadURLs(url: String, reason: String) {
+        #expect(throws: RedisError.invalidURL(url, reason: reason)) { try RedisEndpoint(url: url) }
+        #expect(RedisError.invalidURL(url, reason: reason).description.contains("expected redis://HOST:PORT"))
+    }
+
+    @Test("backoff doubles from the base up to the cap; full jitter scales it by the random unit")
+    func backoff() {
+        let backoff = RedisBackoff(base: .milliseconds(100), cap: .seconds(1))
+        #expect((1...6).map { backoff.ceiling(attempt: $0) } == [.milliseconds(100), .milliseconds(200), .milliseconds(400), .milliseconds(800), .seconds(1), .seconds(1)])
+        #expect(backoff.delay(attempt: 3, unit: 0.5) == .milliseconds(200))
+        #expect(backoff.delay(attempt: 3, unit: 0) == .zero)
+        #expect(backoff.ceiling(attempt: 1_000) == .seconds(1))
+    }
+
+    @Test("scripts are named by the SHA-1 of their source")
+    func scriptDigest() {
+        #expect(RedisScript("return 1").sha1 == "e0e1f9fabfc9d4800c877a703b823ac0578ff8db")
+    }
+}

@@ -1,0 +1,195 @@
+import Testing
+import TandemRedis
+import TandemTestSupport
+import TandemWire
+
+@Suite("Room sequencer in Redis", .enabled(if: RedisServerProcess.isEnabled, "redis-server is not installed"))
+struct RedisRoomSequencerTests {
+    static let op = Array(#"[{"op":"set","path":"/n","value":1}]"#.utf8)
+
+    @Test("concurrent writers on several connections get contiguous revs, each patch logged once in rev order")
+    func concurrentWritersGetContiguousRevs() async throws {
+        try await RedisTestContext.with { context in
+            let sequencers = (0..<4).map { _ in RedisRoomSequencer(client: context.client()) }
+            let head = try await sequencers[0].open(room: "r")
+            #expect(head.rev == 0 && head.created)
+            let revs = try await withThrowingTaskGroup(of: [Int64].self) { tasks in
+                for (writer, sequencer) in sequencers.enumerated() {
+                    tasks.addTask {
+                        var revs: [Int64] = []
+                        for seq in Int64(1)...50 {
+                            guard case .applied(let epoch, let rev) = try await sequencer.append(room: "r", client: "c\(writer)", user: "u", seq: seq, ops: Self.op) else {
+                                Issue.record("writer \(writer) seq \(seq) not applied")
+                                continue
+                            }
+                            #expect(epoch == head.epoch)
+                            revs.append(rev)
+                        }
+                        // Each writer's own revs rise with its seqs.
+                        #expect(revs == revs.sorted())
+                        return revs
+                    }
+                }
+                return try await tasks.reduce(into: []) { $0 += $1 }
+            }
+            #expect(revs.sorted() == Array(1...200))
+            let log = try await sequencers[1].patches(room: "r", after: 0)
+            #expect(log.map(\.rev) == Array(1...200))
+            for writer in 0..<4 {
+                #expect(log.filter { $0.client == "c\(writer)" }.map(\.seq) == Array(1...50))
+            }
+            #expect(try await sequencers[2].open(room: "r") == RoomHead(epoch: head.epoch, rev: 200, created: false))
+        }
+    }
+
+    @Test("a resent seq is not applied again and answers with its original rev")
+    func duplicatesAreNotReapplied() async throws {
+        try await RedisTestContext.with { context in
+            let sequencer = RedisRoomSequencer(client: context.client())
+            let first = try await sequencer.append(room: "r", client: "a", user: "u", seq: 1, ops: Self.op)
+            guard case .applied(let epoch, 1) = first else { Issue.record("got \(first)"); return }
+            _ = try await sequencer.append(room: "r", client: "b", user: "u", seq: 1, ops: Self.op)
+            _ = try await sequencer.append(room: "r", client: "a", user: "u", seq: 2, ops: Self.op)
+            #expect(try await sequencer.append(room: "r", client: "a", user: "u", seq: 2, ops: Self.op) == .duplicate(epoch: epoch, rev: 3))
+            // An older seq (a resent batch) finds its rev in the log.
+            #expect(try await sequencer.append(room: "r", client: "a", user: "u", seq: 1, ops: Self.op) == .duplicate(epoch: epoch, rev: 1))
+            #expect(try await sequencer.open(room: "r").rev == 3)
+            #expect(try await sequencer.patches(room: "r", after: 0).count == 3)
+        }
+    }
+
+    @Test("patches over the limits or malformed are rejected without consuming a rev", arguments: [
+        (#"{"op":"add"}"#, "ops must be a JSON array"),
+        ("not json", "ops must be a JSON array"),
+        (#"[{"op":"add","path":"/a","value":1}]"#, "op 0 must be"),
+        (#"[{"op":"set","path":"/a","value":null},{"op":"set","value":2}]"#, "op 1 must be"),
+        (#"[{"op":"set","path":"/a"}]"#, "op 0 must be"),
+        (#"[{"op":"remove","path":"/a"},{"op":"remove","path":"/b"},{"op":"remove","path":"/c"}]"#, "the patch has 3 ops, more than the limit of 2"),
+        (#"[{"op":"set","path":"/a","value":"\#(String(repeating: "x", count: 200))"}]"#, "more than the limit of 128"),
+    ])
+    func rejectsBadPatches(ops: String, reason: String) async throws {
+        try await RedisTestContext.with { context in
+            let sequencer = RedisRoomSequencer(client: context.client(), settings: .init(maxOps: 2, maxPatchBytes: 128))
+            let outcome = try await sequencer.append(room: "r", client: "a", user: "u", seq: 1, ops: Array(ops.utf8))
+            guard case .rejected(_, let message) = outcome else { Issue.record("got \(outcome)"); return }
+            #expect(message.contains(reason))
+            #expect(try await sequencer.open(room: "r").rev == 0)
+            // The seq was not consumed either: the client may send it again, fixed.
+            guard case .applied(_, 1) = try await sequencer.append(room: "r", client: "a", user: "u", seq: 1, ops: Self.op) else {
+                Issue.record("a valid patch after a rejected one should apply at rev 1"); return
+            }
+        }
+    }
+
+    @Test("seqs outside 1...2^53-1 are rejected; the largest one is stored and read back exactly", arguments: [Int64(0), -1, 1 << 53, .max])
+    func seqRange(seq: Int64) async throws {
+        try await RedisTestContext.with { context in
+            let sequencer = RedisRoomSequencer(client: context.client())
+            guard case .rejected(_, let reason) = try await sequencer.append(room: "r", client: "a", user: "u", seq: seq, ops: Self.op) else {
+                Issue.record("seq \(seq) must be rejected"); return
+            }
+            #expect(reason.contains("seq must be a whole number from 1 to 2^53 - 1"))
+            let largest: Int64 = (1 << 53) - 1
+            guard case .applied = try await sequencer.append(room: "r", client: "a", user: "u", seq: largest, ops: Self.op) else {
+                Issue.record("seq 2^53 - 1 must apply"); return
+            }
+            #expect(try await sequencer.patches(room: "r", after: 0).map(\.seq) == [largest])
+            guard case .duplicate(_, 1) = try await sequencer.append(room: "r", client: "a", user: "u", seq: largest, ops: Self.op) else {
+                Issue.record("the same seq again must be a duplicate of rev 1"); return
+            }
+        }
+    }
+
+    @Test("with a base rev, a patch checked against an older state is refused as behind")
+    func compareWithBaseRev() async throws {
+        try await RedisTestContext.with { context in
+            let sequencer = RedisRoomSequencer(client: context.client())
+            let head = try await sequencer.open(room: "r")
+            #expect(try await sequencer.append(room: "r", client: "a", user: "u", seq: 1, ops: Self.op, baseRev: 0) == .applied(epoch: head.epoch, rev: 1))
+            #expect(try await sequencer.append(room: "r", client: "b", user: "u", seq: 1, ops: Self.op, baseRev: 0) == .behind(epoch: head.epoch, rev: 1))
+            #expect(try await sequencer.append(room: "r", client: "b", user: "u", seq: 1, ops: Self.op, baseRev: 1) == .applied(epoch: head.epoch, rev: 2))
+        }
+    }
+
+    @Test("the log keeps only the resume window; a reader far behind sees the gap")
+    func logIsCapped() async throws {
+        try await RedisTestContext.with { context in
+            let sequencer = RedisRoomSequencer(client: context.client(), settings: .init(logLength: 5))
+            for seq in Int64(1)...8 { _ = try await sequencer.append(room: "r", client: "a", user: "u", seq: seq, ops: Self.op) }
+            let log = try await sequencer.patches(room: "r", after: 0)
+            #expect(log.map(\.rev) == [4, 5, 6, 7, 8])
+            #expect(log.first?.ops == Self.op)
+            #expect(try await sequencer.patches(room: "r", after: 6).map(\.rev) == [7, 8])
+        }
+    }
+
+    @Test("after Redis loses the room (FLUSHALL, or a restart without persistence) the room gets a new epoch")
+    func epochChangesAfterDataLoss() async throws {
+        try await RedisTestContext.with { context in
+            let client = context.client()
+            let sequencer = RedisRoomSequencer(client: client)
+            let before = try await sequencer.open(room: "r")
+            _ = try await sequencer.append(room: "r", client: "a", user: "u", seq: 1, ops: Self.op)
+            #expect(try await sequencer.open(room: "r").epoch == before.epoch)
+            _ = try await client.send(["FLUSHALL"])
+            // The first write after the loss creates the room afresh, and the old client progress is gone too.
+            guard case .applied(let epoch, 1) = try await sequencer.append(room: "r", client: "a", user: "u", seq: 2, ops: Self.op) else {
+                Issue.record("the first patch after the loss should apply at rev 1"); return
+            }
+            #expect(epoch != before.epoch)
+            #expect(try await sequencer.open(room: "r") == RoomHead(epoch: epoch, rev: 1, created: false))
+        }
+    }
+
+    @Test("a redis-server restart without persistence gives the room a new epoch once the client reconnects")
+    func epochChangesAfterRestart() async throws {
+        try await RedisTestContext.with { context in
+            let sequencer = RedisRoomSequencer(client: context.client())
+            let before = try await sequencer.open(room: "r")
+            await context.server.stop()
+            let restarted = try await RedisServerProcess.start(port: context.server.port)
+            let after = try await sequencer.open(room: "r")
+            #expect(after.created && after.rev == 0 && after.epoch != before.epoch)
+            await restarted.stop()
+        }
+    }
+
+    @Test("after a restart that kept the data (AOF), an untrusted Redis gives the room a new epoch but keeps rev and log; a trusted one keeps the epoch",
+          arguments: [false, true])
+    func epochAfterRestartWithData(trusted: Bool) async throws {
+        try await RedisTestContext.with { context in
+            let first = try await RedisServerProcess.start(appendOnly: true)
+            let endpoint = RedisEndpoint(host: "127.0.0.1", port: first.port)
+            let sequencer = RedisRoomSequencer(client: RedisClient(configuration: .init(endpoint: endpoint), group: context.group),
+                                               settings: .init(trustsPersistence: trusted))
+            let before = try await sequencer.open(room: "r")
+            for seq in Int64(1)...3 { _ = try await sequencer.append(room: "r", client: "c", user: "u", seq: seq, ops: Self.op) }
+            #expect(try await sequencer.open(room: "r") == RoomHead(epoch: before.epoch, rev: 3, created: false))
+            await first.stop(keepingData: true)
+            let second = try await RedisServerProcess.start(port: first.port, directory: first.directory, appendOnly: true)
+            let after = try await sequencer.open(room: "r")
+            #expect(after.rev == 3 && !after.created)
+            #expect(after.rotated == !trusted)
+            #expect((after.epoch == before.epoch) == trusted)
+            // The rotation happens once; the log survives for rebuilding the document.
+            #expect(try await sequencer.open(room: "r") == RoomHead(epoch: after.epoch, rev: 3, created: false))
+            #expect(try await sequencer.patches(room: "r", after: 0).map(\.rev) == [1, 2, 3])
+            #expect(try await sequencer.append(room: "r", client: "c", user: "u", seq: 4, ops: Self.op) == .applied(epoch: after.epoch, rev: 4))
+            await second.stop()
+        }
+    }
+
+    @Test("a snapshot is stored only for the current epoch and only when newer")
+    func snapshots() async throws {
+        try await RedisTestContext.with { context in
+            let sequencer = RedisRoomSequencer(client: context.client())
+            let head = try await sequencer.open(room: "r")
+            #expect(try await sequencer.snapshot(room: "r") == nil)
+            let state = Array(#"{"n":1}"#.utf8)
+            #expect(try await sequencer.storeSnapshot(room: "r", RoomSnapshot(epoch: head.epoch, rev: 5, state: state)))
+            #expect(try await !sequencer.storeSnapshot(room: "r", RoomSnapshot(epoch: head.epoch, rev: 4, state: [])))
+            #expect(try await !sequencer.storeSnapshot(room: "r", RoomSnapshot(epoch: "other", rev: 9, state: [])))
+            #expect(try await sequencer.snapshot(room: "r") == RoomSnapshot(epoch: head.epoch, rev: 5, state: state))
+        }
+    }
+}

@@ -1,0 +1,129 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A throwaway `redis-server` for tests: listens on a free 127.0.0.1 port, keeps its files in a
+/// temporary directory, persists nothing, and is killed by `stop()`.
+public final class RedisServerProcess: Sendable {
+    /// The port it listens on.
+    public let port: Int
+    /// Its working directory (removed by `stop()`).
+    public let directory: URL
+    private let process: Process
+
+    /// The `redis-server` executable on PATH (or in /usr/bin), if installed.
+    public static var executable: String? {
+        let path = ProcessInfo.processInfo.environment["PATH"] ?? ""
+        let candidates = path.split(separator: ":").map { "\($0)/redis-server" } + ["/usr/bin/redis-server", "/usr/local/bin/redis-server"]
+        return candidates.first { FileManager.default.isExecutableFile(atPath: $0) }
+    }
+
+    /// Whether Redis tests should run: the server is installed, or `TANDEM_REQUIRE_REDIS` demands it
+    /// (then a missing server fails the tests instead of skipping them; `scripts/test` sets it).
+    public static var isEnabled: Bool {
+        executable != nil || ProcessInfo.processInfo.environment["TANDEM_REQUIRE_REDIS"] != nil
+    }
+
+    private init(port: Int, directory: URL, process: Process) {
+        self.port = port
+        self.directory = directory
+        self.process = process
+    }
+
+    /// Starts a server on `port` (a free one when nil) and returns once it accepts connections.
+    /// - Parameters:
+    ///   - directory: its working directory; a new temporary one when nil (pass the previous server's to
+    ///     restart it on the same data).
+    ///   - appendOnly: persist every write to an append-only file fsynced on every write (`appendfsync always`).
+    /// - Throws: `RedisServerProcessError` when redis-server is missing or does not come up within `timeout`.
+    public static func start(port: Int? = nil, directory: URL? = nil, appendOnly: Bool = false, timeout: Duration = .seconds(30)) async throws -> RedisServerProcess {
+        guard let executable else { throw RedisServerProcessError.notInstalled }
+        let port = try port ?? freeLoopbackPort()
+        let directory = directory ?? FileManager.default.temporaryDirectory.appendingPathComponent("tandem-redis-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = ["--port", "\(port)", "--bind", "127.0.0.1", "--save", "", "--appendonly", appendOnly ? "yes" : "no",
+                             "--appendfsync", "always", "--dir", directory.path, "--logfile", directory.appendingPathComponent("redis.log").path]
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let server = RedisServerProcess(port: port, directory: directory, process: process)
+        let clock = ContinuousClock()
+        let deadline = clock.now.advanced(by: timeout)
+        while !canConnect(port: port) {
+            guard process.isRunning, clock.now < deadline else {
+                let log = (try? String(contentsOf: directory.appendingPathComponent("redis.log"), encoding: .utf8)) ?? ""
+                await server.stop()
+                throw RedisServerProcessError.didNotStart(port: port, log: String(log.suffix(2_000)))
+            }
+            try await Task.sleep(for: .milliseconds(5))
+        }
+        return server
+    }
+
+    /// Kills the server (SIGKILL, like a crash), waits for it to exit (bounded), and removes its directory
+    /// unless `keepingData`.
+    public func stop(keepingData: Bool = false) async {
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        let clock = ContinuousClock()
+        let deadline = clock.now.advanced(by: .seconds(30))
+        while process.isRunning, clock.now < deadline {
+            try? await Task.sleep(for: .milliseconds(5))
+        }
+        if !keepingData { try? FileManager.default.removeItem(at: directory) }
+    }
+
+    /// A port nobody listens on right now, found by binding port 0 on 127.0.0.1.
+    public static func freeLoopbackPort() throws -> Int {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw RedisServerProcessError.noFreePort }
+        defer { close(fd) }
+        var address = loopback(port: 0)
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0 }
+        }
+        guard bound else { throw RedisServerProcessError.noFreePort }
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
+
+    private static func canConnect(port: Int) -> Bool {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { return false }
+        defer { close(fd) }
+        var address = loopback(port: port)
+        return withUnsafePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
+        }
+    }
+
+    private static func loopback(port: Int) -> sockaddr_in {
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = UInt16(port).bigEndian
+        address.sin_addr.s_addr = UInt32(0x7F00_0001).bigEndian
+        return address
+    }
+}
+
+/// Why a test Redis server could not be started.
+public enum RedisServerProcessError: Error, CustomStringConvertible {
+    /// redis-server is not installed.
+    case notInstalled
+    /// No free loopback port could be found.
+    case noFreePort
+    /// The server did not accept connections in time.
+    case didNotStart(port: Int, log: String)
+
+    public var description: String {
+        switch self {
+        case .notInstalled: "redis-server is not installed: run scripts/test (it installs the Debian package) or `apt-get install redis-server`"
+        case .noFreePort: "no free loopback port for redis-server"
+        case .didNotStart(let port, let log): "redis-server did not accept connections on 127.0.0.1:\(port) in time; its log ends with:\n\(log)"
+        }
+    }
+}
