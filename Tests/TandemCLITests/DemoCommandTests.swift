@@ -45,6 +45,9 @@ import TandemWire
         settings.faults = FaultProxy.Faults(latency: .milliseconds(10), jitter: .milliseconds(10), dropEvery: .milliseconds(700))
         settings.stepInterval = .milliseconds(40)
         settings.seed = 7
+        // No blackholes here: a long heartbeat keeps a starved parallel test run from declaring live
+        // connections dead, which would only add reconnects to wait for.
+        settings.heartbeatMilliseconds = 10_000
         let code = await DemoRunner(settings: settings, console: console).run()
         let lines = console.stdout
         #expect(code == ExitCode.success, "\(lines.suffix(3))")

@@ -25,12 +25,13 @@ import TandemServer
 
     @Test func heartbeatRoundTripsAreMeasured() async throws {
         // Short enough for a quick test, long enough that a starved test run (the silence limit is
-        // twice the interval) does not declare every connection dead before its first pong.
-        let harness = try SessionTestServer.start { $0.heartbeatIntervalMilliseconds = 500 }
+        // twice the interval, and frames wait for a cooperative thread before they count) does not
+        // declare every connection dead before its first pong.
+        let harness = try SessionTestServer.start { $0.heartbeatIntervalMilliseconds = 2_000 }
         let (alice, _) = harness.session(user: "alice", client: "a1")
         let events = StreamLog(alice.events)
         await alice.start()
-        let measured = await eventually(timeout: .seconds(20)) {
+        let measured = await eventually(timeout: .seconds(60)) {
             events.all.contains { if case .roundTrip(let seconds) = $0 { seconds >= 0 && seconds < 5 } else { false } }
         }
         #expect(measured)

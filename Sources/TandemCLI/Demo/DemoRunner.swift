@@ -26,6 +26,9 @@ struct DemoRunner: Sendable {
         var seed: UInt64?
         /// How long draining and converging may take after the script.
         var settleTimeout: Duration = .seconds(60)
+        /// The heartbeat the server announces: short, so a blackholed (half-open) link is noticed within
+        /// two intervals rather than the default twenty seconds.
+        var heartbeatMilliseconds = 1_000
     }
 
     let settings: Settings
@@ -40,8 +43,7 @@ struct DemoRunner: Sendable {
         configuration.host = "127.0.0.1"
         configuration.port = 0
         configuration.dataDirectory = directory
-        // A short heartbeat so a blackholed link is noticed within seconds, not twenty.
-        configuration.heartbeatIntervalMilliseconds = 1_000
+        configuration.heartbeatIntervalMilliseconds = settings.heartbeatMilliseconds
         let server: SyncServer
         let group: EventLoopGroup
         let proxy: FaultProxy
