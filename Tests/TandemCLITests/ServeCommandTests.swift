@@ -37,6 +37,20 @@ import TandemServer
         #expect(publicURL.console.stderr.first?.contains("http:// or https://") == true)
     }
 
+    /// Invitation links are `<public URL>/#invite=CODE` and must open the page at `/`.
+    @Test func thePublicURLMustBeAnOriginSoInvitationLinksOpenThePage() async {
+        for good in ["https://cobrowse.example", "http://10.0.0.5:8080/", "HTTPS://Cobrowse.Example:443"] {
+            #expect(ServeCommand.isPageOrigin(good), "\(good)")
+        }
+        for bad in ["https://cobrowse.example/tandem", "https://cobrowse.example/?x=1", "https://cobrowse.example#a",
+                    "https://user@cobrowse.example", "https://", "ftp://cobrowse.example", "https://cobrowse example"] {
+            #expect(!ServeCommand.isPageOrigin(bad), "\(bad)")
+        }
+        let withPath = await runTandem(["serve", "--public-url", "https://cobrowse.example/tandem"])
+        #expect(withPath.status == ExitCode.usage)
+        #expect(withPath.console.stderr.first?.contains("without a path, query or fragment") == true)
+    }
+
     @Test func invitationFlagsMapOntoTheConfiguration() throws {
         let arguments = try ArgumentParser.parse([
             "--public-url", "https://cobrowse.example", "--invite-token-ttl", "600",

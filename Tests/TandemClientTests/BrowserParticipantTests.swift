@@ -327,6 +327,126 @@ struct BrowserParticipantTests {
         await swift.stop()
         await room.shutdown()
     }
+
+    @Test func anInvitationLinkAsksForANameJoinsAsGuestAndAReloadStaysJoined() async throws {
+        // A long presence grace: a page that left without a clean close would stay listed for the whole test.
+        let room = try BrowserRoom(presenceGrace: 120_000)
+        let host = room.session(user: "swift", client: "swift-1")
+        await host.start()
+        let invitation = try await room.invites(token: room.token(user: "swift", name: nil, role: .host)).createInvite(role: .guest, ttl: 600, uses: 1)
+        // The URL `tandem invite` prints is the page with the code in the fragment.
+        #expect(invitation.url == "\(room.baseURL)/#invite=\(invitation.code)")
+        let browser = try await BrowserDriver()
+        try await browser.open([("guest", invitation.url ?? ""), ("late", invitation.url ?? "")])
+        let formShown = """
+            return !document.getElementById('invite').hidden && document.getElementById('stage').inert
+              && document.activeElement === document.getElementById('invite-name')
+              && document.getElementById('status').dataset.state === 'invited' && typeof window.tandemPage === 'undefined';
+            """
+        for page in ["guest", "late"] {
+            try await browser.waitUntil(page, formShown)
+        }
+
+        // A blank name is refused in the page; nothing is sent.
+        try await browser.type("guest", "#invite-name", "   ")
+        try await browser.click("guest", "#invite-join")
+        try await browser.waitUntil("guest", """
+            return document.getElementById('invite-error').textContent.startsWith('Enter your name')
+              && document.getElementById('invite-name').getAttribute('aria-invalid') === 'true';
+            """)
+
+        // Too long for the server (40 two-byte letters are 80 bytes): refused in the page too. Typing clears the complaint.
+        try await browser.evaluate("guest", "document.getElementById('invite-name').value = ''; return true")
+        try await browser.type("guest", "#invite-name", String(repeating: "é", count: 40))
+        try await browser.waitUntil("guest", "return document.getElementById('invite-error').textContent === ''")
+        try await browser.click("guest", "#invite-join")
+        try await browser.waitUntil("guest", "return document.getElementById('invite-error').textContent.startsWith('Use a shorter name')")
+        #expect(try await browser.evaluate("guest", "return performance.getEntriesByType('resource').filter(e => e.name.includes('/v1/invites')).length", as: Int.self) == 0)
+
+        // The name is sent trimmed.
+        try await browser.evaluate("guest", "document.getElementById('invite-name').value = ''; return true")
+        try await browser.type("guest", "#invite-name", "  Bob Builder  ")
+        try await browser.waitUntil("guest", "return document.getElementById('invite-error').textContent === ''")
+        try await browser.screenshot("guest", name: "7-invite-form")
+        try await browser.click("guest", "#invite-join")
+        try await browser.waitUntil("guest", """
+            if (typeof window.tandemPage === 'undefined') return false;
+            const s = tandemPage.snapshot();
+            return s.status.state === 'connected' && s.role === 'guest' && document.getElementById('invite').hidden
+              && s.participants.some(p => p.you && p.data.name === 'Bob Builder') && location.hash.startsWith('#token=');
+            """)
+        let guestUser = try await browser.evaluate("guest", "return tandemPage.snapshot().participants.find(p => p.you).user", as: String.self)
+        // The code went out once, in the accept's path; the token is in no request at all.
+        let requests = try await browser.evaluate("guest", "return performance.getEntriesByType('resource').map(e => e.name)", as: [String].self)
+        #expect(requests.filter { $0.contains(invitation.code) } == ["\(room.baseURL)/v1/invites/\(invitation.code)/accept"])
+        #expect(!requests.contains { $0.contains("eyJ") || $0.contains("?") })
+        try await eventually("the host sees the guest by name", timeout: .seconds(30)) {
+            host.participants.contains { $0.user == guestUser && $0.role == .guest && $0.name == "Bob Builder" && $0.data["name"] == "Bob Builder" }
+        }
+        try await browser.click("guest", "#tab-2")
+        try await eventually("the host sees the guest's change", timeout: .seconds(30)) { host.state["tabIndex"] == .number(2) }
+        try await browser.screenshot("guest", name: "8-invite-joined")
+
+        // The same single-use link in another browser: 410, said in the form, and no connection.
+        try await browser.type("late", "#invite-name", "Eve")
+        try await browser.click("late", "#invite-join")
+        let refusal = """
+            const error = document.getElementById('invite-error').textContent;
+            return error.startsWith('This invitation has expired or was already used.') && error.includes('used already')
+              && document.getElementById('invite-join').disabled && document.getElementById('invite-name').disabled
+              && typeof window.tandemPage === 'undefined' && document.getElementById('status').dataset.state === 'closed';
+            """
+        try await browser.waitUntil("late", refusal)
+        try await browser.screenshot("late", name: "9-invite-used-up")
+        #expect(host.participants.count == 2, "only the host and the guest: \(host.participants)")
+
+        // A reload of the guest's page reconnects with the token from the fragment (the code would be 410 now).
+        try await browser.evaluate("guest", "sessionStorage.setItem('before', String(performance.timeOrigin)); return true")
+        try await browser.reload("guest")
+        try await browser.waitUntil("guest", """
+            if (typeof window.tandemPage === 'undefined') return false;
+            const s = tandemPage.snapshot();
+            return s.status.state === 'connected' && s.state.tabIndex === 2 && document.getElementById('invite').hidden
+              && s.participants.some(p => p.you && p.data.name === 'Bob Builder') && sessionStorage.getItem('before') !== String(performance.timeOrigin)
+              && !performance.getEntriesByType('resource').some(e => e.name.includes('/v1/invites'));
+            """)
+        // The page left cleanly before reloading: one entry for the guest, not a second one in its grace period.
+        try await browser.waitUntil("guest", "return tandemPage.snapshot().participants.length === 2")
+        try await eventually("the reloaded guest is in the host's list once", timeout: .seconds(30)) {
+            host.participants.filter { $0.user == guestUser }.count == 1 && host.participants.count == 2
+        }
+        try await browser.screenshot("guest", name: "10-invite-reloaded")
+
+        // An unknown code is 404; after ten failed accepts from this address the next one is throttled (429).
+        try await browser.evaluate("late", "history.replaceState(null, '', '/#invite=000000'); return true")
+        try await browser.reload("late")
+        try await browser.waitUntil("late", formShown)
+        try await browser.type("late", "#invite-name", "Eve")
+        try await browser.click("late", "#invite-join")
+        try await browser.waitUntil("late", "return document.getElementById('invite-error').textContent.startsWith('No invitation has this code.') && document.getElementById('invite-join').disabled")
+        let guesser = room.invites(token: nil)
+        for attempt in 0..<8 {
+            await #expect(throws: InviteError.self) { try await guesser.acceptInvite(code: "99999\(attempt)", name: "Guess") }
+        }
+        try await browser.evaluate("late", "history.replaceState(null, '', '/#invite=111111'); return true")
+        try await browser.reload("late")
+        try await browser.waitUntil("late", formShown)
+        try await browser.type("late", "#invite-name", "Eve")
+        try await browser.click("late", "#invite-join")
+        try await browser.waitUntil("late", """
+            const error = document.getElementById('invite-error').textContent;
+            const button = document.getElementById('invite-join');
+            return error.startsWith('Too many attempts.') && /try again in [0-9]+ s/.test(error)
+              && button.disabled && /^Try again in [0-9]+ s$/.test(button.textContent) && !document.getElementById('invite-name').disabled;
+            """)
+        try await browser.screenshot("late", name: "11-invite-throttled")
+        for page in ["guest", "late"] {
+            #expect(try await browser.consoleErrors(page).allSatisfy { $0.contains("/v1/invites/") }, "only the refused accepts are logged in \(page)")
+        }
+        await browser.quit()
+        await host.stop()
+        await room.shutdown()
+    }
 }
 
 private struct ProtocolScriptResult: Decodable {
@@ -366,7 +486,7 @@ private struct TableResult: Decodable {
     var steps: Int
 }
 
-/// A Swift participant: a `SyncSession` and its latest visible state.
+/// A Swift participant: a `SyncSession`, its latest visible state and the room's participants as it sees them.
 private struct SwiftParticipant: Sendable {
     let session: SyncSession
     private let latest: StateBox
@@ -377,12 +497,27 @@ private struct SwiftParticipant: Sendable {
         let latest = self.latest
         Task {
             for await event in session.events {
-                if case .stateChanged(let snapshot) = event { latest.value.withLock { $0 = snapshot.state } }
+                switch event {
+                case .stateChanged(let snapshot): latest.value.withLock { $0 = snapshot.state }
+                case .synchronized(_, _, _, let participants): latest.people.withLock { $0 = participants }
+                case .joined(let participant):
+                    latest.people.withLock { people in
+                        people.removeAll { $0.client == participant.client }
+                        people.append(participant)
+                    }
+                case .presenceChanged(let peer, let data):
+                    latest.people.withLock { people in
+                        for index in people.indices where people[index].client == peer.client { people[index].data = data }
+                    }
+                case .left(let peer): latest.people.withLock { $0.removeAll { $0.client == peer.client } }
+                default: break
+                }
             }
         }
     }
 
     var state: JSONValue { latest.value.withLock { $0 } }
+    var participants: [Participant] { latest.people.withLock { $0 } }
 
     func start() async { await session.start() }
     func stop() async { await session.stop() }
@@ -390,6 +525,7 @@ private struct SwiftParticipant: Sendable {
 
 private final class StateBox: Sendable {
     let value = Mutex<JSONValue>(.emptyObject)
+    let people = Mutex<[Participant]>([])
 }
 
 /// A server on a fixed loopback port and data folder that a test can stop and start again.
@@ -398,18 +534,23 @@ private final class BrowserRoom: Sendable {
     private let port: Int
     private let current: Mutex<SyncServer?>
     private let group: EventLoopGroup
+    private let presenceGrace: Int
 
-    init() throws {
+    /// `presenceGrace` (ms) is how long a dropped page stays in the participant list.
+    init(presenceGrace: Int = ServerConfiguration().presenceGraceMilliseconds) throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("tandem-browser-\(UUID().uuidString)").path
-        let server = try SyncServer(configuration: Self.configuration(directory: directory, port: 0), environment: ["TANDEM_SECRET": "browser"], logger: .discarding)
+        self.presenceGrace = presenceGrace
+        let server = try SyncServer(configuration: Self.configuration(directory: directory, port: 0, presenceGrace: presenceGrace),
+                                    environment: ["TANDEM_SECRET": "browser"], logger: .discarding)
         port = server.port
         current = Mutex(server)
         group = try EventLoopGroup(threads: 1)
     }
 
-    private static func configuration(directory: String, port: Int) -> ServerConfiguration {
+    private static func configuration(directory: String, port: Int, presenceGrace: Int) -> ServerConfiguration {
         var configuration = ServerConfiguration()
         configuration.port = port
+        configuration.presenceGraceMilliseconds = presenceGrace
         configuration.dataDirectory = directory
         configuration.helloTimeoutMilliseconds = 60_000
         configuration.handshakeTimeoutMilliseconds = 60_000
@@ -432,6 +573,10 @@ private final class BrowserRoom: Sendable {
         token.map { "\(baseURL)/#token=\($0)" } ?? "\(baseURL)/"
     }
 
+    func invites(token: String?) -> InviteClient {
+        InviteClient(baseURL: baseURL, token: token, group: group, timeout: .seconds(30))
+    }
+
     func session(user: String, client: String, presence: JSONValue? = nil) -> SwiftParticipant {
         let minted = token(user: user, name: nil, role: .host)
         let configuration = SyncSessionConfiguration(reconnect: ReconnectPolicy(backoff: ReconnectBackoff(base: 0.05, cap: 0.5)))
@@ -452,7 +597,7 @@ private final class BrowserRoom: Sendable {
         var lastError: (any Error)?
         for _ in 0..<50 {
             do {
-                let server = try SyncServer(configuration: Self.configuration(directory: directory, port: port), environment: ["TANDEM_SECRET": "browser"], logger: .discarding)
+                let server = try SyncServer(configuration: Self.configuration(directory: directory, port: port, presenceGrace: presenceGrace), environment: ["TANDEM_SECRET": "browser"], logger: .discarding)
                 current.withLock { $0 = server }
                 return
             } catch {

@@ -48,6 +48,16 @@ import TandemWire
         #expect(!html.contains("http://") && !html.contains("https://"), "nothing from other origins")
     }
 
+    /// The invitation form bounds the name exactly as the accept endpoint does, and may fetch it (same origin).
+    @Test func theInvitationFormUsesTheServersNameLimitAndThePolicyAllowsTheAccept() throws {
+        let html = String(decoding: try #require(get("/")).body, as: UTF8.self)
+        let script = String(decoding: try #require(get("/page/app.js")).body, as: UTF8.self)
+        #expect(html.contains("id=\"invite-name\"") && html.contains("maxlength=\"\(InviteRoutes.maxNameBytes)\""))
+        #expect(script.contains("const MAX_NAME_BYTES = \(InviteRoutes.maxNameBytes);"))
+        #expect(script.contains("'/v1/invites/' + code + '/accept'"), "the code goes only into the accept path")
+        #expect(PageRoutes.contentSecurityPolicy.contains("connect-src 'self'"))
+    }
+
     @Test func aMatchingETagGetsNotModifiedWithoutABody() throws {
         let first = try #require(get("/page/app.js"))
         let tag = try #require(first.headers["ETag"])

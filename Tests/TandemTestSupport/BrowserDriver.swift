@@ -95,6 +95,16 @@ public final class BrowserDriver: Sendable {
         _ = try await call(["cmd": "click", "page": page, "selector": selector])
     }
 
+    /// Real key presses (WebDriver) of `text` into the first element matching a CSS selector.
+    public func type(_ page: String, _ selector: String, _ text: String) async throws {
+        _ = try await call(["cmd": "type", "page": page, "selector": selector, "text": text])
+    }
+
+    /// Reloads `page` and returns once the new document has loaded.
+    public func reload(_ page: String) async throws {
+        _ = try await call(["cmd": "reload", "page": page])
+    }
+
     /// Polls `script` in `page` until it returns a truthy value; throws with the last value otherwise.
     @discardableResult
     public func waitUntil(_ page: String, _ script: String, timeout: Duration = .seconds(30)) async throws -> Data {

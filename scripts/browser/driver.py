@@ -6,6 +6,8 @@ the system chromedriver. Every command gets one stdout line: {"ok": true, "value
   open {pages: [{page, url}]}         start browsers (in parallel) and load the URLs
   eval {page, script}                 run `script` as a function body, return its JSON value
   click {page, selector}              a real WebDriver click on the element
+  type {page, selector, text}         real key presses into the element
+  reload {page}                       reload the page and wait for it to load
   wait {page, script, timeout}        poll `script` until it returns a truthy value
   screenshot {page, path}             save a PNG of the window
   console {page}                      browser console messages of level SEVERE so far
@@ -87,6 +89,12 @@ def handle(command):
         return page.execute_script(command["script"])
     if kind == "click":
         page.find_element(By.CSS_SELECTOR, command["selector"]).click()
+        return None
+    if kind == "type":
+        page.find_element(By.CSS_SELECTOR, command["selector"]).send_keys(command["text"])
+        return None
+    if kind == "reload":
+        page.refresh()
         return None
     if kind == "wait":
         return wait(page, command["script"], float(command.get("timeout", 20)))

@@ -32,7 +32,7 @@ enum ServeCommand {
             .value("max-connections", "N", help: "Most open connections.", default: "50000"),
             .value("send-queue", "BYTES", help: "Bytes queued for one connection before it is closed as too slow.", default: "4194304"),
             .value("allow-origin", "ORIGIN", help: "Only this browser Origin may connect (default: any)."),
-            .value("public-url", "URL", help: "Base URL guests open, for invitation links (default: http:// and the request's Host)."),
+            .value("public-url", "URL", help: "Origin guests open, for invitation links (e.g. https://cobrowse.example.com; default: http:// and the request's Host)."),
             .value("invite-token-ttl", "SECONDS", help: "Lifetime of tokens minted for accepted invitations.", default: "3600"),
             .value("failed-accepts-per-address", "N", help: "Failed invitation accepts per address per minute before 429.", default: "10"),
             .value("failed-accepts-global", "N", help: "Failed invitation accepts per minute, all addresses, before 429.", default: "100"),
@@ -53,6 +53,17 @@ enum ServeCommand {
             return ExitCode.usage
         }
         return await run(configuration, logLevel: level, context: context)
+    }
+
+    /// Whether `url` is a scheme, host and optional port (a trailing `/` allowed): invitation links are
+    /// `<url>/#invite=CODE`, and the page at `/` loads its scripts and the WebSocket from the root, so a
+    /// path, query or fragment would give guests a link that does not open the page.
+    static func isPageOrigin(_ url: String) -> Bool {
+        let lower = url.lowercased()
+        guard let scheme = ["http://", "https://"].first(where: { lower.hasPrefix($0) }) else { return false }
+        var authority = url.dropFirst(scheme.count)
+        while authority.hasSuffix("/") { authority.removeLast() }
+        return !authority.isEmpty && !authority.contains { "/?#@ \t".contains($0) }
     }
 
     /// The server configuration a command line asks for.
@@ -76,9 +87,9 @@ enum ServeCommand {
         if let origin = arguments.value("allow-origin") { configuration.allowedOrigins = [origin] }
         configuration.inMemoryStorage = arguments.flag("in-memory")
         if let url = arguments.value("public-url") {
-            let lower = url.lowercased()
-            guard lower.hasPrefix("http://") || lower.hasPrefix("https://") else {
-                throw .invalidValue(option: "public-url", value: url, expected: "an http:// or https:// URL such as https://cobrowse.example.com")
+            guard isPageOrigin(url) else {
+                throw .invalidValue(option: "public-url", value: url,
+                                    expected: "an http:// or https:// URL without a path, query or fragment, such as https://cobrowse.example.com")
             }
             configuration.publicURL = url
         }

@@ -57,7 +57,8 @@ public struct ServerConfiguration: Sendable, Equatable {
     public var failedAcceptsPerAddress = 10
     /// Failed invitation accepts all addresses together may make per minute before every accept gets 429.
     public var failedAcceptsGlobal = 100
-    /// The base URL guests open (e.g. `https://cobrowse.example.com`); invitation URLs are `<base>/#invite=CODE`.
+    /// The base URL guests open (e.g. `https://cobrowse.example.com`); invitation URLs are `<base>/#invite=CODE`,
+    /// which open the browser page. An origin only: the page is served at `/` and loads everything from the root.
     /// Nil uses `http://` and the `Host` the host's request was sent to.
     public var publicURL: String?
 

@@ -24,6 +24,9 @@ final class InviteRoutes: Sendable {
         var random: any RandomByteSource
     }
 
+    /// The longest display name an accept takes, in UTF-8 bytes (the browser page checks the same bound).
+    static let maxNameBytes = 64
+
     private let context: Context
 
     init(context: Context) {
@@ -148,7 +151,7 @@ final class InviteRoutes: Sendable {
             throw .throttled(retryAfter: wait)
         }
         let body = try JSONRequestBody(request, allowed: ["name"])
-        let name = try body.string("name", maxBytes: 64)
+        let name = try body.string("name", maxBytes: Self.maxNameBytes)
         let outcome = Self.isCodeShaped(code) ? context.book.accept(code, now: now) : .unknown
         switch outcome {
         case .unknown:

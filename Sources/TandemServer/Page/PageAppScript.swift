@@ -10,6 +10,7 @@ enum PageAppScript {
   const TOAST_VISIBLE_MS = 2200;
   const TOAST_LEAVE_MS = 250;
   const MARK_CONTROLS = { video_playing: 'video', price_sheet_shown: 'price-sheet' };
+  const MAX_NAME_BYTES = \#(InviteRoutes.maxNameBytes);
 
   const $ = (id) => document.getElementById(id);
   const hasOwn = (object, key) => Object.prototype.hasOwnProperty.call(object, key);
@@ -140,12 +141,171 @@ enum PageAppScript {
   function start() {
     const parameters = new URLSearchParams(location.hash.slice(1));
     const token = parameters.get('token');
-    if (!token) {
+    buildPanels();
+    if (token) {
+      join(token, parameters);
+    } else if (parameters.has('invite')) {
+      askForName(parameters.get('invite'));
+    } else {
       document.body.classList.add('no-token');
+      setControlsDisabled(true);
       $('status').dataset.state = 'closed';
-      $('status').textContent = 'No token: open this page as /#token=… (tandem serve prints ready-to-open links)';
+      $('status').textContent = 'No token: open this page as /#token=… or /#invite=CODE (tandem serve and tandem invite print ready-to-open links)';
+    }
+  }
+
+  function setControlsDisabled(disabled) {
+    for (const control of document.querySelectorAll('button[data-control]')) control.disabled = disabled;
+  }
+
+  // Text with its first letter capitalised (the server's messages start in lower case).
+  function sentence(text) {
+    const value = String(text || '').trim();
+    return value ? value[0].toUpperCase() + value.slice(1) + (/[.!?]$/.test(value) ? '' : '.') : '';
+  }
+
+  // Why a name cannot be sent, or '' when it can (the server's rules: 1 to MAX_NAME_BYTES UTF-8
+  // bytes, no control characters).
+  function nameProblem(name) {
+    if (!name) return 'Enter your name: everyone in the room will see it.';
+    if (new TextEncoder().encode(name).length > MAX_NAME_BYTES) return 'Use a shorter name (at most ' + MAX_NAME_BYTES + ' bytes of text).';
+    if (/[\u0000-\u001f\u007f]/.test(name)) return 'The name cannot contain control characters.';
+    return '';
+  }
+
+  // What to tell the user about a refused accept, and whether trying again can help.
+  function acceptFailure(status, body, retryAfter) {
+    const detail = sentence(body && typeof body.message === 'string' ? body.message : '');
+    switch (status) {
+      case 410: return { summary: 'This invitation has expired or was already used.', detail: detail, final: true };
+      case 404: return { summary: 'No invitation has this code.', detail: detail, final: true };
+      case 429: return { summary: 'Too many attempts.', detail: detail || 'Try again in ' + retryAfter + ' s.', final: false, wait: retryAfter };
+      default:
+        if (status >= 500) return { summary: 'The server could not accept the invitation right now. Try again.', detail: detail, final: false };
+        return { summary: 'The server refused the request (' + status + ').', detail: detail, final: false };
+    }
+  }
+
+  // The invitation form: a name, one POST to accept the code, then the token replaces the code in
+  // the fragment (a reload reconnects instead of spending the code again) and the page joins.
+  function askForName(code) {
+    const dialog = $('invite');
+    const form = $('invite-form');
+    const input = $('invite-name');
+    const button = $('invite-join');
+    const stage = $('stage');
+    const status = $('status');
+    let waitTimer = null;
+    setControlsDisabled(true);
+    status.dataset.state = 'invited';
+    status.textContent = 'Invited · enter your name to join';
+    stage.inert = true;
+    dialog.hidden = false;
+
+    function showError(summary, detail) {
+      const parts = [];
+      if (summary) {
+        const strong = document.createElement('strong');
+        strong.textContent = summary;
+        parts.push(strong);
+      }
+      if (detail) parts.push(document.createTextNode(detail));
+      $('invite-error').replaceChildren(...parts);
+    }
+
+    function close(reason) {
+      input.disabled = true;
+      button.disabled = true;
+      status.dataset.state = 'closed';
+      status.textContent = 'Not joined: ' + reason;
+    }
+
+    function waitBeforeRetry(seconds) {
+      let left = Math.max(1, Math.ceil(seconds));
+      button.disabled = true;
+      const tick = () => {
+        if (left <= 0) {
+          waitTimer = null;
+          button.disabled = false;
+          button.textContent = 'Join';
+          return;
+        }
+        button.textContent = 'Try again in ' + left + ' s';
+        left -= 1;
+        waitTimer = setTimeout(tick, 1000);
+      };
+      tick();
+    }
+
+    if (!/^[0-9]{6}$/.test(code)) {
+      showError('This invitation link is broken.', 'It needs a 6-digit code after #invite=; ask the host for the link again.');
+      close('the invitation link is broken');
       return;
     }
+    input.focus();
+    input.addEventListener('input', () => {
+      if (input.getAttribute('aria-invalid') !== 'true') return;
+      input.setAttribute('aria-invalid', 'false');
+      showError('', '');
+    });
+
+    form.addEventListener('submit', async (event) => {
+      event.preventDefault();
+      if (button.disabled || waitTimer) return;
+      const name = input.value.trim();
+      const problem = nameProblem(name);
+      input.setAttribute('aria-invalid', String(Boolean(problem)));
+      if (problem) {
+        showError(problem, '');
+        input.focus();
+        return;
+      }
+      showError('', '');
+      input.value = name;
+      button.disabled = true;
+      form.setAttribute('aria-busy', 'true');
+      let response = null;
+      let body = null;
+      try {
+        // The code travels only in this request's path: no query string, no referrer, no cookies.
+        response = await fetch('/v1/invites/' + code + '/accept', {
+          method: 'POST',
+          headers: { 'Content-Type': 'application/json', 'Accept': 'application/json' },
+          body: JSON.stringify({ name: name }),
+          credentials: 'omit',
+          cache: 'no-store',
+          redirect: 'error',
+          referrerPolicy: 'no-referrer',
+        });
+        body = await response.json().catch(() => null);
+      } catch (error) {
+        response = null;
+      }
+      form.removeAttribute('aria-busy');
+      button.disabled = false;
+      if (response && response.ok && body && typeof body.token === 'string' && body.token) {
+        history.replaceState(null, '', location.pathname + location.search + '#token=' + body.token);
+        dialog.hidden = true;
+        stage.inert = false;
+        join(body.token, new URLSearchParams());
+        return;
+      }
+      if (!response) {
+        showError('Could not reach the server.', 'Check the connection and try again.');
+        return;
+      }
+      const retryAfter = Math.max(1, parseInt(response.headers.get('Retry-After') || '30', 10) || 30);
+      const failure = response.ok
+        ? { summary: 'The server answered without a token.', detail: 'Try again.', final: false }
+        : acceptFailure(response.status, body, retryAfter);
+      showError(failure.summary, failure.detail);
+      if (failure.final) close(failure.summary.replace(/\.$/, '').toLowerCase());
+      else if (failure.wait) waitBeforeRetry(failure.wait);
+      else input.focus();
+    });
+  }
+
+  function join(token, parameters) {
     const claims = claimsOf(token);
     const name = parameters.get('name') || claims.name || claims.sub || 'Guest';
     const avatar = parameters.get('avatar') || initials(name);
@@ -156,8 +316,6 @@ enum PageAppScript {
     let appliedTop = 0;
     let shownOffset = null;
     let role = claims.role === 'viewer' ? 'viewer' : null;
-
-    buildPanels();
 
     const session = new TandemSync.Session({
       url: (location.protocol === 'https:' ? 'wss://' : 'ws://') + location.host + '/v1/sync',
@@ -245,7 +403,7 @@ enum PageAppScript {
       const readOnly = role === 'viewer' || session.connections === 0 || status.state === 'closed';
       document.body.classList.toggle('viewer', role === 'viewer');
       $('role').hidden = role !== 'viewer';
-      for (const control of document.querySelectorAll('button[data-control]')) control.disabled = readOnly;
+      setControlsDisabled(readOnly);
     }
 
     function renderParticipants(list) {
@@ -325,6 +483,11 @@ enum PageAppScript {
     });
     render(session.visible, 'remote');
     session.start();
+    // Leaving the page (reload, navigation, closing the tab) is a deliberate leave: a clean close
+    // lets the others see it at once instead of after the server's presence grace. A page the
+    // browser brings back from its history cache starts over rather than showing a closed session.
+    window.addEventListener('pagehide', () => session.stop());
+    window.addEventListener('pageshow', (event) => { if (event.persisted) location.reload(); });
   }
 
   if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', start);

@@ -21,7 +21,7 @@ enum PageIndexDocument {
   <span class="role-note" id="role" hidden>View only</span>
   <ul class="participants" id="participants" aria-label="Participants"></ul>
 </header>
-<div class="stage">
+<div class="stage" id="stage">
   <div class="phone">
     <div class="navbar" id="navbar" data-title="inverted">
       <span class="navbar-title">Aurora Headphones</span>
@@ -50,6 +50,16 @@ enum PageIndexDocument {
     </footer>
   </div>
 </div>
+<section class="invite" id="invite" role="dialog" aria-modal="true" aria-labelledby="invite-title" aria-describedby="invite-about" hidden>
+  <form class="invite-card" id="invite-form" novalidate>
+    <h2 id="invite-title">Join a shared page</h2>
+    <p id="invite-about">You were invited to browse this page together. Everyone in the room sees the name you enter.</p>
+    <label for="invite-name">Your name</label>
+    <input id="invite-name" name="name" type="text" autocomplete="nickname" spellcheck="false" required maxlength="\#(InviteRoutes.maxNameBytes)" aria-describedby="invite-error">
+    <div class="invite-error" id="invite-error" role="alert"></div>
+    <button type="submit" id="invite-join" class="primary">Join</button>
+  </form>
+</section>
 <div class="toasts" id="toasts" aria-live="polite"></div>
 <noscript><p class="noscript">This page needs JavaScript to join a Tandem room.</p></noscript>
 </body>

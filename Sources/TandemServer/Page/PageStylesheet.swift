@@ -93,5 +93,25 @@ body.viewer .detail { overflow-y: hidden; }
 }
 .toast.shown { opacity: 1; transform: none; }
 .noscript, body.no-token .stage { padding: 24px; }
+
+.invite {
+  position: fixed; inset: 0; z-index: 30; display: grid; place-items: center; padding: 16px;
+  background: rgb(20 26 38 / 0.55);
+}
+.invite[hidden] { display: none; }
+.invite-card {
+  width: 340px; max-width: 100%; display: flex; flex-direction: column; gap: 10px; padding: 22px;
+  background: var(--surface); border-radius: 16px; box-shadow: 0 16px 48px rgb(0 0 0 / 0.3);
+}
+.invite-card h2 { margin: 0; font-size: 20px; }
+.invite-card p { margin: 0; color: var(--muted); line-height: 1.5; font-size: 14px; }
+.invite-card label { font-weight: 600; font-size: 14px; }
+.invite-card input { font: inherit; padding: 10px 12px; border: 1px solid #cbd5e0; border-radius: 10px; }
+.invite-card input:focus-visible { outline: 3px solid rgb(47 111 237 / 0.45); outline-offset: 1px; border-color: var(--accent); }
+.invite-card input[aria-invalid="true"] { border-color: #c53030; }
+.invite-card button { padding: 10px; border-radius: 10px; border: 1px solid var(--accent); background: var(--accent); color: #fff; font-weight: 600; cursor: pointer; }
+.invite-error:empty { display: none; }
+.invite-error { padding: 10px 12px; border-radius: 10px; background: #fff5f5; border: 1px solid #feb2b2; color: #9b2c2c; font-size: 14px; line-height: 1.45; }
+.invite-error strong { display: block; }
 """#
 }
