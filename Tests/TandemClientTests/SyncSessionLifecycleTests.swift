@@ -1,4 +1,5 @@
 import Synchronization
+import TandemKit
 import Testing
 import TandemProtocol
 import TandemServer
@@ -76,6 +77,33 @@ private final class FlakyTokens: Sendable {
         #expect(await eventually { states.isFinished })
         await #expect(throws: SyncSessionError.closed) { try await session.apply([Fixtures.set("/x", 1)]) }
         #expect(await session.signal(event: "tap", data: .null) == false)
+        await harness.shutdown()
+    }
+}
+
+/// The session's `established` gate: "only after login" work, as the article asks for the profile.
+@Suite struct SyncSessionEstablishedGateTests {
+    @Test func workWaitsForTheWelcomeRunsAgainAfterAReconnectAndFailsWhenTheSessionEnds() async throws {
+        let harness = try SessionTestServer.start()
+        let (alice, _) = harness.session(user: "alice", client: "a1")
+        let openings = Mutex<[SessionIdentity]>([])
+        await alice.established.onEveryOpen { identity in openings.withLock { $0.append(identity) } }
+        // Submitted before the session even starts: it must wait for the welcome.
+        let early = Task { try await alice.established.run { identity in identity.user } }
+        #expect(await alice.established.isOpen == false)
+        await alice.start()
+        #expect(try await early.value == "alice")
+        #expect(await eventually { openings.withLock { $0.count } == 1 })
+        #expect(openings.withLock { $0.first } == SessionIdentity(user: "alice", client: "a1", role: .host))
+
+        await alice.simulateNetworkLoss()
+        #expect(await eventually { openings.withLock { $0.count } == 2 }, "the hook runs again after the reconnect")
+
+        await alice.stop()
+        #expect(await eventually { await alice.established.isOpen == false })
+        await #expect(throws: GateError.finished(gate: "Tandem session a1", reason: "\(SyncSessionError.closed)")) {
+            try await alice.established.run { _ in () }
+        }
         await harness.shutdown()
     }
 }

@@ -75,6 +75,23 @@ private func waitUntil(_ condition: () async -> Bool) async {
         #expect(GateError.conditionFailed(gate: "IM login", reason: "bad signature").description.contains("once IM login succeeds"))
     }
 
+    @Test func finishingFailsWaitingAndLaterOperationsAndTheGateNeverOpensAgain() async {
+        let gate = Gate<String>(name: "session")
+        let log = RunLog()
+        let waiting = Task { try await gate.run { _ in log.add("ran") } }
+        await waitUntil { await gate.waitingCount == 1 }
+        await gate.finish(LoginRejected())
+        let expected = GateError.finished(gate: "session", reason: "bad signature")
+        await #expect(throws: expected) { try await waiting.value }
+        await gate.open("late")
+        #expect(await !gate.isOpen, "a finished gate ignores open")
+        await #expect(throws: expected) { try await gate.run { _ in log.add("ran") } }
+        await gate.finish(CancellationError())
+        await #expect(throws: expected, "the first reason is kept") { try await gate.run { _ in log.add("ran") } }
+        #expect(log.all.isEmpty)
+        #expect(expected.description.contains("will not open again"))
+    }
+
     @Test func closingKeepsOperationsQueuedUntilTheNextOpen() async throws {
         let gate = Gate<String>(name: "session")
         await gate.open("s1")

@@ -1,3 +1,4 @@
+import TandemKit
 import TandemProtocol
 import TandemWire
 
@@ -22,7 +23,16 @@ public actor SyncSession {
     public nonisolated let url: String
     /// The stable client id (survives reconnects, scopes patch seqs).
     public nonisolated let clientID: String
+    /// Open while the session is established (from each `welcome` until the connection is lost), with
+    /// the identity the server confirmed: the kit's `Gate` for "only after login" work. Operations
+    /// submitted with `run` wait for the next `welcome` and run in order; `onEveryOpen` hooks run again
+    /// after every reconnect; when the session ends, waiting and later operations fail with
+    /// `GateError.finished`.
+    /// The session's own presence follows the same rule: it travels in `hello`, so it is applied as the
+    /// session is established and again on every reconnect, never before.
+    public nonisolated let established: Gate<SessionIdentity>
 
+    private let gateCommands: AsyncStream<GateCommand>.Continuation
     private let stateSink: AsyncStream<ConnectionState>.Continuation
     private let eventSink: AsyncStream<SyncSessionEvent>.Continuation
     private let tokenProvider: @Sendable () async throws -> String
@@ -80,6 +90,20 @@ public actor SyncSession {
         lifecycle = ConnectionLifecycle(policy: configuration.reconnect)
         estimator = configuration.rtt
         lastSnapshot = SyncSnapshot(rev: 0, pending: 0, state: .emptyObject)
+        let gate = Gate<SessionIdentity>(name: "Tandem session \(clientID)")
+        established = gate
+        // One ordered channel to the gate: open, close and fail must reach it in the order they happened.
+        let (commands, commandSink) = AsyncStream<GateCommand>.makeStream()
+        gateCommands = commandSink
+        Task {
+            for await command in commands {
+                switch command {
+                case .open(let identity): await gate.open(identity)
+                case .close: await gate.close()
+                case .finish(let reason): await gate.finish(reason)
+                }
+            }
+        }
         (states, stateSink) = AsyncStream<ConnectionState>.makeStream(bufferingPolicy: .bufferingNewest(configuration.eventBufferLimit))
         (events, eventSink) = AsyncStream<SyncSessionEvent>.makeStream(bufferingPolicy: .bufferingNewest(configuration.eventBufferLimit))
     }
@@ -305,6 +329,7 @@ public actor SyncSession {
 
     /// Forgets the connection: in-flight patches go back to the outbox (keeping their seqs).
     private func endConnection() {
+        if engine.isConnected { gateCommands.yield(.close) }
         outbox?.finish()
         outbox = nil
         socket = nil
@@ -320,6 +345,8 @@ public actor SyncSession {
         finished = true
         stateSink.finish()
         eventSink.finish()
+        gateCommands.yield(.finish(SyncSessionError.closed))
+        gateCommands.finish()
         let observers = snapshotObservers
         snapshotObservers = [:]
         for observer in observers.values { observer.finish() }
@@ -338,6 +365,7 @@ public actor SyncSession {
             heartbeat = HeartbeatMonitor(settings: welcome.heartbeat, estimator: estimator, now: now)
             let changes = engine.receive(message)
             try? lifecycle.welcomed(now: now)
+            gateCommands.yield(.open(welcome.you))
             publishState()
             report(changes, participants: welcome.participants)
             if let presence, welcome.participants.first(where: { $0.client == clientID })?.data != presence {
@@ -479,6 +507,13 @@ public actor SyncSession {
         drainWaiters = [:]
         for waiter in waiters.values { waiter.resume() }
     }
+}
+
+/// What the session tells its `established` gate, in order.
+private enum GateCommand: Sendable {
+    case open(SessionIdentity)
+    case close
+    case finish(SyncSessionError)
 }
 
 /// The injected random source behind a concrete type, so it can be passed `inout` where a

@@ -11,6 +11,8 @@
 /// - `fail(_:)`: the attempt to reach the condition failed (login rejected, logout). Every waiting
 ///   operation fails with `GateError.conditionFailed`; the gate is closed and later submissions
 ///   wait for the next `open`.
+/// - `finish(_:)`: the gate will never open again (what it guards has ended). Waiting operations and
+///   every later submission fail with `GateError.finished`; later `open` calls are ignored.
 /// - Cancelling the task that awaits `run` withdraws its operation if it has not started.
 /// Every `run` call finishes exactly once.
 public actor Gate<Value: Sendable> {
@@ -39,6 +41,7 @@ public actor Gate<Value: Sendable> {
     private var waiters: [Waiter] = []
     private var hooks: [Hook] = []
     private var draining = false
+    private var finishedError: GateError?
 
     /// Creates a closed gate.
     public init(name: String) {
@@ -53,6 +56,7 @@ public actor Gate<Value: Sendable> {
 
     /// Records that the condition holds with `value` and starts running hooks and waiting operations.
     public func open(_ value: Value) {
+        guard finishedError == nil else { return }
         self.value = value
         opening += 1
         startDraining()
@@ -73,12 +77,26 @@ public actor Gate<Value: Sendable> {
         for waiter in failed { waiter.fail(error) }
     }
 
+    /// Ends the gate for good: closes it, fails every waiting operation with `GateError.finished`, and
+    /// makes every later `run` fail at once the same way. Idempotent; the first reason is kept.
+    public func finish(_ reason: any Error) {
+        guard finishedError == nil else { return }
+        let error = GateError.finished(gate: name, reason: String(describing: reason))
+        finishedError = error
+        value = nil
+        let failed = waiters
+        waiters.removeAll()
+        for waiter in failed { waiter.fail(error) }
+    }
+
     /// Runs `operation` once the condition holds (at once, after earlier operations, if it does)
     /// and returns its result.
     ///
     /// - Throws: whatever `operation` throws; `GateError.conditionFailed` if the gate fails first;
-    ///   `CancellationError` if the calling task is cancelled before the operation starts.
+    ///   `GateError.finished` once the gate was finished; `CancellationError` if the calling task is
+    ///   cancelled before the operation starts.
     public func run<T: Sendable>(_ operation: @escaping @Sendable (Value) async throws -> T) async throws -> T {
+        if let finishedError { throw finishedError }
         nextID += 1
         let id = nextID
         return try await withTaskCancellationHandler {
