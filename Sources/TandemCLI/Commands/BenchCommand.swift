@@ -7,6 +7,7 @@ enum BenchCommand {
         ContainerBenchmark.suite,
         StorageBenchmark.suite,
         WireBenchmark.suite,
+        RelayBenchmark.suite,
     ]
 
     static let spec = CommandSpec(

@@ -1,0 +1,78 @@
+import Testing
+@testable import TandemCLI
+
+/// The pure parts of `tandem bench relays`: percentiles, `/proc` parsing, banners and stamps.
+@Suite struct RelayBenchmarkStatisticsTests {
+    @Test func percentilesUseNearestRank() {
+        let samples = Array(1...100).shuffled()
+        #expect(LoadStatistics.percentile(0.5, of: samples) == 50)
+        #expect(LoadStatistics.percentile(0.99, of: samples) == 99)
+        #expect(LoadStatistics.percentile(1.0, of: samples) == 100)
+        #expect(LoadStatistics.percentile(0.0, of: samples) == 1)
+        #expect(LoadStatistics.percentile(0.99, of: [7]) == 7)
+        #expect(LoadStatistics.percentile(0.5, of: []) == nil)
+        // 3 samples: p50 is the 2nd (rank ceil(1.5)), p99 the 3rd.
+        #expect(LoadStatistics.percentile(0.5, of: [30, 10, 20]) == 20)
+        #expect(LoadStatistics.percentile(0.99, of: [30, 10, 20]) == 30)
+    }
+
+    @Test func cpuTicksAreFields14And15EvenWithSpacesInTheName() {
+        let line = "4242 (go relay) (x)) S 1 4242 4242 0 -1 4194560 1234 0 0 0 150 37 0 0 20 0 5 0 98765 1000000 2000 18446744073709551615"
+        #expect(LoadStatistics.cpuTicks(procStat: line) == 187)
+        #expect(LoadStatistics.cpuTicks(procStat: "12 (tandem) S 1 2") == nil)
+        #expect(LoadStatistics.cpuTicks(procStat: "garbage") == nil)
+    }
+
+    @Test func residentBytesComeFromTheVmRSSLine() {
+        let status = "Name:\ttandem\nVmPeak:\t  999 kB\nVmRSS:\t    5584 kB\nThreads:\t3\n"
+        #expect(LoadStatistics.residentBytes(procStatus: status) == 5584 * 1024)
+        #expect(LoadStatistics.residentBytes(procStatus: "Name:\tx\n") == nil)
+    }
+
+    @Test func ownCPUTimeAndOtherProcessesAreReadable() {
+        #expect(LoadStatistics.ownCPUSeconds() > 0)
+        #expect(LoadStatistics.cpuSeconds(processID: getpidForTest()) != nil)
+        #expect((LoadStatistics.residentBytes(processID: getpidForTest()) ?? 0) > 0)
+    }
+
+    @Test func serverPortsComeFromEitherBanner() {
+        #expect(RelayServerProcess.port(inBanner: "PORT 40123\n") == 40123)
+        let tandem = "Tandem sync server\n  listening  ws://127.0.0.1:39001/v1/sync\n  http  http://127.0.0.1:39001\n"
+        #expect(RelayServerProcess.port(inBanner: tandem) == 39001)
+        #expect(RelayServerProcess.port(inBanner: "starting…\n") == nil)
+    }
+
+    @Test func stampsParseBackAndOffsetsFindKeys() {
+        let text = Array(#"{"type":"patch","rev":12,"ops":[{"op":"set","path":"/c1","value":"17 5 123456789 xxxx"}]}"#.utf8)
+        text.withUnsafeBytes { raw in
+            guard var index = LoadStatistics.offset(after: Array(#""value":""#.utf8), in: raw) else {
+                Issue.record("value key not found")
+                return
+            }
+            #expect(LoadStatistics.parseInteger(raw, at: &index) == 17)
+            #expect(LoadStatistics.parseInteger(raw, at: &index) == 5)
+            #expect(LoadStatistics.parseInteger(raw, at: &index) == 123_456_789)
+            #expect(LoadStatistics.offset(after: Array(#""missing":"#.utf8), in: raw) == nil)
+            var rev = LoadStatistics.offset(after: Array(#""rev":"#.utf8), in: raw) ?? 0
+            #expect(LoadStatistics.parseInteger(raw, at: &rev) == 12)
+        }
+    }
+
+    @Test func reportNumbersAreGroupedAndFixed() {
+        #expect(RelayReport.grouped(326_000.4) == "326,000")
+        #expect(RelayReport.grouped(999) == "999")
+        #expect(RelayReport.grouped(1_000) == "1,000")
+        #expect(RelayReport.grouped(-12_345) == "-12,345")
+        #expect(RelayReport.fixed(0.904, 2) == "0.90")
+        #expect(RelayReport.percent(0.87) == "87 %")
+        #expect(RelayReport.escape("a<b&c") == "a&lt;b&amp;c")
+    }
+}
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+private func getpidForTest() -> Int32 { getpid() }
