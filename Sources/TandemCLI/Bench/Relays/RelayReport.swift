@@ -186,8 +186,8 @@ struct RelayReport {
         for (position, bar) in bars.enumerated() {
             let (kind, value) = bar
             let center = left + slot * (Double(position) + 0.5) + 10
-            let label = kind.label.replacingOccurrences(of: " relay", with: "")
-            out += "<text x=\"\(Int(center))\" y=\"\(Int(bottom + 18))\" text-anchor=\"middle\" font-size=\"10\">\(Self.escape(label))</text>\n"
+            let label = kind.shortLabel
+            out += "<text x=\"\(Int(center))\" y=\"\(Int(bottom + 18))\" text-anchor=\"middle\" font-size=\"11\">\(Self.escape(label))</text>\n"
             guard let value, maximum > 0 else { continue }
             let scale = (bottom - top) / maximum
             let barHeight = value.median * scale

@@ -29,6 +29,16 @@ enum RelayServerKind: String, Sendable, CaseIterable {
         case .tandemMemory: "Tandem (--in-memory)"
         }
     }
+
+    /// The name under a bar of the chart.
+    var shortLabel: String {
+        switch self {
+        case .go: "Go relay"
+        case .python: "Python relay"
+        case .tandem: "Tandem durable"
+        case .tandemMemory: "Tandem in-memory"
+        }
+    }
 }
 
 /// Why a benchmark server or the load could not run.
