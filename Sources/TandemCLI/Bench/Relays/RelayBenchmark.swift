@@ -6,8 +6,9 @@ import TandemWire
 /// Servers alternate within each round (A B C D, A B C D, …); the report gives medians and spread.
 ///
 /// `--runs N` sets the rounds. Environment: `TANDEM_BENCH_SERVERS` (e.g. `go,tandem`), `TANDEM_BENCH_SCENARIOS`
-/// (`a,b,c,d`), `TANDEM_BENCH_SECONDS` (measure window, default 4), `TANDEM_BENCH_IDLE` (idle connections,
-/// default 10000), `TANDEM_BENCH_DOCS` (a folder to write `relays.md` and `relays.svg` into) and
+/// (`a,b,c,d`), `TANDEM_BENCH_SECONDS` (measure window, default 4), `TANDEM_BENCH_WINDOW` (messages in flight per client in
+/// (a), default 16), `TANDEM_BENCH_IDLE` (idle connections, default 10000), `TANDEM_BENCH_TANDEM` (the `tandem`
+/// binary to serve with, default this one), `TANDEM_BENCH_DOCS` (a folder to write `relays.md` and `relays.svg` into) and
 /// `TANDEM_BENCH_COMMAND` (the command line recorded in the report).
 enum RelayBenchmark {
     static let suite = BenchSuite(
@@ -40,6 +41,12 @@ enum RelayBenchmark {
                     throw RelayBenchError(description: "TANDEM_BENCH_SECONDS must be 1...60, not \(text)")
                 }
                 sizes.measure = .seconds(seconds)
+            }
+            if let text = environment["TANDEM_BENCH_WINDOW"] {
+                guard let window = Int(text), (1...1000).contains(window) else {
+                    throw RelayBenchError(description: "TANDEM_BENCH_WINDOW must be 1...1000, not \(text)")
+                }
+                sizes.window = window
             }
             if let text = environment["TANDEM_BENCH_IDLE"] {
                 guard let count = Int(text), (10...100_000).contains(count) else {

@@ -27,7 +27,7 @@ struct RelayReport {
     static func line(_ run: RelayBenchmark.Run) -> String {
         var parts = ["round \(run.round)", run.kind.rawValue, "load \(fixed(run.loadAverage, 2))"]
         if let peak = run.peak {
-            parts.append("(a) \(grouped(peak.messagesPerSecond)) msg/s, server \(percent(peak.serverCores)) CPU, generator \(percent(peak.loadCores)), p99 \(fixed(peak.p99Milliseconds, 2)) ms, lost \(peak.lost)")
+            parts.append("(a) \(grouped(peak.messagesPerSecond)) msg/s, server \(percent(peak.serverCores)) CPU (\(fixed(peak.serverMicrosecondsPerDelivery, 2)) µs/delivery), generator \(percent(peak.loadCores)), p99 \(fixed(peak.p99Milliseconds, 2)) ms, lost \(peak.lost)")
         }
         if let rate = run.fixedRate {
             parts.append("(b) p50 \(fixed(rate.p50Milliseconds, 2)) ms p99 \(fixed(rate.p99Milliseconds, 2)) ms lost \(rate.lost)/\(rate.expected)")
@@ -41,14 +41,15 @@ struct RelayReport {
     /// The table of medians (with the range over rounds), as Markdown; also what the console prints.
     func summaryTable() -> String {
         var lines = [
-            "| server | (a) delivered msg/s | (a) server CPU | (a) generator CPU | (a) p99 ms | (b) p50 ms | (b) p99 ms | (b) lost | (b) server CPU | (c) kB / idle conn. | (d) resume storm s | (d) snapshots |",
-            "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+            "| server | (a) delivered msg/s | (a) server CPU | (a) server µs CPU / delivery | (a) generator CPU | (a) p99 ms | (b) p50 ms | (b) p99 ms | (b) lost | (b) server CPU | (c) kB / idle conn. | (d) resume storm s | (d) snapshots |",
+            "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
         ]
         for kind in settings.servers {
             let cells: [String] = [
                 kind.label,
                 cell(kind, { $0.peak?.messagesPerSecond }) { Self.grouped($0) },
                 cell(kind, { $0.peak?.serverCores }, range: false) { Self.percent($0) },
+                cell(kind, { $0.peak?.serverMicrosecondsPerDelivery }) { Self.fixed($0, 2) },
                 cell(kind, { $0.peak?.loadCores }, range: false) { Self.percent($0) },
                 cell(kind, { $0.peak?.p99Milliseconds }) { Self.fixed($0, 1) },
                 cell(kind, { $0.fixedRate?.p50Milliseconds }) { Self.fixed($0, 2) },
@@ -91,6 +92,8 @@ struct RelayReport {
 
         ![delivered messages per second and p99 latency](relays.svg)
 
+        Where Tandem's time goes in (a), and what was changed because of it: [relays-profile.md](relays-profile.md).
+
         \(summaryTable())
 
         ## Scenarios
@@ -99,7 +102,9 @@ struct RelayReport {
           client keeps \(sizes.window) messages in flight, a message completes when every other member of its room
           received it. Counted: deliveries per second over \(Self.seconds(sizes.measure)) s after \(Self.seconds(sizes.warmup)) s of warm-up.
           CPU columns are cores (100 % = one core) over that window: server from `/proc/PID/stat`, generator
-          from `getrusage`. The generator has one thread, so 100 % means it is the bottleneck.
+          from `getrusage`. The generator has one thread, so 100 % means it is the bottleneck. "µs CPU /
+          delivery" is the server's CPU time divided by the deliveries: on a busy machine it moves less than
+          the rate, which also counts the time a server waited for a core.
         - **(b) fixed rate**: \(sizes.rateRooms) rooms × \(sizes.rateRoomSize) clients, each sending \(sizes.messagesPerSecond) messages/s for \(Self.seconds(sizes.measure)) s, spread
           evenly; one-way latency (send to receipt by each other member, one process clock) and deliveries
           still missing 3 s after the last send.
@@ -118,8 +123,8 @@ struct RelayReport {
 
         ## Per run
 
-        | round | server | load avg (1 min) | (a) msg/s | (a) server CPU | (a) gen. CPU | (b) p99 ms | (b) lost | (c) kB/conn | (d) s | notes |
-        | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |
+        | round | server | load avg (1 min) | (a) msg/s | (a) server CPU | (a) µs/delivery | (a) gen. CPU | (b) p99 ms | (b) lost | (c) kB/conn | (d) s | notes |
+        | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |
 
         """
         for run in runs {
@@ -127,6 +132,7 @@ struct RelayReport {
                 "\(run.round)", run.kind.rawValue, Self.fixed(run.loadAverage, 2),
                 run.peak.map { Self.grouped($0.messagesPerSecond) } ?? "—",
                 run.peak.map { Self.percent($0.serverCores) } ?? "—",
+                run.peak.map { Self.fixed($0.serverMicrosecondsPerDelivery, 2) } ?? "—",
                 run.peak.map { Self.percent($0.loadCores) } ?? "—",
                 run.fixedRate.map { Self.fixed($0.p99Milliseconds, 2) } ?? "—",
                 run.fixedRate.map { "\($0.lost)/\($0.expected)" } ?? "—",

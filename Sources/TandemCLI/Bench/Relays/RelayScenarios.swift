@@ -12,6 +12,10 @@ enum RelayScenarios {
         /// CPU used over the window, in cores (1.0 = one core busy), server and load generator.
         var serverCores: Double
         var loadCores: Double
+
+        /// Server CPU time per delivered message in microseconds: less sensitive to a busy machine than the rate,
+        /// since it does not count the time the server waited for a core.
+        var serverMicrosecondsPerDelivery: Double { messagesPerSecond > 0 ? serverCores / messagesPerSecond * 1e6 : 0 }
     }
 
     /// (b) Latency and loss at a fixed send rate.
@@ -41,7 +45,7 @@ enum RelayScenarios {
     struct Sizes: Sendable {
         var peakRooms = 10
         var peakRoomSize = 10
-        var window = 8
+        var window = 16
         var messageSize = 128
         var warmup: Duration = .seconds(1)
         var measure: Duration = .seconds(4)
