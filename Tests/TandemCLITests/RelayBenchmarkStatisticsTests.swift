@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 @testable import TandemCLI
 
@@ -56,6 +57,45 @@ import Testing
             var rev = LoadStatistics.offset(after: Array(#""rev":"#.utf8), in: raw) ?? 0
             #expect(LoadStatistics.parseInteger(raw, at: &rev) == 12)
         }
+    }
+
+    @Test func settingsComeFromTheEnvironmentAndRefuseBadValues() throws {
+        let defaults = try RelayBenchmark.Settings(environment: [:])
+        #expect(defaults.servers == [.go, .python, .tandem, .tandemMemory])
+        #expect(defaults.scenarios == ["a", "b", "c", "d"])
+        let chosen = try RelayBenchmark.Settings(environment: [
+            "TANDEM_BENCH_SERVERS": "tandem,go", "TANDEM_BENCH_SCENARIOS": "a", "TANDEM_BENCH_SECONDS": "2",
+            "TANDEM_BENCH_WINDOW": "4", "TANDEM_BENCH_IDLE": "100",
+        ])
+        #expect(chosen.servers == [.tandem, .go])
+        #expect(chosen.scenarios == ["a"])
+        #expect(chosen.sizes.measure == .seconds(2))
+        #expect(chosen.sizes.window == 4)
+        #expect(chosen.sizes.idleConnections == 100)
+        #expect(throws: RelayBenchError.self) { try RelayBenchmark.Settings(environment: ["TANDEM_BENCH_SERVERS": "nginx"]) }
+        #expect(throws: RelayBenchError.self) { try RelayBenchmark.Settings(environment: ["TANDEM_BENCH_SECONDS": "0"]) }
+        #expect(throws: RelayBenchError.self) { try RelayBenchmark.Settings(environment: ["TANDEM_BENCH_IDLE": "lots"]) }
+    }
+
+    @Test func reportShowsMediansRangesAndBars() throws {
+        let settings = try RelayBenchmark.Settings(environment: ["TANDEM_BENCH_SERVERS": "go,tandem"])
+        func run(_ kind: RelayServerKind, _ round: Int, rate: Double) -> RelayBenchmark.Run {
+            var run = RelayBenchmark.Run(kind: kind, round: round, loadAverage: 1.5)
+            run.peak = .init(messagesPerSecond: rate, p50Milliseconds: 1, p99Milliseconds: 2, lost: 0, serverCores: 0.5, loadCores: 0.25)
+            return run
+        }
+        let runs = [run(.go, 1, rate: 100_000), run(.tandem, 1, rate: 200_000), run(.go, 2, rate: 120_000), run(.tandem, 2, rate: 180_000),
+                    run(.go, 3, rate: 110_000), run(.tandem, 3, rate: 190_000)]
+        let report = RelayReport(runs: runs, settings: settings, rounds: 3, started: .now, finished: .now)
+        let table = report.summaryTable()
+        #expect(table.contains("| Go gorilla/websocket relay | 110,000 (100,000–120,000) | 50 % |"))
+        #expect(table.contains("| Tandem (durable acks) | 190,000 (180,000–200,000) |"))
+        #expect(!table.contains("Python"))
+        #expect(report.markdown().contains("| 2 | tandem | 1.50 | 180,000 |"))
+        let svg = report.svg()
+        #expect(svg.hasPrefix("<svg"))
+        #expect(svg.components(separatedBy: "<rect x=").count - 1 == 2)  // one bar per server with (a) results
+        #expect(svg.contains("190,000"))
     }
 
     @Test func reportNumbersAreGroupedAndFixed() {
