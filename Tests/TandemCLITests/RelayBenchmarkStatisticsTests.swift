@@ -96,6 +96,21 @@ import Testing
         #expect(svg.hasPrefix("<svg"))
         #expect(svg.components(separatedBy: "<rect x=").count - 1 == 2)  // one bar per server with (a) results
         #expect(svg.contains("190,000"))
+        let targets = report.targets()
+        #expect(targets.lines == ["ok: (a) Tandem delivers 1.73× the Go relay's messages/s (target ≥ 1.00×)"])
+        #expect(targets.met)
+    }
+
+    @Test func missedTargetsAreReported() throws {
+        let settings = try RelayBenchmark.Settings(environment: ["TANDEM_BENCH_SERVERS": "tandem", "TANDEM_BENCH_IDLE": "100"])
+        var run = RelayBenchmark.Run(kind: .tandem, round: 1, loadAverage: 0.5)
+        run.idle = .init(bytesPerConnection: 12_000, held: 100)
+        run.resume = .init(seconds: 1.2, snapshots: 0, clients: 1000)
+        let targets = RelayReport(runs: [run], settings: settings, rounds: 1, started: .now, finished: .now).targets()
+        #expect(targets.lines.count == 2)
+        #expect(targets.lines[0].hasPrefix("MISSED: (c) Tandem holds 100 idle connections at 12.0 kB each"))
+        #expect(targets.lines[1].hasPrefix("ok: (d) 1000 Tandem clients resumed in 1.20 s"))
+        #expect(!targets.met)
     }
 
     @Test func reportNumbersAreGroupedAndFixed() {

@@ -3,7 +3,8 @@ import TandemWire
 
 /// `tandem bench relays`: Tandem's server against a Go (gorilla/websocket) and a Python (`websockets`) relay,
 /// each a separate process on this machine, driven by one load generator on one TandemWire event loop.
-/// Servers alternate within each round (A B C D, A B C D, …); the report gives medians and spread.
+/// Servers alternate within each round (A B C D, A B C D, …); the report gives medians and spread, and the run
+/// exits 1 when a scenario failed or one of issue 7's targets for Tandem was missed.
 ///
 /// `--runs N` sets the rounds. Environment: `TANDEM_BENCH_SERVERS` (e.g. `go,tandem`), `TANDEM_BENCH_SCENARIOS`
 /// (`a,b,c,d`), `TANDEM_BENCH_SECONDS` (measure window, default 4), `TANDEM_BENCH_WINDOW` (messages in flight per client in
@@ -106,6 +107,8 @@ enum RelayBenchmark {
         let report = RelayReport(runs: runs, settings: settings, rounds: rounds, started: started, finished: Date())
         console.out("")
         console.out(report.summaryTable())
+        let targets = report.targets()
+        for line in targets.lines { console.out(line) }
         if let docs = settings.docs {
             do {
                 try report.markdown().write(toFile: "\(docs)/relays.md", atomically: true, encoding: .utf8)
@@ -116,7 +119,7 @@ enum RelayBenchmark {
                 return ExitCode.failure
             }
         }
-        return runs.contains { !$0.failures.isEmpty } ? ExitCode.failure : ExitCode.success
+        return runs.contains { !$0.failures.isEmpty } || !targets.met ? ExitCode.failure : ExitCode.success
     }
 
     /// Runs the selected scenarios against fresh server processes: one for (a), (b) and (d), and a separate one for

@@ -96,6 +96,10 @@ struct RelayReport {
 
         \(summaryTable())
 
+        Targets of issue 7 (Tandem with durable acks, medians of this run):
+
+        \(targets().lines.map { "- " + $0 }.joined(separator: "\n"))
+
         ## Scenarios
 
         - **(a) peak**: \(sizes.peakRooms) rooms × \(sizes.peakRoomSize) clients, \(sizes.messageSize)-byte text messages, closed loop: every
@@ -156,6 +160,41 @@ struct RelayReport {
         let kernel = ((try? String(contentsOfFile: "/proc/sys/kernel/osrelease", encoding: .utf8)) ?? "unknown")
             .trimmingCharacters(in: .whitespacesAndNewlines)
         return "Machine: \(model), \(ProcessInfo.processInfo.activeProcessorCount) cores, \(memory) RAM, Linux \(kernel)."
+    }
+
+    // MARK: - Targets
+
+    /// Issue 7's targets for Tandem with durable acks, judged on the medians of this run: one line each,
+    /// `ok:` or `MISSED:`, and whether all that could be judged were met. A target needs its scenario (and,
+    /// for ratios, the Go relay) in the run; the others are left out.
+    func targets() -> (lines: [String], met: Bool) {
+        var lines: [String] = []
+        var met = true
+        func judge(_ passed: Bool, _ text: String) {
+            lines.append((passed ? "ok: " : "MISSED: ") + text)
+            met = met && passed
+        }
+        let tandemRate = spread(.tandem) { $0.peak?.messagesPerSecond }
+        if let ours = tandemRate, let go = spread(.go, { $0.peak?.messagesPerSecond }) {
+            let ratio = ours.median / go.median
+            judge(ratio >= 1.0, "(a) Tandem delivers \(Self.fixed(ratio, 2))× the Go relay's messages/s (target ≥ 1.00×)")
+        }
+        if let ours = spread(.tandem, { $0.fixedRate?.p99Milliseconds }), let go = spread(.go, { $0.fixedRate?.p99Milliseconds }) {
+            let lost = runs.filter { $0.kind == .tandem }.compactMap(\.fixedRate).reduce(0) { $0 + $1.lost }
+            judge(ours.median <= go.median && lost == 0,
+                  "(b) Tandem p99 \(Self.fixed(ours.median, 2)) ms vs the Go relay's \(Self.fixed(go.median, 2)) ms, \(lost) lost (target ≤ Go, 0 lost)")
+        }
+        if let perConnection = spread(.tandem, { $0.idle?.bytesPerConnection }) {
+            let held = runs.filter { $0.kind == .tandem }.compactMap(\.idle).map(\.held).min() ?? 0
+            judge(perConnection.median <= 10_000 && held >= settings.sizes.idleConnections,
+                  "(c) Tandem holds \(held) idle connections at \(Self.fixed(perConnection.median / 1000, 1)) kB each (target ≤ 10 kB, \(settings.sizes.idleConnections) held)")
+        }
+        if let storm = spread(.tandem, { $0.resume?.seconds }) {
+            let snapshots = runs.filter { $0.kind == .tandem }.compactMap(\.resume).reduce(0) { $0 + $1.snapshots }
+            judge(storm.median <= 5 && snapshots == 0,
+                  "(d) \(settings.sizes.stormClients) Tandem clients resumed in \(Self.fixed(storm.median, 2)) s, \(snapshots) snapshots (target ≤ 5 s, none)")
+        }
+        return (lines, met)
     }
 
     // MARK: - Chart
