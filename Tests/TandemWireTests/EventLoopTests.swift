@@ -1,3 +1,4 @@
+import Foundation
 import Dispatch
 import Synchronization
 import Testing
@@ -55,6 +56,30 @@ import TandemTestSupport
         }
         #expect(insideOuter == 0)
         try await eventually("the nested batch's job ran", timeout: .seconds(30)) { nested.withLock { $0 } }
+    }
+
+    @Test func sharedFramesQueuedFromAnotherThreadRunOnTheLoopInOrderWithExecutedWork() async throws {
+        let group = try EventLoopGroup(threads: 1)
+        defer { group.shutdown() }
+        let loop = group.next()
+        let target = RecordingFrameTarget(loop: loop)
+        let frames = (0..<200).map { SharedBytes([UInt8(truncatingIfNeeded: $0)]) }
+        // From a thread that is not the loop's: frames and closures interleaved must come out interleaved.
+        let thread = Thread {
+            for (index, frame) in frames.enumerated() {
+                loop.enqueue(frame, to: target)
+                if index.isMultiple(of: 10) { loop.execute { target.record("task \(index)") } }
+            }
+        }
+        thread.start()
+        var expected: [String] = []
+        for index in 0..<200 {
+            expected.append("frame \(UInt8(truncatingIfNeeded: index))")
+            if index.isMultiple(of: 10) { expected.append("task \(index)") }
+        }
+        try await eventually("every frame and task ran") { target.entries.count == expected.count }
+        #expect(target.entries == expected)
+        #expect(target.offLoopCalls.load(ordering: .relaxed) == 0)
     }
 
     @Test func submitReturnsTheResultAndPropagatesErrors() async throws {
@@ -129,5 +154,27 @@ import TandemTestSupport
         try await eventually("live timer fired") { fired.load(ordering: .relaxed) == 100 }
         let pending = try await loop.submit { loop.pendingTimerCount }
         #expect(pending < 2_100)
+    }
+}
+
+/// Records the shared frames and tasks a loop delivers, in delivery order.
+private final class RecordingFrameTarget: SharedFrameTarget {
+    let loop: EventLoop
+    let offLoopCalls = Atomic<Int>(0)
+    private let log = Mutex<[String]>([])
+
+    init(loop: EventLoop) {
+        self.loop = loop
+    }
+
+    var entries: [String] { log.withLock { $0 } }
+
+    func record(_ entry: String) {
+        if !loop.inEventLoop { offLoopCalls.add(1, ordering: .relaxed) }
+        log.withLock { $0.append(entry) }
+    }
+
+    func writeSharedFrame(_ frame: SharedBytes) {
+        record("frame \(frame.bytes[0])")
     }
 }

@@ -8,6 +8,7 @@ enum BenchCommand {
         StorageBenchmark.suite,
         WireBenchmark.suite,
         LatencyBenchmark.suite,
+        RelayBenchmark.suite,
     ]
 
     static let spec = CommandSpec(

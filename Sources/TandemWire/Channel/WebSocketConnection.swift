@@ -86,9 +86,11 @@ public final class WebSocketConnection: @unchecked Sendable {
     /// client must mask every frame, so a shared unmasked frame is refused by a precondition).
     public func send(_ frame: WebSocketOutboundFrame) {
         precondition(role == .server, "WebSocketOutboundFrame is unmasked: only a server connection may send it")
-        onLoop {
-            guard self.machine.canSendData else { return }
-            self.write(frame.frame)
+        if loop.inEventLoop {
+            writeSharedFrame(frame.frame)
+        } else {
+            // A fan-out from another thread sends one frame to many connections: no closure per recipient.
+            loop.enqueue(frame.frame, to: self)
         }
     }
 
@@ -240,5 +242,12 @@ public final class WebSocketConnection: @unchecked Sendable {
 
     private func write(_ shared: SharedBytes) {
         write(shared.bytes)
+    }
+}
+
+extension WebSocketConnection: SharedFrameTarget {
+    func writeSharedFrame(_ frame: SharedBytes) {
+        guard machine.canSendData else { return }
+        write(frame)
     }
 }

@@ -28,8 +28,23 @@ public final class EventLoop: @unchecked Sendable {
 
     let selector: any IOSelector
 
+    /// One entry of the inbox. A shared frame is queued as plain references rather than as a closure capturing
+    /// them, which saves an allocation per recipient when one message fans out from another thread; both kinds
+    /// share one FIFO so submission order holds across them (a frame sent before a close still goes first).
+    private enum SubmittedWork {
+        case task(@Sendable () -> Void)
+        case frame(SharedBytes, to: any SharedFrameTarget)
+
+        func run() {
+            switch self {
+            case .task(let work): work()
+            case .frame(let bytes, let target): target.writeSharedFrame(bytes)
+            }
+        }
+    }
+
     private struct Inbox {
-        var tasks: [@Sendable () -> Void] = []
+        var tasks: [SubmittedWork] = []
         var wakeupRequested = false
         var shutdownRequested = false
         var closed = false
@@ -45,7 +60,7 @@ public final class EventLoop: @unchecked Sendable {
     private(set) var now: UInt64 = MonotonicTime.now()
     private var timers = TimerHeap<ScheduledTask>()
     private var timerCompactionThreshold = 1024
-    private var runningTasks: [@Sendable () -> Void] = []
+    private var runningTasks: [SubmittedWork] = []
     private var registry: ContiguousArray<RegistrySlot> = []
     private var nextGeneration: UInt32 = 1
     var flushList: [TCPConnection] = []
@@ -96,6 +111,18 @@ public final class EventLoop: @unchecked Sendable {
     /// - Returns: false (and drops `work`) when the loop has already shut down.
     @discardableResult
     public func execute(_ work: @escaping @Sendable () -> Void) -> Bool {
+        submit(.task(work))
+    }
+
+    /// Queues `frame` to be written to `target` on the loop thread, in order with `execute`d work. Safe from any
+    /// thread.
+    /// - Returns: false (and drops the frame) when the loop has already shut down.
+    @discardableResult
+    func enqueue(_ frame: SharedBytes, to target: any SharedFrameTarget) -> Bool {
+        submit(.frame(frame, to: target))
+    }
+
+    private func submit(_ work: SubmittedWork) -> Bool {
         let (accepted, wake) = inbox.withLock { inbox -> (Bool, Bool) in
             guard !inbox.closed else { return (false, false) }
             inbox.tasks.append(work)
@@ -210,7 +237,7 @@ public final class EventLoop: @unchecked Sendable {
             inbox.wakeupRequested = false
         }
         guard !runningTasks.isEmpty else { return }
-        for task in runningTasks { task() }
+        for task in runningTasks { task.run() }
         runningTasks.removeAll(keepingCapacity: runningTasks.count <= 1024)
     }
 
@@ -232,13 +259,13 @@ public final class EventLoop: @unchecked Sendable {
             slot.owner?.loopDidShutDown()
         }
         flushPending()
-        let leftovers = inbox.withLock { inbox -> [@Sendable () -> Void] in
+        let leftovers = inbox.withLock { inbox -> [SubmittedWork] in
             inbox.closed = true
             defer { inbox.tasks = [] }
             return inbox.tasks
         }
         // Work that raced with shutdown still runs once, so continuations waiting on it are resumed.
-        for task in leftovers { task() }
+        for task in leftovers { task.run() }
         flushPending()
         timers = TimerHeap()
         idleSweep = nil

@@ -1,0 +1,169 @@
+import Foundation
+import TandemWire
+
+/// `tandem bench relays`: Tandem's server against a Go (gorilla/websocket) and a Python (`websockets`) relay,
+/// each a separate process on this machine, driven by one load generator on one TandemWire event loop.
+/// Servers alternate within each round (A B C D, A B C D, …); the report gives medians and spread, and the run
+/// exits 1 when a scenario failed or one of issue 7's targets for Tandem was missed.
+///
+/// `--runs N` sets the rounds. Environment: `TANDEM_BENCH_SERVERS` (e.g. `go,tandem`), `TANDEM_BENCH_SCENARIOS`
+/// (`a,b,c,d`), `TANDEM_BENCH_SECONDS` (measure window, default 4), `TANDEM_BENCH_WINDOW` (messages in flight per client in
+/// (a), default 16), `TANDEM_BENCH_IDLE` (idle connections, default 10000), `TANDEM_BENCH_TANDEM` (the `tandem`
+/// binary to serve with, default this one), `TANDEM_BENCH_DOCS` (a folder to write `relays.md` and `relays.svg` into) and
+/// `TANDEM_BENCH_COMMAND` (the command line recorded in the report).
+enum RelayBenchmark {
+    static let suite = BenchSuite(
+        name: "relays",
+        summary: "Tandem vs Go gorilla/websocket and Python websockets relays: peak, fixed rate, idle memory, resume storm"
+    ) { runs, console in
+        await run(rounds: runs, console: console, environment: ProcessInfo.processInfo.environment)
+    }
+
+    /// What to run, read from the environment.
+    struct Settings: Sendable {
+        var servers: [RelayServerKind] = RelayServerKind.allCases
+        var scenarios: Set<String> = ["a", "b", "c", "d"]
+        var sizes = RelayScenarios.Sizes()
+        var docs: String?
+        var command = "bench/run"
+
+        init(environment: [String: String]) throws {
+            if let list = environment["TANDEM_BENCH_SERVERS"] {
+                servers = try list.split(separator: ",").map { name in
+                    guard let kind = RelayServerKind(rawValue: String(name)) else {
+                        throw RelayBenchError(description: "unknown server '\(name)' in TANDEM_BENCH_SERVERS (known: go, python, tandem, tandem-memory)")
+                    }
+                    return kind
+                }
+            }
+            if let list = environment["TANDEM_BENCH_SCENARIOS"] { scenarios = Set(list.split(separator: ",").map(String.init)) }
+            if let text = environment["TANDEM_BENCH_SECONDS"] {
+                guard let seconds = Int(text), (1...60).contains(seconds) else {
+                    throw RelayBenchError(description: "TANDEM_BENCH_SECONDS must be 1...60, not \(text)")
+                }
+                sizes.measure = .seconds(seconds)
+            }
+            if let text = environment["TANDEM_BENCH_WINDOW"] {
+                guard let window = Int(text), (1...1000).contains(window) else {
+                    throw RelayBenchError(description: "TANDEM_BENCH_WINDOW must be 1...1000, not \(text)")
+                }
+                sizes.window = window
+            }
+            if let text = environment["TANDEM_BENCH_IDLE"] {
+                guard let count = Int(text), (10...100_000).contains(count) else {
+                    throw RelayBenchError(description: "TANDEM_BENCH_IDLE must be 10...100000, not \(text)")
+                }
+                sizes.idleConnections = count
+            }
+            docs = environment["TANDEM_BENCH_DOCS"]
+            command = environment["TANDEM_BENCH_COMMAND"] ?? command
+        }
+    }
+
+    /// Everything measured for one server in one round.
+    struct Run: Sendable {
+        var kind: RelayServerKind
+        var round: Int
+        var loadAverage: Double
+        var peak: RelayScenarios.Peak?
+        var fixedRate: RelayScenarios.FixedRate?
+        var idle: RelayScenarios.Idle?
+        var resume: RelayScenarios.ResumeStorm?
+        var failures: [String] = []
+    }
+
+    static func run(rounds: Int, console: any Console, environment: [String: String]) async -> Int32 {
+        let settings: Settings
+        let paths: RelayServerProcess.Paths
+        do {
+            settings = try Settings(environment: environment)
+            paths = try RelayServerProcess.Paths.locate(environment: environment)
+        } catch {
+            console.err("tandem bench relays: error: \(error)")
+            return ExitCode.failure
+        }
+        _ = try? FileDescriptorLimit.raiseSoftLimitToHard()
+        let group: EventLoopGroup
+        do {
+            group = try EventLoopGroup(threads: 1)
+        } catch {
+            console.err("tandem bench relays: error: \(error)")
+            return ExitCode.failure
+        }
+        defer { group.shutdown() }
+        let loop = group.next()
+        let secretText = (0..<32).map { _ in String(UInt8.random(in: 0...15), radix: 16) }.joined()
+        let secret = Array(secretText.utf8)
+        let started = Date()
+        var runs: [Run] = []
+        for round in 1...rounds {
+            for kind in settings.servers {
+                var result = Run(kind: kind, round: round, loadAverage: LoadStatistics.loadAverage())
+                await measure(&result, paths: paths, loop: loop, secretText: secretText, secret: secret, settings: settings)
+                console.out(RelayReport.line(result))
+                runs.append(result)
+            }
+        }
+        let report = RelayReport(runs: runs, settings: settings, rounds: rounds, started: started, finished: Date())
+        console.out("")
+        console.out(report.summaryTable())
+        let targets = report.targets()
+        for line in targets.lines { console.out(line) }
+        if let docs = settings.docs {
+            do {
+                try report.markdown().write(toFile: "\(docs)/relays.md", atomically: true, encoding: .utf8)
+                try report.svg().write(toFile: "\(docs)/relays.svg", atomically: true, encoding: .utf8)
+                console.out("wrote \(docs)/relays.md and \(docs)/relays.svg")
+            } catch {
+                console.err("tandem bench relays: error: cannot write the report: \(error)")
+                return ExitCode.failure
+            }
+        }
+        return runs.contains { !$0.failures.isEmpty } || !targets.met ? ExitCode.failure : ExitCode.success
+    }
+
+    /// Runs the selected scenarios against fresh server processes: one for (a), (b) and (d), and a separate one for
+    /// (c), so the idle-memory baseline is not inflated or shrunk by the heap of earlier scenarios.
+    private static func measure(
+        _ result: inout Run, paths: RelayServerProcess.Paths, loop: EventLoop, secretText: String, secret: [UInt8], settings: Settings
+    ) async {
+        let kind = result.kind
+        let sizes = settings.sizes
+        let tag = "r\(result.round)"
+        let active = settings.scenarios.intersection(kind.speaksTandem ? ["a", "b", "d"] : ["a", "b"])
+        if !active.isEmpty {
+            do {
+                let server = try RelayServerProcess(kind: kind, paths: paths, secret: secretText)
+                defer { server.stop() }
+                do {
+                    if active.contains("a") {
+                        result.peak = try await RelayScenarios.peak(server, loop: loop, secret: secret, tag: "\(tag)a", sizes: sizes)
+                    }
+                    if active.contains("b") {
+                        result.fixedRate = try await RelayScenarios.fixedRate(server, loop: loop, secret: secret, tag: "\(tag)b", sizes: sizes)
+                    }
+                    if active.contains("d") {
+                        result.resume = try await RelayScenarios.resumeStorm(server, loop: loop, secret: secret, tag: "\(tag)d", sizes: sizes)
+                    }
+                } catch {
+                    result.failures.append("\(error)")
+                }
+            } catch {
+                result.failures.append("\(error)")
+            }
+        }
+        if settings.scenarios.contains("c") {
+            do {
+                let server = try RelayServerProcess(kind: kind, paths: paths, secret: secretText)
+                defer { server.stop() }
+                do {
+                    result.idle = try await RelayScenarios.idle(server, loop: loop, secret: secret, tag: "\(tag)c", sizes: sizes)
+                } catch {
+                    result.failures.append("\(error)")
+                }
+            } catch {
+                result.failures.append("\(error)")
+            }
+        }
+    }
+}

@@ -1,0 +1,203 @@
+import TandemWire
+
+/// The scenarios of the relay benchmark, each against one running server.
+enum RelayScenarios {
+    /// (a) Delivered messages per second with every client keeping `window` messages in flight.
+    struct Peak: Sendable {
+        var messagesPerSecond: Double
+        var p50Milliseconds: Double
+        var p99Milliseconds: Double
+        /// Deliveries still missing after the load stopped and the server had time to drain.
+        var lost: Int
+        /// CPU used over the window, in cores (1.0 = one core busy), server and load generator.
+        var serverCores: Double
+        var loadCores: Double
+
+        /// Server CPU time per delivered message in microseconds: less sensitive to a busy machine than the rate,
+        /// since it does not count the time the server waited for a core.
+        var serverMicrosecondsPerDelivery: Double { messagesPerSecond > 0 ? serverCores / messagesPerSecond * 1e6 : 0 }
+    }
+
+    /// (b) Latency and loss at a fixed send rate.
+    struct FixedRate: Sendable {
+        var p50Milliseconds: Double
+        var p99Milliseconds: Double
+        var lost: Int
+        var expected: Int
+        var serverCores: Double
+        var loadCores: Double
+    }
+
+    /// (c) Server memory per idle connection.
+    struct Idle: Sendable {
+        var bytesPerConnection: Double
+        var held: Int
+    }
+
+    /// (d) Time for every client of a dropped set to be welcomed back, and how many got a snapshot.
+    struct ResumeStorm: Sendable {
+        var seconds: Double
+        var snapshots: Int
+        var clients: Int
+    }
+
+    /// The sizes of the scenarios; the defaults are the ones issue 7 names.
+    struct Sizes: Sendable {
+        var peakRooms = 10
+        var peakRoomSize = 10
+        var window = 16
+        var messageSize = 128
+        var warmup: Duration = .seconds(1)
+        var measure: Duration = .seconds(4)
+        var rateRooms = 100
+        var rateRoomSize = 4
+        var messagesPerSecond = 20
+        var idleConnections = 10_000
+        var stormClients = 1_000
+    }
+
+    /// CPU seconds of the server and of this process from one instant, to turn into cores over a window.
+    struct CPUWindow {
+        let server: RelayServerProcess
+        let serverStart: Double
+        let ownStart: Double
+        let wallStart: Int
+
+        init(_ server: RelayServerProcess) {
+            self.server = server
+            serverStart = server.cpuSeconds
+            ownStart = LoadStatistics.ownCPUSeconds()
+            wallStart = LoadStatistics.nowNanoseconds()
+        }
+
+        func cores() -> (server: Double, load: Double) {
+            let wall = Double(LoadStatistics.nowNanoseconds() - wallStart) / 1e9
+            return ((server.cpuSeconds - serverStart) / wall, (LoadStatistics.ownCPUSeconds() - ownStart) / wall)
+        }
+    }
+
+    static func peak(_ server: RelayServerProcess, loop: EventLoop, secret: [UInt8], tag: String, sizes: Sizes) async throws -> Peak {
+        let session = LoadSession(
+            loop: loop, server: server, tag: tag, rooms: sizes.peakRooms, roomSize: sizes.peakRoomSize,
+            messageSize: sizes.messageSize, secret: secret)
+        try await session.connectAll(concurrency: 100, resume: false)
+        try await loop.submit {
+            session.closedLoop = true
+            for client in session.clients {
+                for _ in 0..<sizes.window { session.send(from: client) }
+            }
+        }
+        try await Task.sleep(for: sizes.warmup)
+        let cpu = CPUWindow(server)
+        let (delivered0, start) = try await loop.submit {
+            session.recordLatency = true
+            return (session.delivered, LoadStatistics.nowNanoseconds())
+        }
+        try await Task.sleep(for: sizes.measure)
+        let (delivered1, end, latencies) = try await loop.submit {
+            session.recordLatency = false
+            session.closedLoop = false
+            let samples = session.latencies
+            session.latencies = []
+            return (session.delivered, LoadStatistics.nowNanoseconds(), samples)
+        }
+        let cores = cpu.cores()
+        try? await session.waitUntil(timeout: .seconds(5), "the last messages") { $0.clients.allSatisfy { $0.outstanding == 0 } }
+        let lost = try await loop.submit { session.clients.reduce(0) { $0 + $1.remaining.values.reduce(0, +) } }
+        try await session.abortAll()
+        let sorted = latencies.sorted()
+        return Peak(
+            messagesPerSecond: Double(delivered1 - delivered0) / (Double(end - start) / 1e9),
+            p50Milliseconds: milliseconds(LoadStatistics.percentile(0.5, ofSorted: sorted)),
+            p99Milliseconds: milliseconds(LoadStatistics.percentile(0.99, ofSorted: sorted)),
+            lost: lost, serverCores: cores.server, loadCores: cores.load)
+    }
+
+    static func fixedRate(_ server: RelayServerProcess, loop: EventLoop, secret: [UInt8], tag: String, sizes: Sizes) async throws -> FixedRate {
+        let session = LoadSession(
+            loop: loop, server: server, tag: tag, rooms: sizes.rateRooms, roomSize: sizes.rateRoomSize,
+            messageSize: sizes.messageSize, secret: secret)
+        try await session.connectAll(concurrency: 100, resume: false)
+        let period = 1_000_000_000 / sizes.messagesPerSecond
+        let perClient = Int(Double(sizes.messagesPerSecond) * Double(sizes.measure.components.seconds))
+        let total = perClient * session.clients.count
+        let cpu = CPUWindow(server)
+        try await loop.submit {
+            session.recordLatency = true
+            let first = LoadStatistics.nowNanoseconds() + 20_000_000
+            let count = session.clients.count
+            for (position, client) in session.clients.enumerated() {
+                // Spread the clients evenly over one period so the load is smooth, not 400 messages at once.
+                session.sendPaced(client, remaining: perClient, at: first + period * position / count, period: period)
+            }
+        }
+        try await session.waitUntil(timeout: sizes.measure + .seconds(30), "the paced sends") { $0.sent >= total }
+        let cores = cpu.cores()
+        let expected = total * (sizes.rateRoomSize - 1)
+        try? await session.waitUntil(timeout: .seconds(3), "the last deliveries") { $0.delivered >= expected }
+        let (delivered, latencies) = try await loop.submit {
+            session.recordLatency = false
+            return (session.delivered, session.latencies)
+        }
+        try await session.abortAll()
+        let sorted = latencies.sorted()
+        return FixedRate(
+            p50Milliseconds: milliseconds(LoadStatistics.percentile(0.5, ofSorted: sorted)),
+            p99Milliseconds: milliseconds(LoadStatistics.percentile(0.99, ofSorted: sorted)),
+            lost: max(0, expected - delivered), expected: expected, serverCores: cores.server, loadCores: cores.load)
+    }
+
+    static func idle(_ server: RelayServerProcess, loop: EventLoop, secret: [UInt8], tag: String, sizes: Sizes) async throws -> Idle {
+        let session = LoadSession(
+            loop: loop, server: server, tag: tag, rooms: sizes.idleConnections / 10, roomSize: 10,
+            messageSize: sizes.messageSize, secret: secret)
+        try await Task.sleep(for: .milliseconds(300))
+        let before = server.residentBytes
+        try await session.connectAll(concurrency: 200, resume: false)
+        try await Task.sleep(for: .seconds(1))
+        let after = server.residentBytes
+        let dropped = try await loop.submit { session.closes.values.reduce(0, +) }
+        try await session.abortAll()
+        let held = session.clients.count - dropped
+        return Idle(bytesPerConnection: Double(after - before) / Double(max(held, 1)), held: held)
+    }
+
+    static func resumeStorm(_ server: RelayServerProcess, loop: EventLoop, secret: [UInt8], tag: String, sizes: Sizes) async throws -> ResumeStorm {
+        let session = LoadSession(
+            loop: loop, server: server, tag: tag, rooms: sizes.stormClients / 10, roomSize: 10,
+            messageSize: sizes.messageSize, secret: secret)
+        try await session.connectAll(concurrency: 100, resume: false)
+        let count = session.clients.count
+        try await loop.submit {
+            for client in session.clients { session.send(from: client) }
+        }
+        try await session.waitUntil(timeout: .seconds(60), "the acks before the storm") { $0.acks >= count && $0.delivered >= count * 9 }
+        let start = try await loop.submit {
+            session.welcomes = 0
+            session.snapshots = 0
+            for client in session.clients { client.connection?.abort() }
+            return LoadStatistics.nowNanoseconds()
+        }
+        try await session.connectAll(concurrency: 250, resume: true)
+        let (last, snapshots) = try await loop.submit { (session.lastWelcomeNanos, session.snapshots) }
+        try await session.abortAll()
+        return ResumeStorm(seconds: Double(last - start) / 1e9, snapshots: snapshots, clients: count)
+    }
+
+    static func milliseconds(_ nanoseconds: Int?) -> Double {
+        Double(nanoseconds ?? 0) / 1e6
+    }
+}
+
+extension LoadSession {
+    /// Sends `remaining` messages from `client`, the first at `due` (monotonic ns) and then one per `period`,
+    /// on absolute deadlines so a late timer does not shift the ones after it.
+    func sendPaced(_ client: LoadClient, remaining: Int, at due: Int, period: Int) {
+        guard remaining > 0 else { return }
+        let delay = max(0, due - LoadStatistics.nowNanoseconds())
+        loop.schedule(after: .nanoseconds(delay)) {
+            self.send(from: client)
+            self.sendPaced(client, remaining: remaining - 1, at: due + period, period: period)
+        }
+    }
+}
