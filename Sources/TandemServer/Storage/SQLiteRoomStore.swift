@@ -21,6 +21,8 @@ public final class SQLiteRoomStore: RoomStore {
     }
 
     private let database: SQLiteDatabase
+    /// Checkpoints the WAL from its own thread (the writer's connection never does).
+    private var checkpointer: WALCheckpointer?
     private let insertRoom: SQLiteStatement
     private let insertPatch: SQLiteStatement
     /// `insertPatch` for `rowsPerInsert` rows at once: one statement run per 16 patches of a batch.
@@ -53,6 +55,7 @@ public final class SQLiteRoomStore: RoomStore {
             try database.execute("""
                 PRAGMA busy_timeout=5000;
                 PRAGMA journal_mode=WAL;
+                PRAGMA wal_autocheckpoint=0;
                 PRAGMA synchronous=\(durability == .full ? "FULL" : "NORMAL");
                 CREATE TABLE IF NOT EXISTS rooms (
                     room TEXT PRIMARY KEY, epoch TEXT NOT NULL, rev INTEGER NOT NULL,
@@ -109,10 +112,20 @@ public final class SQLiteRoomStore: RoomStore {
             upsertDenial = try database.prepare("INSERT OR REPLACE INTO denials (room, user, until) VALUES (?, ?, ?)")
             deleteDenialStatement = try database.prepare("DELETE FROM denials WHERE room = ? AND user = ?")
             selectDenials = try database.prepare("SELECT room, user, until FROM denials ORDER BY room, user")
+            // After the schema exists, so the checkpointer's connection sees a WAL database.
+            checkpointer = try WALCheckpointer(path: path)
         } catch {
             throw .database(error)
         }
     }
+
+    deinit {
+        // Before the writer's connection closes (which checkpoints the rest and removes the WAL).
+        checkpointer?.stop()
+    }
+
+    /// Passive checkpoints the background thread has completed (tests wait for one).
+    var completedCheckpoints: Int { checkpointer?.completedCount ?? 0 }
 
     /// See `RoomStore.loadRoom(_:)`.
     public func loadRoom(_ room: String) throws(StorageError) -> RoomRecord? {
