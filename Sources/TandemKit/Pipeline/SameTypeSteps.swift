@@ -1,0 +1,70 @@
+/// The steps of a pipeline whose every step maps a value to a value of the same type, kept flat so
+/// the run calls them from one loop (see `Pipeline.sameTypeSteps`).
+///
+/// The loop has the shape of plain `await`s one after another: per step one indirect call of the
+/// user's closure and no closure frame of the pipeline's own around it (each async frame is
+/// measurable against direct calls; see docs/bench/pipeline.md). Names, plain closures and policy
+/// wrappers are separate arrays so that a step costs the load of one closure, not a copy of a
+/// record.
+@usableFromInline
+struct SameTypeSteps<Value: Sendable>: Sendable {
+    @usableFromInline
+    var names: [String] = []
+    /// The user's function of each step that has no retry or timeout, else nil.
+    @usableFromInline
+    var plain: [(@Sendable (Value) async throws -> Value)?] = []
+    /// Each step with its policies; used when `plain` is nil.
+    @usableFromInline
+    var execute: [@Sendable (Value, RunContext, Int, String) async throws -> Value] = []
+
+    @inlinable
+    init() {}
+
+    /// These steps followed by `step`, whose types the caller proved equal to `Value`.
+    ///
+    /// - Precondition: `Input.self == Value.self && Output.self == Value.self` (checked at run time
+    ///   by the caller). Reinterpreting the closures then changes nothing but their static type: in
+    ///   generic code both function types have the same representation.
+    @inlinable
+    func appending<Input, Output>(unsafeCasting step: PipelineStep<Input, Output>) -> Self {
+        var steps = self
+        steps.names.append(step.name)
+        steps.plain.append(step.plain.map { unsafeBitCast($0, to: (@Sendable (Value) async throws -> Value).self) })
+        steps.execute.append(unsafeBitCast(step.execute, to: (@Sendable (Value, RunContext, Int, String) async throws -> Value).self))
+        return steps
+    }
+
+    /// The body of a pipeline made of these steps: the same boundary checks, progress events and
+    /// error mapping as the closure chain in `Pipeline.then`, in one loop.
+    ///
+    /// - Precondition: `Output.self == Value.self`. The closure is built with the pipeline's own
+    ///   result type rather than cast to it afterwards: casting a function value in generic code
+    ///   wraps it in two reabstraction thunks, i.e. extra async frames on every run.
+    @inlinable
+    func body<Output>(returning _: Output.Type) -> @Sendable (Value, RunContext, Int) async throws -> Output {
+        let (names, plain, execute) = (names, plain, execute)
+        return { input, context, base in
+            var value = input
+            var offset = 0
+            // An index loop, not `for in`: the iterator over an array of closures asks the runtime
+            // for the closure type's metadata on every run.
+            while offset < plain.count {
+                let index = base + offset
+                if context.mustWait { try await context.waitUntilRunnable(index, names[offset]) }
+                if context.progress != nil { context.started(index, names[offset]) }
+                if let step = plain[offset] {
+                    do {
+                        value = try await step(value)
+                    } catch {
+                        throw PipelineError.normalize(error, context: context, index: index, name: names[offset], attempts: 1)
+                    }
+                } else {
+                    value = try await execute[offset](value, context, index, names[offset])
+                }
+                if context.progress != nil { context.finished(index, names[offset]) }
+                offset += 1
+            }
+            return unsafeBitCast(value, to: Output.self)
+        }
+    }
+}
