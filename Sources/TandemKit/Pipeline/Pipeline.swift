@@ -124,6 +124,10 @@ public struct Pipeline<Input: Sendable, Output: Sendable>: Sendable {
     ) async throws(PipelineError) -> Output {
         let context = RunContext(environment: environment, count: count, progress: onProgress)
         do {
+            if let sameTypeSteps, Output.self == Input.self {
+                // Straight into the loop: no closure frame between `run` and the steps.
+                return unsafeBitCast(try await sameTypeSteps.run(input, context, base: 0), to: Output.self)
+            }
             return try await body(input, context, 0)
         } catch {
             throw PipelineError.normalize(error, context: context, index: 0, name: stepNames.first ?? "", attempts: 1)

@@ -34,37 +34,58 @@ struct SameTypeSteps<Value: Sendable>: Sendable {
         return steps
     }
 
-    /// The body of a pipeline made of these steps: the same boundary checks, progress events and
-    /// error mapping as the closure chain in `Pipeline.then`, in one loop.
+    /// The body of a pipeline made of these steps (for composition and controllable runs).
     ///
     /// - Precondition: `Output.self == Value.self`. The closure is built with the pipeline's own
     ///   result type rather than cast to it afterwards: casting a function value in generic code
     ///   wraps it in two reabstraction thunks, i.e. extra async frames on every run.
     @inlinable
     func body<Output>(returning _: Output.Type) -> @Sendable (Value, RunContext, Int) async throws -> Output {
-        let (names, plain, execute) = (names, plain, execute)
-        return { input, context, base in
-            var value = input
-            var offset = 0
-            // An index loop, not `for in`: the iterator over an array of closures asks the runtime
-            // for the closure type's metadata on every run.
-            while offset < plain.count {
-                let index = base + offset
-                if context.mustWait { try await context.waitUntilRunnable(index, names[offset]) }
-                if context.progress != nil { context.started(index, names[offset]) }
-                if let step = plain[offset] {
-                    do {
-                        value = try await step(value)
-                    } catch {
-                        throw PipelineError.normalize(error, context: context, index: index, name: names[offset], attempts: 1)
-                    }
-                } else {
-                    value = try await execute[offset](value, context, index, names[offset])
-                }
-                if context.progress != nil { context.finished(index, names[offset]) }
-                offset += 1
-            }
-            return unsafeBitCast(value, to: Output.self)
+        { input, context, base in
+            unsafeBitCast(try await run(input, context, base: base), to: Output.self)
         }
+    }
+
+    /// Runs the steps on `input`, the first one having index `base` in the whole pipeline: the same
+    /// boundary checks, progress events and error mapping as the closure chain in `Pipeline.then`,
+    /// in one loop.
+    @inlinable
+    func run(_ input: Value, _ context: RunContext, base: Int) async throws -> Value {
+        var value = input
+        var offset = 0
+        // An index loop, not `for in`: the iterator over an array of closures asks the runtime
+        // for the closure type's metadata on every run. Names are read only off the fast path
+        // (pause, progress, failure), so a step costs no retain of its name.
+        while offset < plain.count {
+            if context.mustWait { try await waitUntilRunnable(offset, context, base: base) }
+            if context.progress != nil { report(offset, .started, context, base: base) }
+            if let step = plain[offset] {
+                do {
+                    value = try await step(value)
+                } catch {
+                    throw failure(error, offset, context, base: base)
+                }
+            } else {
+                value = try await execute[offset](value, context, base + offset, names[offset])
+            }
+            if context.progress != nil { report(offset, .finished, context, base: base) }
+            offset += 1
+        }
+        return value
+    }
+
+    @usableFromInline
+    func waitUntilRunnable(_ offset: Int, _ context: RunContext, base: Int) async throws {
+        try await context.waitUntilRunnable(base + offset, names[offset])
+    }
+
+    @usableFromInline
+    func report(_ offset: Int, _ phase: PipelineProgress.Phase, _ context: RunContext, base: Int) {
+        if let progress = context.progress { context.report(progress, base + offset, names[offset], phase) }
+    }
+
+    @usableFromInline
+    func failure(_ error: any Error, _ offset: Int, _ context: RunContext, base: Int) -> PipelineError {
+        PipelineError.normalize(error, context: context, index: base + offset, name: names[offset], attempts: 1)
     }
 }
