@@ -13,6 +13,10 @@ public struct Pipeline<Input: Sendable, Output: Sendable>: Sendable {
 
     @usableFromInline
     let body: Body
+    /// Every step when all of them map `Input` to `Input` (so `Output == Input`), else nil. `body`
+    /// then runs them from one loop; any other pipeline runs as a chain of one closure per step.
+    @usableFromInline
+    let sameTypeSteps: SameTypeSteps<Input>?
     /// The steps' names, in order.
     public let stepNames: [String]
 
@@ -20,15 +24,16 @@ public struct Pipeline<Input: Sendable, Output: Sendable>: Sendable {
     public var count: Int { stepNames.count }
 
     @usableFromInline
-    init(stepNames: [String], body: @escaping Body) {
+    init(stepNames: [String], sameTypeSteps: SameTypeSteps<Input>? = nil, body: @escaping Body) {
         self.stepNames = stepNames
+        self.sameTypeSteps = sameTypeSteps
         self.body = body
     }
 
     /// A pipeline of one step.
     @inlinable
     public init(_ step: PipelineStep<Input, Output>) {
-        self = Pipeline<Input, Input>(stepNames: []) { input, _, _ in input }.then(step)
+        self = Pipeline<Input, Input>().then(step)
     }
 
     /// A pipeline of one step named `name` running `body`; see `PipelineStep.init`.
@@ -40,12 +45,19 @@ public struct Pipeline<Input: Sendable, Output: Sendable>: Sendable {
     /// Appends `step`; it receives this pipeline's output.
     @inlinable
     public func then<Next: Sendable>(_ step: PipelineStep<Output, Next>) -> Pipeline<Input, Next> {
-        // One closure per step that calls the previous chain and then the step: every extra async
-        // frame per step is measurable against plain `await`s (see docs/bench/pipeline.md).
-        let previous = body
-        let localIndex = count
+        // Every extra async frame per step is measurable against plain `await`s (see
+        // docs/bench/pipeline.md). While all steps map `Input` to `Input`, they are kept flat and
+        // run by one loop (no frame of the pipeline's own per step); the typed API proved the
+        // chain, and the run-time check (folded away when specialized) proves the types equal.
         let name = step.name
         let names = stepNames + [name]
+        if let sameTypeSteps, Output.self == Input.self, Next.self == Input.self {
+            let steps = sameTypeSteps.appending(unsafeCasting: step)
+            return Pipeline<Input, Next>(stepNames: names, sameTypeSteps: steps, body: steps.body(returning: Next.self))
+        }
+        // Otherwise one closure per step that calls the previous chain and then the step.
+        let previous = body
+        let localIndex = count
         if let plain = step.plain {
             return Pipeline<Input, Next>(stepNames: names) { input, context, base in
                 let value = try await previous(input, context, base)
@@ -112,11 +124,11 @@ public struct Pipeline<Input: Sendable, Output: Sendable>: Sendable {
     ) async throws(PipelineError) -> Output {
         let context = RunContext(environment: environment, count: count, progress: onProgress)
         do {
-            return try await withTaskCancellationHandler {
-                try await body(input, context, 0)
-            } onCancel: {
-                context.cancel()
+            if let sameTypeSteps, Output.self == Input.self {
+                // Straight into the loop: no closure frame between `run` and the steps.
+                return unsafeBitCast(try await sameTypeSteps.run(input, context, base: 0), to: Output.self)
             }
+            return try await body(input, context, 0)
         } catch {
             throw PipelineError.normalize(error, context: context, index: 0, name: stepNames.first ?? "", attempts: 1)
         }
@@ -156,6 +168,6 @@ extension Pipeline where Input == Output {
     /// An empty pipeline that passes its input through; start a chain with `then`.
     @inlinable
     public init() {
-        self.init(stepNames: []) { input, _, _ in input }
+        self.init(stepNames: [], sameTypeSteps: SameTypeSteps()) { input, _, _ in input }
     }
 }
