@@ -56,6 +56,8 @@ import TandemWire
         let summary = lines.dropLast().last ?? ""
         let resets = summary.split(separator: " ").reversed().dropFirst().first.flatMap { Int($0) } ?? 0
         #expect(resets >= 2, "the link was reset during the run: \(summary)")
+        let counts = summary.split(separator: " ").compactMap { Int($0) }
+        #expect(counts.count >= 2 && counts[0] > 0 && counts[1] > 0, "both participants made changes: \(summary)")
         #expect(lines.contains { $0.contains("host rev") && $0.contains("guest rev") }, "live status lines")
     }
 }

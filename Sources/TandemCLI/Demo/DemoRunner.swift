@@ -72,6 +72,10 @@ struct DemoRunner: Sendable {
         let participants = [host, guest]
         let observers = participants.map { $0.observe() }
         for participant in participants { await participant.session.start() }
+        // The script's clock starts once both are in the room, so a slow start never eats the run.
+        for participant in participants {
+            _ = await participant.session.waitUntilConnected(timeout: settings.settleTimeout)
+        }
 
         let started = ContinuousClock.now
         let display = Task {
@@ -113,6 +117,10 @@ struct DemoRunner: Sendable {
         let reconnects = participants.map { $0.current.reconnects }
         console.out("host and guest made \(applied[0]) and \(applied[1]) changes (\(rejected[0]) and \(rejected[1]) rejected), "
                     + "reconnected \(reconnects[0]) and \(reconnects[1]) times; the link reset \(proxy.statistics.resetConnections) connections")
+        guard applied.reduce(0, +) > 0 else {
+            console.out("no change was made (the participants never got to act); nothing was verified")
+            return ExitCode.failure
+        }
         switch verdict {
         case .converged(let rev, let lost) where lost == 0:
             console.out("converged at rev \(rev); acknowledged updates lost: 0")
@@ -161,7 +169,7 @@ struct DemoRunner: Sendable {
             for participant in participants { snapshots.append(await participant.session.snapshot) }
             let first = snapshots[0]
             let connected = await verifier.state == .connected
-            if connected, first.rev > 0, snapshots.allSatisfy({ $0 == first && $0.pending == 0 }) { break }
+            if connected, snapshots.allSatisfy({ $0 == first && $0.pending == 0 }) { break }
             try? await Task.sleep(for: .milliseconds(50))
         } while ContinuousClock.now < deadline
         await verifier.stop()
