@@ -12,6 +12,20 @@ public struct CommandContext: Sendable {
     }
 }
 
+extension CommandContext {
+    /// Validates a command's options with `parse`. On a `CommandLineError` it reports the precise problem
+    /// and the usage line on standard error and returns nil: the caller exits with `ExitCode.usage`.
+    func validated<Options>(_ spec: CommandSpec, _ parse: () throws(CommandLineError) -> Options) -> Options? {
+        do {
+            return try parse()
+        } catch {
+            console.err("tandem \(spec.name): error: \(error)")
+            console.err(spec.usageLine)
+            return nil
+        }
+    }
+}
+
 /// One `tandem` subcommand: its declared spec and the code that runs it.
 public struct Command: Sendable {
     /// The declared name, summary and options.

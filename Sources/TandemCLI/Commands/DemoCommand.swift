@@ -16,12 +16,7 @@ enum DemoCommand {
     )
 
     static let command = Command(spec: spec) { arguments, context in
-        let settings: DemoRunner.Settings
-        do {
-            settings = try Self.settings(from: arguments)
-        } catch {
-            context.console.err("tandem demo: error: \(error)")
-            context.console.err(spec.usageLine)
+        guard let settings = context.validated(spec, { () throws(CommandLineError) in try Self.settings(from: arguments) }) else {
             return ExitCode.usage
         }
         return await DemoRunner(settings: settings, console: context.console).run()

@@ -26,12 +26,7 @@ enum InviteCommand {
     }
 
     static let command = Command(spec: spec) { arguments, context in
-        let options: Options
-        do {
-            options = try InviteCommand.options(from: arguments)
-        } catch {
-            context.console.err("tandem invite: error: \(error)")
-            context.console.err(spec.usageLine)
+        guard let options = context.validated(spec, { () throws(CommandLineError) in try InviteCommand.options(from: arguments) }) else {
             return ExitCode.usage
         }
         let group: EventLoopGroup

@@ -37,12 +37,7 @@ enum JoinCommand {
     }
 
     static let command = Command(spec: spec) { arguments, context in
-        let options: Options
-        do {
-            options = try JoinCommand.options(from: arguments)
-        } catch {
-            context.console.err("tandem join: error: \(error)")
-            context.console.err(spec.usageLine)
+        guard let options = context.validated(spec, { () throws(CommandLineError) in try JoinCommand.options(from: arguments) }) else {
             return ExitCode.usage
         }
         let group: EventLoopGroup

@@ -78,12 +78,7 @@ enum ProxyCommand {
         context: CommandContext,
         until stop: @Sendable () async -> Void
     ) async -> Int32 {
-        let settings: Settings
-        do {
-            settings = try Self.settings(from: arguments)
-        } catch {
-            context.console.err("tandem proxy: error: \(error)")
-            context.console.err(spec.usageLine)
+        guard let settings = context.validated(spec, { () throws(CommandLineError) in try Self.settings(from: arguments) }) else {
             return ExitCode.usage
         }
         let group: EventLoopGroup
