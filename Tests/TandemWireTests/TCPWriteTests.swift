@@ -77,12 +77,7 @@ final class ReentrancyProbe: TCPConnectionHandler, @unchecked Sendable {
     @Test func writesAfterTheHardLimitAreDroppedAndTheConnectionIsAborted() async throws {
         let group = try EventLoopGroup(threads: 1)
         defer { group.shutdown() }
-        let configuration = TCPListener.Configuration(connection: .init(
-            highWaterMark: 1_000, lowWaterMark: 100, maxQueuedBytes: 2_000))
-        let (listener, log) = try listenLogging(group: group, configuration: configuration) { _ in ReentrancyProbe() }
-        let peer = try BlockingPeer(connectingTo: listener.localAddress)
-        try await eventually("accepted") { log.count == 1 }
-        let (connection, probe) = log.all[0]
+        let (connection, probe, peer) = try await Self.acceptWithQueueLimit(group: group)
         let queued = try await connection.loop.submit {
             connection.write([UInt8](repeating: 2, count: 1_500))
             connection.write([UInt8](repeating: 3, count: 1_500))  // would exceed 2 000: dropped
@@ -100,12 +95,7 @@ final class ReentrancyProbe: TCPConnectionHandler, @unchecked Sendable {
         // client again on every reconnect.
         let group = try EventLoopGroup(threads: 1)
         defer { group.shutdown() }
-        let configuration = TCPListener.Configuration(connection: .init(
-            highWaterMark: 1_000, lowWaterMark: 100, maxQueuedBytes: 2_000))
-        let (listener, log) = try listenLogging(group: group, configuration: configuration) { _ in ReentrancyProbe() }
-        let peer = try BlockingPeer(connectingTo: listener.localAddress)
-        try await eventually("accepted") { log.count == 1 }
-        let (connection, probe) = log.all[0]
+        let (connection, probe, peer) = try await Self.acceptWithQueueLimit(group: group)
         let queued = try await connection.loop.submit {
             connection.write([UInt8](repeating: 1, count: 5_000))  // alone in the queue: accepted
             connection.write([UInt8](repeating: 2, count: 1_500))  // 1 500 behind it: within the limit
@@ -139,5 +129,17 @@ final class ReentrancyProbe: TCPConnectionHandler, @unchecked Sendable {
             listener.close()
             _ = peer
         }
+    }
+
+    /// An accepted connection with a 2,000-byte hard queue limit (high-water 1,000), its probe, and the
+    /// blocking peer that keeps it open (and never reads).
+    private static func acceptWithQueueLimit(group: EventLoopGroup) async throws -> (TCPConnection, ReentrancyProbe, BlockingPeer) {
+        let configuration = TCPListener.Configuration(connection: .init(
+            highWaterMark: 1_000, lowWaterMark: 100, maxQueuedBytes: 2_000))
+        let (listener, log) = try listenLogging(group: group, configuration: configuration) { _ in ReentrancyProbe() }
+        let peer = try BlockingPeer(connectingTo: listener.localAddress)
+        try await eventually("accepted") { log.count == 1 }
+        let (connection, probe) = log.all[0]
+        return (connection, probe, peer)
     }
 }
