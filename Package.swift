@@ -71,6 +71,7 @@ let package = Package(
             dependencies: [
                 "TandemProtocol",
                 "TandemWire",
+                "TandemRedis",
                 .target(name: "CSQLite", condition: .when(platforms: [.linux])),
                 .target(name: "CCrypto", condition: .when(platforms: [.linux])),
             ],

@@ -1,5 +1,7 @@
 import Foundation
+import Synchronization
 import TandemProtocol
+import TandemRedis
 import TandemWire
 
 /// A running Tandem sync server: storage, rooms, the WebSocket endpoint `/v1/sync`, the invitation and
@@ -22,10 +24,14 @@ public final class SyncServer: Sendable {
     private let webSockets: WebSocketServer
     private let commits: CommitQueue
     private let registry: RoomRegistry
+    private let cluster: ClusterNode?
     private let logger: Logger
 
     /// The port the server listens on (the real one when the configuration asked for 0).
     public var port: Int { webSockets.port }
+
+    /// This node's name in the cluster; nil when the server runs alone.
+    public var nodeID: String? { cluster?.settings.nodeID }
 
     /// The WebSocket URL clients connect to.
     public var syncURL: String {
@@ -77,18 +83,45 @@ public final class SyncServer: Sendable {
         }
         let book = InviteBook(invites: storedInvites, retention: Int64(configuration.inviteRetentionSeconds))
         let denials = DenyList(storedDenials)
+        let endpoint: RedisEndpoint?
+        do {
+            endpoint = try configuration.redisURL.map { (url) throws(RedisError) in try RedisEndpoint(url: url) }
+        } catch {
+            throw .cluster("--redis: \(error.description)")
+        }
         commits = CommitQueue(store: store) { WakeupCoalescing.batch($0) }
-        registry = RoomRegistry(commits: commits, scheduler: DispatchTimerScheduler(), settings: RoomSettings(configuration),
-                                metrics: metrics, logger: logger,
-                                isDenied: { room, user in denials.deniedUntil(user, in: room, now: now()) != nil })
 
         _ = try? FileDescriptorLimit.raiseSoftLimitToHard()
+        let group: EventLoopGroup
         do {
             group = try EventLoopGroup()
         } catch {
             commits.shutdown()
             throw .eventLoops("\(error)")
         }
+        self.group = group
+        let roomSettings = RoomSettings(configuration)
+        let cluster = endpoint.map { endpoint in
+            ClusterNode(settings: ClusterNode.Settings(endpoint: endpoint, nodeID: configuration.nodeID ?? "node-\(RoomRegistry.randomEpoch())",
+                                                       logLength: configuration.historyWindow, limits: roomSettings.core.limits),
+                        group: group, logger: logger)
+        }
+        if let cluster {
+            let reachable = Mutex<ClusterError?>(nil)
+            Self.blocking {
+                do throws(ClusterError) { try await cluster.ping() } catch { reachable.withLock { $0 = error } }
+            }
+            if let error = reachable.withLock({ $0 }) {
+                Self.blocking { await cluster.shutdown() }
+                group.shutdown()
+                commits.shutdown()
+                throw .cluster("Redis at \(cluster.settings.endpoint) does not answer (\(error.description)); is redis-server running there?")
+            }
+        }
+        self.cluster = cluster
+        registry = RoomRegistry(commits: commits, cluster: cluster, scheduler: DispatchTimerScheduler(), settings: roomSettings,
+                                metrics: metrics, logger: logger,
+                                isDenied: { room, user in denials.deniedUntil(user, in: room, now: now()) != nil })
 
         var wire = WebSocketServerConfiguration()
         wire.errorBodies = .json
@@ -124,12 +157,14 @@ public final class SyncServer: Sendable {
                 },
                 accept: { connection, _ in SyncConnectionHandler(connection: connection, context: context) })
         } catch {
+            if let cluster { Self.blocking { await cluster.shutdown() } }
             group.shutdown()
             commits.shutdown()
             throw .bind(host: configuration.host, port: configuration.port, "\(error)")
         }
         routes.markReady()
-        logger.info("server.started", LogField("url", syncURL), LogField("data", configuration.inMemoryStorage ? "memory" : configuration.dataDirectory))
+        logger.info("server.started", LogField("url", syncURL), LogField("data", configuration.inMemoryStorage ? "memory" : configuration.dataDirectory),
+                    LogField("cluster", cluster.map { "\($0.settings.endpoint) as \($0.settings.nodeID)" } ?? "off"))
     }
 
     /// `shutdown()` for async callers: the blocking work runs on its own thread, so no thread of
@@ -148,9 +183,22 @@ public final class SyncServer: Sendable {
     public func shutdown() {
         logger.info("server.stopping")
         webSockets.shutdown(code: CloseCode.goingAway.rawValue, reason: "server shutting down", timeout: .seconds(5))
+        if let cluster { Self.blocking { await cluster.shutdown() } }
         commits.shutdown()
         group.shutdown()
         logger.info("server.stopped")
+    }
+}
+
+extension SyncServer {
+    /// Runs async work to its end from synchronous code that may block (start-up and shutdown).
+    fileprivate static func blocking(_ work: @escaping @Sendable () async -> Void) {
+        let done = DispatchSemaphore(value: 0)
+        Task {
+            await work()
+            done.signal()
+        }
+        done.wait()
     }
 }
 
@@ -166,6 +214,8 @@ public enum ServerStartError: Error, Sendable, CustomStringConvertible {
     case eventLoops(String)
     /// The address could not be bound.
     case bind(host: String, port: Int, String)
+    /// The cluster settings are unusable.
+    case cluster(String)
 
     /// A message that says what to do.
     public var description: String {
@@ -175,6 +225,7 @@ public enum ServerStartError: Error, Sendable, CustomStringConvertible {
         case .storage(let error): "\(error); check that the data folder is writable and not used by another server"
         case .eventLoops(let reason): "cannot start the event loops: \(reason)"
         case .bind(let host, let port, let reason): "cannot listen on \(host):\(port): \(reason); is another process using the port? (try --port)"
+        case .cluster(let reason): "cannot join the cluster: \(reason)"
         }
     }
 }

@@ -22,11 +22,11 @@ import TandemWire
     }
 
     /// Starts `tandem serve` on a free port; returns the process and its sync URL.
-    static func serve(data: String) throws -> (Process, String) {
+    static func serve(data: String, secret: String = "crash-test", extra: [String] = []) throws -> (Process, String) {
         let process = Process()
         process.executableURL = try tandemBinary()
-        process.arguments = ["serve", "--port", "0", "--data", data, "--rate-limit", "0", "--log-level", "error"]
-        process.environment = ["TANDEM_SECRET": "crash-test", "PATH": "/usr/bin:/bin"]
+        process.arguments = ["serve", "--port", "0", "--data", data, "--rate-limit", "0", "--log-level", "error"] + extra
+        process.environment = ["TANDEM_SECRET": secret, "PATH": "/usr/bin:/bin"]
         let output = Pipe()
         process.standardOutput = output
         process.standardError = FileHandle.nullDevice

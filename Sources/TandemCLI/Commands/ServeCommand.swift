@@ -37,6 +37,8 @@ enum ServeCommand {
             .value("failed-accepts-per-address", "N", help: "Failed invitation accepts per address per minute before 429.", default: "10"),
             .value("failed-accepts-global", "N", help: "Failed invitation accepts per minute, all addresses, before 429.", default: "100"),
             .flag("in-memory", help: "Keep rooms in memory only (acks are not durable; for benchmarks)."),
+            .value("redis", "URL", help: "Cluster mode: share rooms with other nodes through this Redis (redis://HOST:PORT; see docs/CLUSTER.md)."),
+            .value("node-id", "ID", help: "This node's name in the cluster (default: random; needs --redis)."),
             .value("log-level", "LEVEL", help: "debug, info, warning or error.", default: "info"),
         ]
     )
@@ -86,6 +88,21 @@ enum ServeCommand {
         configuration.sendQueueLimitBytes = try arguments.integer("send-queue", default: configuration.sendQueueLimitBytes, in: 65_536...(1 << 30))
         if let origin = arguments.value("allow-origin") { configuration.allowedOrigins = [origin] }
         configuration.inMemoryStorage = arguments.flag("in-memory")
+        if let url = arguments.value("redis") {
+            guard url.hasPrefix("redis://") else {
+                throw .invalidValue(option: "redis", value: url, expected: "a redis://HOST:PORT URL, such as redis://127.0.0.1:6379")
+            }
+            configuration.redisURL = url
+        }
+        if let node = arguments.value("node-id") {
+            guard configuration.redisURL != nil else {
+                throw .invalidValue(option: "node-id", value: node, expected: "to be used together with --redis")
+            }
+            guard !node.isEmpty, node.utf8.count <= 64, !node.contains(where: { $0.isWhitespace }) else {
+                throw .invalidValue(option: "node-id", value: node, expected: "1 to 64 bytes without spaces")
+            }
+            configuration.nodeID = node
+        }
         if let url = arguments.value("public-url") {
             guard isPageOrigin(url) else {
                 throw .invalidValue(option: "public-url", value: url,
@@ -136,7 +153,10 @@ enum ServeCommand {
         let configuration = server.configuration
         let host = configuration.host.contains(":") ? "[\(configuration.host)]" : configuration.host
         let http = "http://\(host):\(server.port)"
-        let storage = configuration.inMemoryStorage ? "in memory (acks are not durable)" : "\(configuration.dataDirectory)/tandem.sqlite"
+        var storage = configuration.inMemoryStorage ? "in memory (acks are not durable)" : "\(configuration.dataDirectory)/tandem.sqlite"
+        if let redis = configuration.redisURL {
+            storage = "rooms in \(redis) as node \(server.nodeID ?? "?"); invitations \(storage)"
+        }
         let secret: String = switch server.secretSource {
         case .environment: "from TANDEM_SECRET"
         case .file(let path): path

@@ -36,13 +36,17 @@ public actor ClusterRoomSync<Replica: ClusterReplica> {
     private var idle: CheckedContinuation<Void, Never>?
     private let clock: any Clock<Duration>
     private let retryDelay: Duration
+    private let makeReplica: @Sendable (RoomSnapshot?) throws -> Replica
 
     /// An engine over `sequencer`, following logs with `follower` (whose client must be its own).
     /// - Parameters:
     ///   - clock: what the follow loop waits on after a failed read.
     ///   - retryDelay: how long it waits then (the client's own reconnect backoff comes on top).
+    ///   - makeReplica: builds a room's replica from its stored snapshot (for replicas that need settings).
     public init(sequencer: RedisRoomSequencer, follower: RoomLogFollower, snapshotInterval: Int64 = 1_000,
-                clock: any Clock<Duration> = ContinuousClock(), retryDelay: Duration = .milliseconds(100)) {
+                clock: any Clock<Duration> = ContinuousClock(), retryDelay: Duration = .milliseconds(100),
+                makeReplica: @escaping @Sendable (RoomSnapshot?) throws -> Replica = { try Replica(snapshot: $0) }) {
+        self.makeReplica = makeReplica
         self.sequencer = sequencer
         self.follower = follower
         self.snapshotInterval = snapshotInterval
@@ -63,7 +67,7 @@ public actor ClusterRoomSync<Replica: ClusterReplica> {
             let snapshot = try await sequencer.snapshot(room: room).flatMap { $0.rev <= head.rev ? $0 : nil }
             var replica: Replica
             do {
-                replica = try Replica(snapshot: snapshot)
+                replica = try makeReplica(snapshot)
             } catch {
                 throw ClusterError.unreadableSnapshot(room: room, reason: "\(error)")
             }

@@ -122,6 +122,25 @@ public struct RedisRoomSequencer: Sendable {
         return RoomSnapshot(epoch: epoch, rev: rev, state: state)
     }
 
+    /// Every client's exactly-once progress in the room: client id → its last applied seq and that seq's rev.
+    /// The read is not tied to any rev: a caller holding the room at rev r must ignore entries with a
+    /// later rev (their patches reach it through the log).
+    /// - Throws: `RedisError`.
+    public func clientProgress(room: String) async throws(RedisError) -> [String: (lastSeq: Int64, lastRev: Int64)] {
+        let reply = try await client.send(["HGETALL", RedisArgument(keys(room: room)[1])])
+        guard let fields = reply.array, fields.count % 2 == 0 else { throw .unexpectedReply(command: "HGETALL", reply: "\(reply)") }
+        var progress: [String: (lastSeq: Int64, lastRev: Int64)] = [:]
+        for index in stride(from: 0, to: fields.count, by: 2) {
+            guard let client = fields[index].string, let value = fields[index + 1].string else { continue }
+            let parts = value.split(separator: ":")
+            guard parts.count == 2, let seq = Int64(parts[0]), let rev = Int64(parts[1]) else {
+                throw .unexpectedReply(command: "HGETALL", reply: "\(fields[index + 1])")
+            }
+            progress[client] = (seq, rev)
+        }
+        return progress
+    }
+
     /// Decodes one stream entry `[id, [field, value, …]]`.
     static func patch(from entry: RESPValue) -> SequencedPatch? {
         guard let parts = entry.array, parts.count == 2, let id = parts[0].string, let fields = parts[1].array,

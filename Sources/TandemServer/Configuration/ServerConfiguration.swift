@@ -61,6 +61,11 @@ public struct ServerConfiguration: Sendable, Equatable {
     /// which open the browser page. An origin only: the page is served at `/` and loads everything from the root.
     /// Nil uses `http://` and the `Host` the host's request was sent to.
     public var publicURL: String?
+    /// Cluster mode: the Redis that several nodes share (`redis://HOST:PORT`). Nil runs a single node with
+    /// its own storage. See docs/CLUSTER.md.
+    public var redisURL: String?
+    /// This node's name in the cluster (logs, presence); nil makes a random one at start.
+    public var nodeID: String?
 
     /// The defaults of the product specification.
     public init() {}

@@ -1,5 +1,6 @@
 import Synchronization
 import TandemProtocol
+import TandemRedis
 
 /// One live room: its `RoomCore`, its participants, and the ordered release of everything
 /// that must wait for storage.
@@ -7,8 +8,29 @@ import TandemProtocol
 /// Thread-safety: every method may be called from any thread; state is behind one mutex.
 /// Ordering: patches, acks, rejects and welcomes are released from commit-queue completions,
 /// which run in submission order, so every connection sees them in rev order, and nothing is
-/// shown to anyone before it is durable. Presence and signals are ephemeral and go out at once.
+/// shown to anyone before it is durable. In a cluster the same holds with Redis as the store: patch
+/// events and acks are released as this node folds the room's log, in rev order. Presence and
+/// signals are ephemeral and go out at once.
 final class Room: Sendable {
+    /// Who gives the room's patches their revs.
+    enum Sequencing: Sendable {
+        /// This server alone: `RoomCore` sequences, the commit queue makes each patch durable.
+        case local(CommitQueue)
+        /// A cluster: Redis sequences; the room folds the log and fans out from there.
+        case cluster(ClusterNode)
+    }
+
+    /// A patch of a local connection waiting for its rev in the cluster.
+    private struct InFlight {
+        var connection: ConnectionID
+        var arrival: ContinuousClock.Instant
+    }
+
+    private struct ClientSeq: Hashable {
+        var client: String
+        var seq: Int64
+    }
+
     /// How a join ended up.
     enum JoinOutcome: Sendable, Equatable {
         /// Accepted; the welcome follows once storage has caught up.
@@ -52,11 +74,13 @@ final class Room: Sendable {
         var retired = false
         /// Set when storage failed: the room refuses everything until it is reloaded.
         var broken = false
+        /// Cluster only: local patches submitted and not folded yet, so the fold acks the right connection.
+        var inFlight: [ClientSeq: InFlight] = [:]
     }
 
     let name: String
     private let state: Mutex<State>
-    private let commits: CommitQueue
+    private let sequencing: Sequencing
     private let scheduler: any TimerScheduler
     private let settings: RoomSettings
     private let metrics: ServerMetrics
@@ -66,13 +90,13 @@ final class Room: Sendable {
     /// Whether a host removed this user from the room (asked under the room's lock when they join).
     private let isDenied: @Sendable (_ room: String, _ user: String) -> Bool
 
-    init(core: RoomCore, commits: CommitQueue, scheduler: any TimerScheduler, settings: RoomSettings,
+    init(core: RoomCore, sequencing: Sequencing, scheduler: any TimerScheduler, settings: RoomSettings,
          metrics: ServerMetrics, logger: Logger, isDenied: @escaping @Sendable (_ room: String, _ user: String) -> Bool = { _, _ in false },
          onIdle: @escaping @Sendable (Room) -> Void) {
         self.isDenied = isDenied
         name = core.name
         state = Mutex(State(core: core))
-        self.commits = commits
+        self.sequencing = sequencing
         self.scheduler = scheduler
         self.settings = settings
         self.metrics = metrics
@@ -124,7 +148,7 @@ final class Room: Sendable {
             state.members[client] = Member(identity: request.identity, name: request.name, tokenExpiry: request.tokenExpiry,
                                            data: request.presence, sink: sink,
                                            connection: connection, phase: .pending, announced: announced)
-            scheduleWelcome(for: request, connection: connection, in: state)
+            scheduleWelcome(for: request, connection: connection, in: &state)
             return .accepted
         }
         replaced?.close(.replaced, error: OutboundMessage(.error(code: .replaced, message: "a newer connection with the same client id took over")))
@@ -137,6 +161,10 @@ final class Room: Sendable {
         let arrival = ContinuousClock.now
         state.withLock { state in
             guard !state.broken, let member = state.members[client], member.connection == connection else { return }
+            guard case .local(let commits) = sequencing else {
+                submitToCluster(seq: seq, ops: ops, member: member, arrival: arrival, in: &state)
+                return
+            }
             switch state.core.submit(seq: seq, ops: ops, author: member.identity) {
             case .applied(let event, let writes):
                 commits.write(writes) { [self] result in
@@ -241,7 +269,7 @@ final class Room: Sendable {
 
     // MARK: - Release after storage
 
-    private func scheduleWelcome(for request: JoinRequest, connection: ConnectionID, in state: State) {
+    private func scheduleWelcome(for request: JoinRequest, connection: ConnectionID, in state: inout State) {
         let core = state.core
         let client = request.identity.client
         let lastSeq = core.lastSeq(of: client)
@@ -249,6 +277,10 @@ final class Room: Sendable {
             releaseWelcome(Welcome(epoch: core.epoch, rev: core.rev, sync: sync, lastSeq: lastSeq, you: request.identity,
                                    participants: [], heartbeat: settings.heartbeat, limits: settings.limits),
                            client: client, connection: connection)
+        }
+        guard case .local(let commits) = sequencing else {
+            scheduleClusterWelcome(for: request, connection: connection, in: &state)
+            return
         }
         switch core.plan(resume: request.resume) {
         case .snapshot:
@@ -280,26 +312,28 @@ final class Room: Sendable {
     }
 
     private func releaseWelcome(_ base: Welcome, client: String, connection: ConnectionID) {
-        state.withLock { state in
-            guard var member = state.members[client], member.connection == connection else { return }
-            member.phase = .live
-            let wasAnnounced = member.announced
-            member.announced = true
-            state.members[client] = member
-            var welcome = base
-            welcome.participants = state.members.values.filter(\.announced).map(\.participant).sorted { ($0.user, $0.client) < ($1.user, $1.client) }
-            member.sink.send(OutboundMessage(.welcome(welcome)))
-            if !wasAnnounced {
-                broadcast(OutboundMessage(.join(member.participant)), in: state, except: client)
-            }
+        state.withLock { state in welcome(base, client: client, connection: connection, in: &state) }
+    }
+
+    /// Makes the member live and sends its welcome, then tells the others it joined.
+    private func welcome(_ base: Welcome, client: String, connection: ConnectionID, in state: inout State) {
+        guard var member = state.members[client], member.connection == connection else { return }
+        member.phase = .live
+        let wasAnnounced = member.announced
+        member.announced = true
+        state.members[client] = member
+        var welcome = base
+        welcome.participants = state.members.values.filter(\.announced).map(\.participant).sorted { ($0.user, $0.client) < ($1.user, $1.client) }
+        member.sink.send(OutboundMessage(.welcome(welcome)))
+        if !wasAnnounced {
+            broadcast(OutboundMessage(.join(member.participant)), in: state, except: client)
         }
     }
 
     private func release(_ event: PatchEvent, from connection: ConnectionID, arrival: ContinuousClock.Instant, result: Result<Void, StorageError>) {
         switch result {
         case .success:
-            let elapsed = ContinuousClock.now - arrival
-            metrics.commitLatency.observe(Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
+            observeCommitLatency(since: arrival)
             let ack = OutboundMessage(.ack(seq: event.seq, rev: event.rev, duplicate: false))
             let patch = OutboundMessage(.patch(event))
             state.withLock { state in
@@ -315,6 +349,11 @@ final class Room: Sendable {
         }
     }
 
+    private func observeCommitLatency(since arrival: ContinuousClock.Instant) {
+        let elapsed = ContinuousClock.now - arrival
+        metrics.commitLatency.observe(Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
+    }
+
     private func deliver(_ message: OutboundMessage, to client: String, connection: ConnectionID) {
         state.withLock { state in
             guard let member = state.members[client], member.connection == connection else { return }
@@ -322,20 +361,21 @@ final class Room: Sendable {
         }
     }
 
-    private func fail(client: String, connection: ConnectionID) {
+    private func fail(client: String, connection: ConnectionID,
+                      message: String = "the server could not read the room's history; reconnect to resume") {
         let sink: (any SessionSink)? = state.withLock { state in
             guard let member = state.members[client], member.connection == connection else { return nil }
             remove(client, in: &state)
             return member.sink
         }
-        sink?.close(.internalError, error: OutboundMessage(.error(code: .internal, message: "the server could not read the room's history; reconnect to resume")))
+        sink?.close(.internalError, error: OutboundMessage(.error(code: .internal, message: message)))
     }
 
     /// Storage lost a write that memory already holds: stop serving this instance, close
     /// everyone (they resume against a fresh load from storage), and let the registry drop it.
-    private func failAll() {
+    private func failAll(message: String = "the server could not store a change; reconnect to resume") {
         state.withLock { $0.broken = true }
-        closeAll(.internalError, error: .internal, message: "the server could not store a change; reconnect to resume")
+        closeAll(.internalError, error: .internal, message: message)
         onIdle(self)
     }
 
@@ -360,6 +400,154 @@ final class Room: Sendable {
         for (key, member) in state.members where key != client && member.isLive {
             member.sink.send(message)
         }
+    }
+}
+
+// MARK: - Cluster
+
+extension Room {
+    /// Hands a local patch to the cluster (through the room's queue, so a connection's patches reach Redis
+    /// in arrival order). Its ack goes out when this node folds it; duplicates and rejects when the
+    /// node answers, which is after every earlier patch of the room was folded.
+    private func submitToCluster(seq: Int64, ops: [PatchOp], member: Member, arrival: ContinuousClock.Instant, in state: inout State) {
+        guard case .cluster(let node) = sequencing else { return }
+        let client = member.identity.client, connection = member.connection
+        guard member.identity.role != .viewer else {
+            let error = PatchError.forbidden(reason: "a viewer may not change the room")
+            metrics.rejects.increment(error.code.wireValue)
+            member.sink.send(OutboundMessage(.reject(seq: seq, code: error.code, message: error.description)))
+            return
+        }
+        state.inFlight[ClientSeq(client: client, seq: seq)] = InFlight(connection: connection, arrival: arrival)
+        node.submit(room: name, client: client, user: member.identity.user, seq: seq, ops: ops) { [self] result in
+            finishClusterSubmission(result, seq: seq, client: client, connection: connection)
+        }
+    }
+
+    private func finishClusterSubmission(_ result: Result<ClusterSubmitOutcome, ClusterError>, seq: Int64, client: String, connection: ConnectionID) {
+        let key = ClientSeq(client: client, seq: seq)
+        switch result {
+        case .success(.applied):
+            break // acked by the fold
+        case .success(.duplicate(let rev)):
+            state.withLock { state in
+                // No entry: the fold of this very submission acked it already. A rev not folded yet: the
+                // fold will (a resubmission after a lost Redis connection had been appended after all).
+                guard state.inFlight[key] != nil, rev <= state.core.rev else { return }
+                state.inFlight[key] = nil
+                guard let member = state.members[client], member.connection == connection else { return }
+                member.sink.send(OutboundMessage(.ack(seq: seq, rev: rev, duplicate: true)))
+            }
+        case .success(.rejected(let reason)):
+            let (code, message) = ClusterRejection.decode(reason)
+            metrics.rejects.increment(code.wireValue)
+            state.withLock { state in
+                state.inFlight[key] = nil
+                guard let member = state.members[client], member.connection == connection else { return }
+                member.sink.send(OutboundMessage(.reject(seq: seq, code: code, message: message)))
+            }
+        case .failure(let error):
+            state.withLock { _ = $0.inFlight.removeValue(forKey: key) }
+            if case .roomReset = error { return } // the reset closes everyone
+            logger.error("cluster.submit_failed", LogField("room", name), LogField("client", client), LogField("error", error.description))
+            fail(client: client, connection: connection, message: "the cluster could not sequence your change (\(error.description)); reconnect to resume")
+        }
+    }
+
+    /// Welcomes at once from memory (nothing waits for storage in a cluster), or after reading the
+    /// missed patches from Redis when this node's memory does not reach back far enough.
+    private func scheduleClusterWelcome(for request: JoinRequest, connection: ConnectionID, in state: inout State) {
+        guard case .cluster(let node) = sequencing else { return }
+        let core = state.core
+        let client = request.identity.client
+        let base = Welcome(epoch: core.epoch, rev: core.rev, sync: .replay([]), lastSeq: core.lastSeq(of: client), you: request.identity,
+                           participants: [], heartbeat: settings.heartbeat, limits: settings.limits)
+        let synced: @Sendable (Welcome.Sync) -> Welcome = { sync in
+            var welcome = base
+            welcome.sync = sync
+            return welcome
+        }
+        switch core.plan(resume: request.resume) {
+        case .snapshot:
+            metrics.snapshots.increment()
+            welcome(synced(.state(core.document.root)), client: client, connection: connection, in: &state)
+        case .replay(let events):
+            if request.resume != nil { metrics.resumes.increment() }
+            welcome(synced(.replay(events)), client: client, connection: connection, in: &state)
+        case .replayFromStorage(let after):
+            metrics.resumes.increment()
+            let room = name
+            Task { [self] in
+                do throws(ClusterError) {
+                    let events = try await node.patches(room: room, after: after, through: core.rev)
+                    self.state.withLock { state in
+                        welcome(catchingUp(synced(.replay(events)), client: client, in: state), client: client, connection: connection, in: &state)
+                    }
+                } catch {
+                    logger.error("room.replay_failed", LogField("room", room), LogField("error", error.description))
+                    fail(client: client, connection: connection)
+                }
+            }
+        }
+    }
+
+    /// A welcome prepared at an older rev, brought up to the room's rev: the member was not live, so the
+    /// patches folded meanwhile are added to its replay (or it gets a snapshot if memory lost them).
+    private func catchingUp(_ welcome: Welcome, client: String, in state: State) -> Welcome {
+        var welcome = welcome
+        let core = state.core
+        if welcome.rev < core.rev, case .replay(let events) = welcome.sync {
+            if let later = core.recent.events(after: welcome.rev, through: core.rev) {
+                welcome.sync = .replay(events + later)
+            } else {
+                welcome.sync = .state(core.document.root)
+            }
+        }
+        welcome.rev = core.rev
+        welcome.lastSeq = core.lastSeq(of: client)
+        return welcome
+    }
+
+    /// What the cluster engine reports for this room, in rev order (see `ClusterRoomLink`).
+    func apply(_ event: ClusterRoomEvent) {
+        switch event {
+        case .folded(let patch):
+            let ops: [PatchOp]
+            do {
+                ops = try ClusterDocumentReplica.ops(patch.ops)
+            } catch {
+                clusterReset(reason: "rev \(patch.rev) in the log is unreadable (\(error))")
+                return
+            }
+            let event = PatchEvent(rev: patch.rev, user: patch.user, client: patch.client, seq: patch.seq, ops: ops)
+            let failure: String? = state.withLock { state in
+                guard !state.retired, !state.broken, event.rev > state.core.rev else { return nil }
+                guard event.rev == state.core.rev + 1, state.core.epoch == patch.epoch else {
+                    return "rev \(event.rev) of epoch \(patch.epoch) does not follow rev \(state.core.rev) of epoch \(state.core.epoch)"
+                }
+                do throws(PatchError) {
+                    try state.core.fold(event)
+                } catch {
+                    return "rev \(event.rev) did not apply (\(error))"
+                }
+                let author = state.inFlight.removeValue(forKey: ClientSeq(client: event.client, seq: event.seq))
+                if let author { observeCommitLatency(since: author.arrival) }
+                let ack = OutboundMessage(.ack(seq: event.seq, rev: event.rev, duplicate: false))
+                let message = OutboundMessage(.patch(event))
+                for member in state.members.values where member.isLive {
+                    member.sink.send(member.connection == author?.connection && member.identity.client == event.client ? ack : message)
+                }
+                return nil
+            }
+            if let failure { clusterReset(reason: failure) }
+        case .reset(let reason):
+            clusterReset(reason: reason)
+        }
+    }
+
+    private func clusterReset(reason: String) {
+        logger.error("cluster.room_reset", LogField("room", name), LogField("reason", reason))
+        failAll(message: "the room's history was reset in the cluster (\(reason)); reconnect to get the current state")
     }
 }
 

@@ -87,6 +87,28 @@ struct RoomCore: Sendable {
                         progress: record.clients, recent: recent, oldestStoredRev: record.oldestRev, snapshotRev: record.snapshotRev)
     }
 
+    /// A cluster room as a node's replica holds it at `rev`: `progress` comes from Redis and holds only
+    /// clients whose last patch is at or before `rev`, later ones arrive with their folds. The history
+    /// window is the Redis log's length, and nothing is stored locally.
+    static func cluster(name: String, epoch: String, rev: Int64, document: Document, progress: [String: ClientProgress],
+                        settings: Settings) -> RoomCore {
+        RoomCore(name: name, settings: settings, epoch: epoch, rev: rev, document: document, progress: progress,
+                 recent: RecentHistory(capacity: settings.recentCapacity),
+                 oldestStoredRev: max(1, rev - settings.historyWindow + 1), snapshotRev: rev)
+    }
+
+    /// Applies a patch another step already sequenced and validated (a cluster room's log): the next
+    /// rev, with no storage writes. Limits are not re-checked (they were checked by the author's node).
+    /// - Throws: `PatchError` when the patch does not apply, i.e. this copy diverged and must be reloaded.
+    mutating func fold(_ event: PatchEvent) throws(PatchError) {
+        precondition(event.rev == rev + 1, "folds arrive in rev order")
+        try document.apply(event.ops, limits: PatchLimits(maxOps: .max, maxDocument: .max))
+        rev = event.rev
+        progress[event.client] = ClientProgress(lastSeq: event.seq, lastRev: event.rev)
+        recent.append(event)
+        oldestStoredRev = max(oldestStoredRev, rev - settings.historyWindow + 1)
+    }
+
     /// The last seq applied from `client` (0 when none).
     func lastSeq(of client: String) -> Int64 { progress[client]?.lastSeq ?? 0 }
 

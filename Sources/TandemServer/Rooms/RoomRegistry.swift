@@ -1,8 +1,8 @@
 import Synchronization
 import TandemProtocol
 
-/// The rooms loaded in memory: created on first join, restored from storage when known,
-/// unloaded some time after the last participant left.
+/// The rooms loaded in memory: created on first join, restored from storage when known (or, in a
+/// cluster, opened from Redis), unloaded some time after the last participant left.
 ///
 /// Thread-safe. Concurrent joins to a room that is loading wait for the one load.
 final class RoomRegistry: Sendable {
@@ -13,6 +13,7 @@ final class RoomRegistry: Sendable {
 
     private let rooms = Mutex<[String: Entry]>([:])
     private let commits: CommitQueue
+    private let cluster: ClusterNode?
     private let scheduler: any TimerScheduler
     private let settings: RoomSettings
     private let metrics: ServerMetrics
@@ -21,11 +22,12 @@ final class RoomRegistry: Sendable {
     private let makeEpoch: @Sendable () -> String
     private let isDenied: @Sendable (_ room: String, _ user: String) -> Bool
 
-    init(commits: CommitQueue, scheduler: any TimerScheduler, settings: RoomSettings, metrics: ServerMetrics, logger: Logger,
+    init(commits: CommitQueue, cluster: ClusterNode? = nil, scheduler: any TimerScheduler, settings: RoomSettings, metrics: ServerMetrics, logger: Logger,
          unloadDelay: Duration = .seconds(30), makeEpoch: @escaping @Sendable () -> String = RoomRegistry.randomEpoch,
          isDenied: @escaping @Sendable (_ room: String, _ user: String) -> Bool = { _, _ in false }) {
         self.isDenied = isDenied
         self.commits = commits
+        self.cluster = cluster
         self.scheduler = scheduler
         self.settings = settings
         self.metrics = metrics
@@ -86,6 +88,19 @@ final class RoomRegistry: Sendable {
     }
 
     private func load(_ name: String) {
+        if let cluster {
+            cluster.load(name, settings: settings.core) { [self] result in
+                switch result {
+                case .success(let (core, link)):
+                    let room = makeRoom(core)
+                    link.attach(room)
+                    finishLoading(name, with: .success(room))
+                case .failure(let error):
+                    finishLoading(name, with: .failure(.cluster(error.description)))
+                }
+            }
+            return
+        }
         commits.read({ (store) throws(StorageError) -> RoomRecord? in try store.loadRoom(name) }) { [self] result in
             switch result {
             case .failure(let error):
@@ -122,7 +137,7 @@ final class RoomRegistry: Sendable {
     }
 
     private func makeRoom(_ core: RoomCore) -> Room {
-        Room(core: core, commits: commits, scheduler: scheduler, settings: settings, metrics: metrics, logger: logger,
+        Room(core: core, sequencing: cluster.map { .cluster($0) } ?? .local(commits), scheduler: scheduler, settings: settings, metrics: metrics, logger: logger,
              isDenied: isDenied) { [weak self] room in
             self?.roomBecameIdle(room)
         }
@@ -154,6 +169,8 @@ final class RoomRegistry: Sendable {
             guard case .ready(let current) = rooms[room.name], current === room, room.isRetired || room.retireIfIdle() else { return }
             rooms[room.name] = nil
             metrics.rooms.add(-1)
+            // Under the lock: a load of the same room requested after this must queue behind the release.
+            cluster?.release(room.name)
         }
         logger.debug("room.unloaded", LogField("room", room.name))
     }

@@ -100,6 +100,8 @@ public enum StorageError: Error, Equatable, Sendable, CustomStringConvertible {
     case unknownRoom(String)
     /// The commit queue has shut down; nothing more is written.
     case shutDown
+    /// Cluster mode: Redis could not open the room (the message says why).
+    case cluster(String)
 
     /// A readable description.
     public var description: String {
@@ -107,6 +109,7 @@ public enum StorageError: Error, Equatable, Sendable, CustomStringConvertible {
         case .database(let error): "storage: \(error)"
         case .unknownRoom(let room): "storage: no room named '\(room)' is stored"
         case .shutDown: "storage: the commit queue is shut down"
+        case .cluster(let reason): "cluster: \(reason)"
         }
     }
 }

@@ -1,0 +1,81 @@
+import TandemProtocol
+import TandemRedis
+
+/// The cluster engine's copy of one room's document on this node: built from the snapshot in Redis,
+/// advanced by folding the room's log, and asked whether a local patch is valid before it is appended.
+///
+/// A value with one owner (the node's `ClusterRoomSync`). Folding ignores the limits (the author's node
+/// checked them when the patch was appended); validation applies them.
+struct ClusterDocumentReplica: ClusterReplica {
+    /// Why a stored snapshot could not be used.
+    struct UnreadableSnapshot: Error, CustomStringConvertible {
+        var description: String
+    }
+
+    static let unlimited = PatchLimits(maxOps: .max, maxDocument: .max)
+
+    private(set) var document: Document
+    /// The limits a new patch must respect.
+    let limits: PatchLimits
+
+    init(snapshot: RoomSnapshot?) throws {
+        try self.init(snapshot: snapshot, limits: PatchLimits())
+    }
+
+    init(snapshot: RoomSnapshot?, limits: PatchLimits) throws {
+        self.limits = limits
+        guard let snapshot else {
+            document = Document()
+            return
+        }
+        do {
+            guard let document = Document(try JSONValue.parse(snapshot.state)) else { throw UnreadableSnapshot(description: "not a JSON object") }
+            self.document = document
+        } catch let error as UnreadableSnapshot {
+            throw error
+        } catch {
+            throw UnreadableSnapshot(description: "\(error)")
+        }
+    }
+
+    mutating func fold(_ patch: SequencedPatch) throws {
+        try document.apply(try Self.ops(patch.ops), limits: Self.unlimited)
+    }
+
+    var state: [UInt8] { document.root.serializedBytes() }
+
+    func rejection(of ops: [UInt8]) -> String? {
+        do {
+            _ = try document.applying(try Self.ops(ops), limits: limits)
+            return nil
+        } catch let error as PatchError {
+            return ClusterRejection.encode(error)
+        } catch {
+            return ClusterRejection.encode(.invalidOp(op: 0, reason: "\(error)"))
+        }
+    }
+
+    /// The ops of a logged patch (a JSON array).
+    static func ops(_ bytes: [UInt8]) throws -> [PatchOp] {
+        try PatchOp.list(from: try JSONValue.parse(bytes))
+    }
+}
+
+/// Carries a reject's code through the sequencer script, which only knows reasons as text: the node
+/// that validated a patch encodes `code␟message`; a reason without the separator is one of the
+/// script's own structural checks.
+enum ClusterRejection {
+    private static let separator: Character = "\u{1F}"
+
+    static func encode(_ error: PatchError) -> String {
+        "\(error.code.wireValue)\(separator)\(error.description)"
+    }
+
+    static func decode(_ reason: String) -> (code: RejectCode, message: String) {
+        guard let index = reason.firstIndex(of: separator) else {
+            let code: RejectCode = reason.contains(" ops, more than") ? .tooManyOps : reason.contains(" bytes, more than") ? .tooLarge : .invalidOp
+            return (code, reason)
+        }
+        return (RejectCode(wireValue: String(reason[..<index])), String(reason[reason.index(after: index)...]))
+    }
+}

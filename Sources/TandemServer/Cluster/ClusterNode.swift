@@ -1,0 +1,161 @@
+import Synchronization
+import TandemProtocol
+import TandemRedis
+import TandemWire
+
+/// This server's part in a cluster: the Redis clients, the engine that sequences and folds the rooms it
+/// serves (`ClusterRoomSync`), and one ordered queue of work per room.
+///
+/// Nodes share nothing but Redis. A patch gets its rev in Redis; every node folds the room's log in rev
+/// order and fans it out from there, so acks and patch events reach each connection in rev order, and an
+/// ack means Redis accepted the write. Thread-safe; `shutdown()` once at the end.
+final class ClusterNode: Sendable {
+    /// Where Redis is and how this node names itself.
+    struct Settings: Sendable {
+        var endpoint: RedisEndpoint
+        var nodeID: String
+        /// Revs kept in each room's log in Redis: the resume window.
+        var logLength: Int
+        var limits: PatchLimits
+        /// How long one blocking read of the logs waits: a room opened meanwhile is followed from the next read.
+        var followTimeout: Duration = .milliseconds(200)
+    }
+
+    let settings: Settings
+    let engine: ClusterRoomSync<ClusterDocumentReplica>
+    private let sequencerClient: RedisClient
+    private let followerClient: RedisClient
+    private let followLoop: Task<Void, Never>
+    private let links = Mutex<[String: ClusterRoomLink]>([:])
+    private let logger: Logger
+
+    init(settings: Settings, group: EventLoopGroup, logger: Logger) {
+        self.settings = settings
+        self.logger = logger
+        let redis = RedisClient.Configuration(endpoint: settings.endpoint)
+        sequencerClient = RedisClient(configuration: redis, group: group)
+        followerClient = RedisClient(configuration: redis, group: group)
+        let sequencerSettings = RedisRoomSequencer.Settings(logLength: settings.logLength, maxOps: settings.limits.maxOps,
+                                                            maxPatchBytes: max(settings.limits.maxDocument, 1 << 16))
+        let limits = settings.limits
+        let engine = ClusterRoomSync<ClusterDocumentReplica>(
+            sequencer: RedisRoomSequencer(client: sequencerClient, settings: sequencerSettings),
+            follower: RoomLogFollower(sequencer: RedisRoomSequencer(client: followerClient, settings: sequencerSettings),
+                                      blockTimeout: settings.followTimeout),
+            makeReplica: { try ClusterDocumentReplica(snapshot: $0, limits: limits) })
+        self.engine = engine
+        followLoop = Task { await engine.run() }
+    }
+
+    /// The link of `room`, made on first use.
+    func link(for room: String) -> ClusterRoomLink {
+        links.withLock { links in
+            if let link = links[room] { return link }
+            let link = ClusterRoomLink(name: room)
+            links[room] = link
+            return link
+        }
+    }
+
+    /// Opens `room` in the engine (creating it in Redis if needed) and calls `completion` with the room's
+    /// state at the rev the engine holds; later revs wait in the link until a `Room` is attached.
+    func load(_ room: String, settings core: RoomCore.Settings, completion: @escaping @Sendable (Result<(RoomCore, ClusterRoomLink), ClusterError>) -> Void) {
+        let link = link(for: room)
+        link.queue.enqueue { [self] in
+            link.beginBuffering()
+            do throws(ClusterError) {
+                let head = try await engine.open(room: room) { link.receive($0) }
+                guard let (epoch, rev, replica) = await engine.state(of: room) else { throw ClusterError.roomNotOpen(room) }
+                let stored: [String: (lastSeq: Int64, lastRev: Int64)]
+                do throws(RedisError) {
+                    stored = try await engine.sequencer.clientProgress(room: room)
+                } catch {
+                    throw ClusterError.redis(error)
+                }
+                // Entries newer than the replica arrive with their folds.
+                let progress = stored.compactMapValues { $0.lastRev <= rev ? ClientProgress(lastSeq: $0.lastSeq, lastRev: $0.lastRev) : nil }
+                if head.created || head.rotated {
+                    logger.info("cluster.room_epoch", LogField("room", room), LogField("epoch", epoch), LogField("rev", "\(rev)"),
+                                LogField("why", head.created ? "created" : "redis restarted"))
+                }
+                completion(.success((.cluster(name: room, epoch: epoch, rev: rev, document: replica.document, progress: progress, settings: core), link)))
+            } catch {
+                link.detach()
+                logger.error("cluster.load_failed", LogField("room", room), LogField("error", error.description))
+                completion(.failure(error))
+            }
+        }
+    }
+
+    /// Sequences one patch through the room's queue (so a connection's patches reach Redis in arrival
+    /// order) and calls `completion` with the outcome once this node has folded it.
+    func submit(room: String, client: String, user: String, seq: Int64, ops: [PatchOp],
+                completion: @escaping @Sendable (Result<ClusterSubmitOutcome, ClusterError>) -> Void) {
+        var encoded: [UInt8] = []
+        PatchOp.write(ops, into: &encoded)
+        let bytes = encoded
+        link(for: room).queue.enqueue { [engine] in
+            do throws(ClusterError) {
+                completion(.success(try await engine.submit(room: room, client: client, user: user, seq: seq, ops: bytes)))
+            } catch {
+                completion(.failure(error))
+            }
+        }
+    }
+
+    /// The logged patches with rev > `after`, up to `through`, read from Redis (a resume older than this
+    /// node's memory). Fails with `.roomReset` when the log no longer reaches back that far.
+    func patches(room: String, after: Int64, through: Int64) async throws(ClusterError) -> [PatchEvent] {
+        var events: [PatchEvent] = []
+        var rev = after
+        while rev < through {
+            let batch: [SequencedPatch]
+            do throws(RedisError) {
+                batch = try await engine.sequencer.patches(room: room, after: rev, limit: Int(min(1_000, through - rev)))
+            } catch {
+                throw .redis(error)
+            }
+            guard batch.first?.rev == rev + 1 else { throw .roomReset(room, reason: "the log no longer holds rev \(rev + 1)") }
+            for patch in batch where patch.rev <= through {
+                do {
+                    events.append(PatchEvent(rev: patch.rev, user: patch.user, client: patch.client, seq: patch.seq,
+                                             ops: try ClusterDocumentReplica.ops(patch.ops)))
+                } catch {
+                    throw .roomReset(room, reason: "rev \(patch.rev) in the log is unreadable (\(error))")
+                }
+                rev = patch.rev
+            }
+        }
+        return events
+    }
+
+    /// Stops following `room` on this node; a later load opens it again. Call it when the `Room` is
+    /// unloaded, before a new load of the same room can be requested: the queue keeps that order.
+    func release(_ room: String) {
+        let link = link(for: room)
+        link.queue.enqueue { [self] in
+            await engine.close(room: room)
+            link.detach()
+            links.withLock { links in
+                if links[room] === link, link.queue.pendingCount <= 1 { links[room] = nil }
+            }
+        }
+    }
+
+    /// Checks that Redis answers (at start, so a wrong `--redis` fails at once, not at the first join).
+    func ping() async throws(ClusterError) {
+        do {
+            _ = try await sequencerClient.send(["PING"])
+        } catch {
+            throw .redis(error)
+        }
+    }
+
+    /// Stops the follow loop and closes the Redis connections.
+    func shutdown() async {
+        followLoop.cancel()
+        await followLoop.value
+        await sequencerClient.close()
+        await followerClient.close()
+    }
+}

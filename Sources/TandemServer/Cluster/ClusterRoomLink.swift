@@ -1,0 +1,61 @@
+import Synchronization
+import TandemRedis
+
+/// Connects the cluster engine's events for one room to the `Room` that serves it on this node, and
+/// orders the room's work with the engine (loads, submissions, release) in one queue.
+///
+/// The engine may fold patches as soon as it opened the room, before the `Room` exists: from
+/// `beginBuffering()` until `attach(_:)` events are kept, and `attach` hands them over first, so the
+/// room sees every rev after the one it was built at, in order. Thread-safety: a mutex; events are
+/// handed to the room under it, which keeps them in order against a concurrent `attach`.
+final class ClusterRoomLink: Sendable {
+    private struct State {
+        weak var room: Room?
+        var buffer: [ClusterRoomEvent] = []
+        var buffering = true
+    }
+
+    /// The room's name.
+    let name: String
+    /// Loads, submissions and release of this room, in call order.
+    let queue = SerialTaskQueue()
+    private let state = Mutex(State())
+
+    init(name: String) {
+        self.name = name
+    }
+
+    /// Detaches the current room and keeps events from now on until the next `attach`.
+    func beginBuffering() { detach(buffering: true) }
+
+    /// Hands the kept events to `room` (it skips revs it already holds), then forwards every event at once.
+    func attach(_ room: Room) {
+        state.withLock { state in
+            for event in state.buffer { room.apply(event) }
+            state.buffer = []
+            state.buffering = false
+            state.room = room
+        }
+    }
+
+    /// Forgets the room and any kept events; unless `buffering`, drops events until the next
+    /// `beginBuffering()` (the room was released, or its load failed).
+    func detach(buffering: Bool = false) {
+        state.withLock { state in
+            state.room = nil
+            state.buffer = []
+            state.buffering = buffering
+        }
+    }
+
+    /// The engine's listener: called on the engine's executor, in rev order.
+    func receive(_ event: ClusterRoomEvent) {
+        state.withLock { state in
+            if state.buffering {
+                state.buffer.append(event)
+            } else {
+                state.room?.apply(event)
+            }
+        }
+    }
+}

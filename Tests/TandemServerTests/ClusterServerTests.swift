@@ -1,0 +1,212 @@
+import Foundation
+import Testing
+import TandemProtocol
+import TandemTestSupport
+import TandemWire
+@testable import TandemServer
+
+/// Several `SyncServer` nodes sharing rooms through one real `redis-server` (started per test on a free
+/// loopback port), driven by protocol clients over real sockets.
+@Suite("Cluster: nodes sharing rooms through Redis", .serialized, .enabled(if: RedisServerProcess.isEnabled, "redis-server is not installed"))
+struct ClusterServerTests {
+    static let secret = "cluster-test"
+
+    static func startNode(redisPort: Int, _ adjust: (inout ServerConfiguration) -> Void = { _ in }) throws -> SyncServer {
+        var configuration = ServerConfiguration()
+        configuration.port = 0
+        configuration.dataDirectory = SyncServerTests.temporaryDirectory()
+        configuration.inMemoryStorage = true
+        configuration.rateLimit = 0
+        configuration.helloTimeoutMilliseconds = 60_000
+        configuration.handshakeTimeoutMilliseconds = 60_000
+        configuration.redisURL = "redis://127.0.0.1:\(redisPort)"
+        adjust(&configuration)
+        return try SyncServer(configuration: configuration, environment: ["TANDEM_SECRET": secret], logger: .discarding)
+    }
+
+    static func token(user: String, room: String = "lobby", role: Role = .host) -> String {
+        TokenVerifier(secret: Array(secret.utf8), hmac: { Digest.hmacSHA256(key: $0, message: $1) }, now: { Int64(Date().timeIntervalSince1970) })
+            .mint(TokenClaims(sub: user, room: room, role: role, exp: Int64(Date().timeIntervalSince1970) + 600))
+    }
+
+    static func set(_ key: String, _ value: Int) -> [PatchOp] {
+        [.set(try! JSONPointer(parsing: "/\(key)"), .number(Double(value)))]
+    }
+
+    /// Connects, says hello and returns the client with its welcome.
+    static func join(_ url: String, user: String, client: String, resume: ResumePoint? = nil, role: Role = .host,
+                     loop: EventLoop) async throws -> (ProtocolClient, Welcome) {
+        let connection = try await ProtocolClient.connect(url, loop: loop)
+        try await connection.send(.hello(Hello(token: token(user: user, role: role), client: client, resume: resume)))
+        guard case .welcome(let welcome)? = await connection.next(timeout: .seconds(30)) else {
+            throw ClusterTestError("no welcome from \(url) for \(client)")
+        }
+        return (connection, welcome)
+    }
+
+    /// Reads until `count` acks and patch events arrived (other messages are skipped); their revs in order.
+    static func revs(_ client: ProtocolClient, count: Int) async -> [Int64] {
+        await updates(client, count: count).map(\.rev)
+    }
+
+    /// Reads until `count` acks and patch events arrived (other messages are skipped): each rev, and
+    /// whether it came as an ack.
+    static func updates(_ client: ProtocolClient, count: Int) async -> [(rev: Int64, ack: Bool)] {
+        var updates: [(rev: Int64, ack: Bool)] = []
+        while updates.count < count, let message = await client.next(timeout: .seconds(30)) {
+            switch message {
+            case .ack(_, let rev, let duplicate):
+                #expect(!duplicate)
+                updates.append((rev, true))
+            case .patch(let event): updates.append((event.rev, false))
+            default: continue
+            }
+        }
+        return updates
+    }
+
+    struct ClusterTestError: Error, CustomStringConvertible {
+        let description: String
+        init(_ description: String) { self.description = description }
+    }
+
+    @Test("three nodes, two writers on each: every connection sees revs 1…N in order, every node holds the same document")
+    func threeNodesShareOneOrder() async throws {
+        let redis = try await RedisServerProcess.start()
+        let nodes = try (0..<3).map { _ in try Self.startNode(redisPort: redis.port) }
+        let group = try EventLoopGroup(threads: 2)
+        let writersPerNode = 2, patchesEach = 25
+        let total = nodes.count * writersPerNode * patchesEach
+        var clients: [ProtocolClient] = []
+        for (n, node) in nodes.enumerated() {
+            for w in 0..<writersPerNode {
+                let (client, welcome) = try await Self.join(node.syncURL, user: "u\(n)\(w)", client: "c\(n)\(w)", loop: group.next())
+                #expect(welcome.rev == 0)
+                clients.append(client)
+            }
+        }
+        await withTaskGroup(of: Void.self) { tasks in
+            for (index, client) in clients.enumerated() {
+                tasks.addTask {
+                    for seq in 1...patchesEach {
+                        try? await client.send(.patch(seq: Int64(seq), ops: Self.set("w\(index)", seq)))
+                    }
+                }
+            }
+        }
+        for (index, client) in clients.enumerated() {
+            let updates = await Self.updates(client, count: total)
+            #expect(updates.map(\.rev) == Array(1...Int64(total)), "connection \(index) saw a gap or a reordering")
+            #expect(updates.filter(\.ack).count == patchesEach, "connection \(index) must get an ack for each of its patches")
+        }
+        // A late joiner on each node gets the same document at the same rev.
+        var documents: [JSONValue] = []
+        for (n, node) in nodes.enumerated() {
+            let (late, welcome) = try await Self.join(node.syncURL, user: "late", client: "late\(n)", loop: group.next())
+            #expect(welcome.rev == Int64(total))
+            guard case .state(let state) = welcome.sync else { Issue.record("expected a snapshot"); continue }
+            documents.append(state)
+            await late.socket.close()
+        }
+        #expect(documents.count == 3 && Set(documents.map(\.description)).count == 1)
+        #expect(documents.first?.objectValue?.count == clients.count)
+        for index in clients.indices { #expect(documents.first?["w\(index)"] == .number(Double(patchesEach))) }
+        for node in nodes { await node.shutdown() }
+        await Self.shutDown(group)
+        await redis.stop()
+    }
+
+    @Test("a node is killed with SIGKILL: its client resumes on another node by replay, and no acknowledged patch is lost")
+    func killedNodeClientsResumeElsewhere() async throws {
+        let redis = try await RedisServerProcess.start()
+        let survivor = try Self.startNode(redisPort: redis.port)
+        let group = try EventLoopGroup(threads: 2)
+        let (victim, victimURL) = try await CrashDurabilityTests.offload {
+            try CrashDurabilityTests.serve(data: SyncServerTests.temporaryDirectory(), secret: Self.secret,
+                                           extra: ["--in-memory", "--redis", "redis://127.0.0.1:\(redis.port)", "--node-id", "victim"])
+        }
+        let (watcher, _) = try await Self.join(survivor.syncURL, user: "bob", client: "b1", loop: group.next())
+        let (alice, welcome) = try await Self.join(victimURL, user: "alice", client: "a1", loop: group.next())
+        let total = 400
+        Task {
+            for seq in 1...total { try? await alice.send(.patch(seq: Int64(seq), ops: Self.set("k\(seq)", seq))) }
+        }
+        var acked: [Int64: Int64] = [:]
+        while acked.count < 100, let message = await alice.next(timeout: .seconds(30)) {
+            if case .ack(let seq, let rev, _) = message { acked[seq] = rev }
+        }
+        kill(victim.processIdentifier, SIGKILL)
+        await CrashDurabilityTests.offload { victim.waitUntilExit() }
+        while let message = await alice.next(timeout: .milliseconds(300)) {
+            if case .ack(let seq, let rev, _) = message { acked[seq] = rev }
+        }
+        #expect(acked.count >= 100)
+
+        let (again, resumed) = try await Self.join(survivor.syncURL, user: "alice", client: "a1",
+                                                   resume: ResumePoint(epoch: welcome.epoch, rev: 0), loop: group.next())
+        #expect(resumed.epoch == welcome.epoch, "a node's death must not change the room's epoch")
+        guard case .replay(let events) = resumed.sync else { Issue.record("expected a replay, got a snapshot"); return }
+        #expect(events.map(\.rev) == Array(1...resumed.rev))
+        var document = Document()
+        for event in events { try document.apply(event.ops) }
+        for (seq, rev) in acked {
+            #expect(document.root["k\(seq)"] == .number(Double(seq)), "acked seq \(seq) lost")
+            #expect(events.first { $0.seq == seq }?.rev == rev)
+        }
+        #expect(resumed.rev >= Int64(acked.values.max() ?? 0))
+        #expect(resumed.lastSeq == resumed.rev, "lastSeq must match the replayed history")
+        // The watcher on the surviving node saw the same patches, in order, once.
+        #expect(await Self.revs(watcher, count: Int(resumed.rev)) == Array(1...resumed.rev))
+        // And writing goes on through the survivor.
+        try await again.send(.patch(seq: resumed.lastSeq + 1, ops: Self.set("after", 1)))
+        #expect(await Self.revs(again, count: 1) == [resumed.rev + 1])
+        await survivor.shutdown()
+        await Self.shutDown(group)
+        await redis.stop()
+    }
+
+    @Test("Redis restarts (AOF, persistence not trusted): the room gets a new epoch and its clients a snapshot that kept every acknowledged patch")
+    func redisRestartGivesNewEpochAndSnapshot() async throws {
+        let first = try await RedisServerProcess.start(appendOnly: true)
+        let node = try Self.startNode(redisPort: first.port)
+        let group = try EventLoopGroup(threads: 1)
+        let (client, welcome) = try await Self.join(node.syncURL, user: "alice", client: "a1", loop: group.next())
+        for seq in 1...10 { try await client.send(.patch(seq: Int64(seq), ops: Self.set("k\(seq)", seq))) }
+        #expect(await Self.revs(client, count: 10) == Array(1...10))
+        await first.stop(keepingData: true)
+        let second = try await RedisServerProcess.start(port: first.port, directory: first.directory, appendOnly: true)
+        // The next write finds a Redis that restarted: the room's history may have rewound, so it is reset.
+        try await client.send(.patch(seq: 11, ops: Self.set("k11", 11)))
+        #expect(await client.closeCode(timeout: .seconds(30)) == CloseCode.internalError.rawValue)
+
+        let (_, after) = try await Self.join(node.syncURL, user: "alice", client: "a1",
+                                             resume: ResumePoint(epoch: welcome.epoch, rev: 10), loop: group.next())
+        #expect(after.epoch != welcome.epoch)
+        guard case .state(let state) = after.sync else { Issue.record("expected a snapshot after the epoch change"); return }
+        for seq in 1...10 { #expect(state["k\(seq)"] == .number(Double(seq)), "acked seq \(seq) lost") }
+        // Seq 11 reached Redis before the reset was noticed: it is in the state, and lastSeq says so.
+        #expect(after.lastSeq == 11 && state["k11"] == .number(11))
+        #expect(after.rev == 11)
+        await node.shutdown()
+        await Self.shutDown(group)
+        await second.stop()
+    }
+
+    @Test("a node refuses to start when Redis does not answer, naming the address")
+    func startFailsWithoutRedis() async throws {
+        let port = try RedisServerProcess.freeLoopbackPort()
+        let error = try await CrashDurabilityTests.offload { () -> ServerStartError? in
+            do {
+                _ = try Self.startNode(redisPort: port)
+                return nil
+            } catch let error as ServerStartError {
+                return error
+            }
+        }
+        #expect(error?.description.contains("127.0.0.1:\(port)") == true, "\(String(describing: error))")
+    }
+
+    static func shutDown(_ group: EventLoopGroup) async {
+        await CrashDurabilityTests.offload { group.shutdown() }
+    }
+}
