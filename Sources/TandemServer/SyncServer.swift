@@ -102,9 +102,12 @@ public final class SyncServer: Sendable {
         self.group = group
         let roomSettings = RoomSettings(configuration)
         let cluster = endpoint.map { endpoint in
-            ClusterNode(settings: ClusterNode.Settings(endpoint: endpoint, nodeID: configuration.nodeID ?? "node-\(RoomRegistry.randomEpoch())",
-                                                       logLength: configuration.historyWindow, limits: roomSettings.core.limits),
-                        group: group, logger: logger)
+            ClusterNode(settings: ClusterNode.Settings(
+                            endpoint: endpoint, nodeID: configuration.nodeID ?? "node-\(RoomRegistry.randomEpoch())",
+                            logLength: configuration.historyWindow, limits: roomSettings.core.limits,
+                            presence: .init(ttl: .milliseconds(configuration.clusterPresenceTTLMilliseconds),
+                                            interval: .milliseconds(configuration.clusterPresenceIntervalMilliseconds))),
+                        group: group, logger: logger, wallClock: { Int64(Date().timeIntervalSince1970 * 1_000) })
         }
         if let cluster {
             let reachable = Mutex<ClusterError?>(nil)

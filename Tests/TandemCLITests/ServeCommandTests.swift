@@ -62,6 +62,28 @@ import TandemServer
         #expect(configuration.failedAcceptsPerAddress == 5 && configuration.failedAcceptsGlobal == 50)
     }
 
+    @Test func clusterFlagsMapOntoTheConfiguration() throws {
+        let arguments = try ArgumentParser.parse([
+            "--redis", "redis://10.0.0.7:6380", "--node-id", "eu-1", "--presence-ttl", "6000", "--presence-interval", "500",
+        ], for: ServeCommand.spec)
+        let configuration = try ServeCommand.configuration(from: arguments)
+        #expect(configuration.redisURL == "redis://10.0.0.7:6380")
+        #expect(configuration.nodeID == "eu-1")
+        #expect(configuration.clusterPresenceTTLMilliseconds == 6_000 && configuration.clusterPresenceIntervalMilliseconds == 500)
+    }
+
+    @Test func badClusterFlagsAreUsageErrors() async {
+        let scheme = await runTandem(["serve", "--redis", "http://10.0.0.7:6379"])
+        #expect(scheme.status == ExitCode.usage)
+        #expect(scheme.console.stderr.first?.contains("a redis://HOST:PORT URL") == true)
+        let alone = await runTandem(["serve", "--node-id", "eu-1"])
+        #expect(alone.status == ExitCode.usage)
+        #expect(alone.console.stderr.first?.contains("together with --redis") == true)
+        let lapsing = await runTandem(["serve", "--redis", "redis://127.0.0.1", "--presence-ttl", "2000", "--presence-interval", "1500"])
+        #expect(lapsing.status == ExitCode.usage)
+        #expect(lapsing.console.stderr.first?.contains("at most half of --presence-ttl") == true)
+    }
+
     @Test func theBannerPrintsReadyToOpenPageLinksForAHostAndAViewer() throws {
         var configuration = ServerConfiguration()
         configuration.port = 0

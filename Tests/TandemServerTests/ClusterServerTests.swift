@@ -192,6 +192,74 @@ struct ClusterServerTests {
         await second.stop()
     }
 
+    /// The next message matching `match`, skipping others (bounded: 30 s).
+    static func first<T>(_ client: ProtocolClient, _ match: (ServerMessage) -> T?) async -> T? {
+        while let message = await client.next(timeout: .seconds(30)) {
+            if let found = match(message) { return found }
+        }
+        return nil
+    }
+
+    @Test("participants on different nodes see each other join, change presence and leave")
+    func presenceAcrossNodes() async throws {
+        let redis = try await RedisServerProcess.start()
+        let fast: (inout ServerConfiguration) -> Void = {
+            $0.clusterPresenceIntervalMilliseconds = 100
+            $0.clusterPresenceTTLMilliseconds = 5_000
+        }
+        let a = try Self.startNode(redisPort: redis.port, fast), b = try Self.startNode(redisPort: redis.port, fast)
+        let group = try EventLoopGroup(threads: 1)
+        let (alice, _) = try await Self.join(a.syncURL, user: "alice", client: "a1", loop: group.next())
+        let (bob, bobWelcome) = try await Self.join(b.syncURL, user: "bob", client: "b1", loop: group.next())
+        if !bobWelcome.participants.contains(where: { $0.client == "a1" }) {
+            let joined = await Self.first(bob) { if case .join(let p) = $0, p.client == "a1" { p } else { nil } }
+            #expect(joined?.user == "alice", "bob on node B must learn that alice joined on node A")
+        }
+        let seen = await Self.first(alice) { if case .join(let p) = $0, p.client == "b1" { p } else { nil } }
+        #expect(seen?.user == "bob")
+
+        try await alice.send(.presence(data: .object(["scroll": .number(120)])))
+        let moved = await Self.first(bob) { if case .presence(let peer, let data) = $0, peer.client == "a1" { data } else { nil } }
+        #expect(moved == .object(["scroll": .number(120)]))
+
+        await alice.socket.close()
+        let left = await Self.first(bob) { if case .leave(let peer) = $0 { peer } else { nil } }
+        #expect(left?.client == "a1", "a clean leave on node A reaches node B")
+        // A participant that joins after that sees only who is there.
+        let (_, carol) = try await Self.join(a.syncURL, user: "carol", client: "c1", loop: group.next())
+        #expect(!carol.participants.contains { $0.client == "a1" })
+        await a.shutdown()
+        await b.shutdown()
+        await Self.shutDown(group)
+        await redis.stop()
+    }
+
+    @Test("a node killed with SIGKILL: its participants leave on the other nodes once their presence entries lapse")
+    func deadNodesParticipantsLeaveAfterTheTTL() async throws {
+        let redis = try await RedisServerProcess.start()
+        let survivor = try Self.startNode(redisPort: redis.port) { $0.clusterPresenceIntervalMilliseconds = 100 }
+        let group = try EventLoopGroup(threads: 1)
+        let (victim, victimURL) = try await CrashDurabilityTests.offload {
+            try CrashDurabilityTests.serve(data: SyncServerTests.temporaryDirectory(), secret: Self.secret,
+                                           extra: ["--in-memory", "--redis", "redis://127.0.0.1:\(redis.port)",
+                                                   "--presence-ttl", "1500", "--presence-interval", "100"])
+        }
+        let (bob, _) = try await Self.join(survivor.syncURL, user: "bob", client: "b1", loop: group.next())
+        let (alice, _) = try await Self.join(victimURL, user: "alice", client: "a1", loop: group.next())
+        let joined = await Self.first(bob) { if case .join(let p) = $0, p.client == "a1" { p } else { nil } }
+        #expect(joined != nil)
+        kill(victim.processIdentifier, SIGKILL)
+        await CrashDurabilityTests.offload { victim.waitUntilExit() }
+        let clock = ContinuousClock(), killed = clock.now
+        let left = await Self.first(bob) { if case .leave(let peer) = $0 { peer } else { nil } }
+        #expect(left?.client == "a1")
+        #expect(clock.now - killed < .seconds(15), "the leave must come about one TTL after the death")
+        _ = alice
+        await survivor.shutdown()
+        await Self.shutDown(group)
+        await redis.stop()
+    }
+
     @Test("a node refuses to start when Redis does not answer, naming the address")
     func startFailsWithoutRedis() async throws {
         let port = try RedisServerProcess.freeLoopbackPort()

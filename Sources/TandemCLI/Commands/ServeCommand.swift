@@ -39,6 +39,8 @@ enum ServeCommand {
             .flag("in-memory", help: "Keep rooms in memory only (acks are not durable; for benchmarks)."),
             .value("redis", "URL", help: "Cluster mode: share rooms with other nodes through this Redis (redis://HOST:PORT; see docs/CLUSTER.md)."),
             .value("node-id", "ID", help: "This node's name in the cluster (default: random; needs --redis)."),
+            .value("presence-ttl", "MS", help: "Cluster mode: how long a dead node's participants still appear elsewhere.", default: "15000"),
+            .value("presence-interval", "MS", help: "Cluster mode: how often nodes exchange participants.", default: "1000"),
             .value("log-level", "LEVEL", help: "debug, info, warning or error.", default: "info"),
         ]
     )
@@ -102,6 +104,14 @@ enum ServeCommand {
                 throw .invalidValue(option: "node-id", value: node, expected: "1 to 64 bytes without spaces")
             }
             configuration.nodeID = node
+        }
+        configuration.clusterPresenceTTLMilliseconds = try arguments.integer(
+            "presence-ttl", default: configuration.clusterPresenceTTLMilliseconds, in: 1_000...3_600_000)
+        configuration.clusterPresenceIntervalMilliseconds = try arguments.integer(
+            "presence-interval", default: configuration.clusterPresenceIntervalMilliseconds, in: 50...600_000)
+        guard configuration.clusterPresenceIntervalMilliseconds * 2 <= configuration.clusterPresenceTTLMilliseconds else {
+            throw .invalidValue(option: "presence-interval", value: "\(configuration.clusterPresenceIntervalMilliseconds)",
+                                expected: "at most half of --presence-ttl (\(configuration.clusterPresenceTTLMilliseconds)), so entries are refreshed before they lapse")
         }
         if let url = arguments.value("public-url") {
             guard isPageOrigin(url) else {

@@ -1,4 +1,3 @@
-import Synchronization
 import TandemProtocol
 import TandemRedis
 import TandemWire
@@ -19,6 +18,8 @@ final class ClusterNode: Sendable {
         var limits: PatchLimits
         /// How long one blocking read of the logs waits: a room opened meanwhile is followed from the next read.
         var followTimeout: Duration = .milliseconds(200)
+        /// Participants across nodes.
+        var presence = ClusterPresenceSync.Settings()
     }
 
     let settings: Settings
@@ -26,10 +27,18 @@ final class ClusterNode: Sendable {
     private let sequencerClient: RedisClient
     private let followerClient: RedisClient
     private let followLoop: Task<Void, Never>
-    private let links = Mutex<[String: ClusterRoomLink]>([:])
+    private let presenceLoop: Task<Void, Never>
+    /// Participants across nodes.
+    let presence: ClusterPresenceSync
+    private let links = ClusterRoomLinks()
     private let logger: Logger
 
-    init(settings: Settings, group: EventLoopGroup, logger: Logger) {
+    /// A node of the cluster; it connects to Redis lazily.
+    /// - Parameters:
+    ///   - wallClock: milliseconds since 1970, for presence entries (shared with the other nodes' clocks).
+    ///   - clock: what the presence loop waits on between ticks.
+    init(settings: Settings, group: EventLoopGroup, logger: Logger,
+         wallClock: @escaping @Sendable () -> Int64, clock: any Clock<Duration> = ContinuousClock()) {
         self.settings = settings
         self.logger = logger
         let redis = RedisClient.Configuration(endpoint: settings.endpoint)
@@ -45,22 +54,18 @@ final class ClusterNode: Sendable {
             makeReplica: { try ClusterDocumentReplica(snapshot: $0, limits: limits) })
         self.engine = engine
         followLoop = Task { await engine.run() }
-    }
-
-    /// The link of `room`, made on first use.
-    func link(for room: String) -> ClusterRoomLink {
-        links.withLock { links in
-            if let link = links[room] { return link }
-            let link = ClusterRoomLink(name: room)
-            links[room] = link
-            return link
+        let presence = ClusterPresenceSync(client: sequencerClient, nodeID: settings.nodeID, settings: settings.presence, now: wallClock, clock: clock)
+        self.presence = presence
+        let links = links
+        presenceLoop = Task {
+            await presence.run { links.rooms() }
         }
     }
 
     /// Opens `room` in the engine (creating it in Redis if needed) and calls `completion` with the room's
     /// state at the rev the engine holds; later revs wait in the link until a `Room` is attached.
     func load(_ room: String, settings core: RoomCore.Settings, completion: @escaping @Sendable (Result<(RoomCore, ClusterRoomLink), ClusterError>) -> Void) {
-        let link = link(for: room)
+        let link = links.link(for: room)
         link.queue.enqueue { [self] in
             link.beginBuffering()
             do throws(ClusterError) {
@@ -94,7 +99,7 @@ final class ClusterNode: Sendable {
         var encoded: [UInt8] = []
         PatchOp.write(ops, into: &encoded)
         let bytes = encoded
-        link(for: room).queue.enqueue { [engine] in
+        links.link(for: room).queue.enqueue { [engine] in
             do throws(ClusterError) {
                 completion(.success(try await engine.submit(room: room, client: client, user: user, seq: seq, ops: bytes)))
             } catch {
@@ -132,13 +137,11 @@ final class ClusterNode: Sendable {
     /// Stops following `room` on this node; a later load opens it again. Call it when the `Room` is
     /// unloaded, before a new load of the same room can be requested: the queue keeps that order.
     func release(_ room: String) {
-        let link = link(for: room)
+        let link = links.link(for: room)
         link.queue.enqueue { [self] in
             await engine.close(room: room)
             link.detach()
-            links.withLock { links in
-                if links[room] === link, link.queue.pendingCount <= 1 { links[room] = nil }
-            }
+            links.remove(link)
         }
     }
 
@@ -154,7 +157,9 @@ final class ClusterNode: Sendable {
     /// Stops the follow loop and closes the Redis connections.
     func shutdown() async {
         followLoop.cancel()
+        presenceLoop.cancel()
         await followLoop.value
+        await presenceLoop.value
         await sequencerClient.close()
         await followerClient.close()
     }

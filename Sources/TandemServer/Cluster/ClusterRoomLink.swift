@@ -25,6 +25,9 @@ final class ClusterRoomLink: Sendable {
         self.name = name
     }
 
+    /// The room attached, if any.
+    var room: Room? { state.withLock { $0.room } }
+
     /// Detaches the current room and keeps events from now on until the next `attach`.
     func beginBuffering() { detach(buffering: true) }
 

@@ -66,6 +66,12 @@ public struct ServerConfiguration: Sendable, Equatable {
     public var redisURL: String?
     /// This node's name in the cluster (logs, presence); nil makes a random one at start.
     public var nodeID: String?
+    /// Cluster mode: how long a node's presence entries live without a refresh, i.e. how long after a
+    /// node died its participants still appear on the other nodes.
+    public var clusterPresenceTTLMilliseconds = 15_000
+    /// Cluster mode: how often a node refreshes its presence entries and reads the other nodes'
+    /// (the delay before a join, leave or presence change is seen across nodes).
+    public var clusterPresenceIntervalMilliseconds = 1_000
 
     /// The defaults of the product specification.
     public init() {}

@@ -76,6 +76,8 @@ final class Room: Sendable {
         var broken = false
         /// Cluster only: local patches submitted and not folded yet, so the fold acks the right connection.
         var inFlight: [ClientSeq: InFlight] = [:]
+        /// Cluster only: participants connected to other nodes, by client id (never one connected here).
+        var remote: [String: Participant] = [:]
     }
 
     let name: String
@@ -134,14 +136,15 @@ final class Room: Sendable {
                 sink.close(.roomFull, error: OutboundMessage(.error(code: .roomFull, message: "room '\(name)' is full (\(settings.maxParticipants) participants)")))
                 return .refused
             }
-            var announced = false
+            // A participant the others know from another node (it moved here) is not announced again.
+            var announced = state.remote.removeValue(forKey: client) != nil
             if let existing {
                 switch existing.phase {
                 case .dropped(let timer): timer.cancel()
                 case .pending, .live: replaced = existing.sink
                 }
-                announced = existing.announced
-                if announced && existing.data != request.presence {
+                announced = existing.announced || announced
+                if existing.announced && existing.data != request.presence {
                     broadcast(OutboundMessage(.presence(existing.participant.peer, data: request.presence)), in: state, except: client)
                 }
             }
@@ -323,7 +326,8 @@ final class Room: Sendable {
         member.announced = true
         state.members[client] = member
         var welcome = base
-        welcome.participants = state.members.values.filter(\.announced).map(\.participant).sorted { ($0.user, $0.client) < ($1.user, $1.client) }
+        welcome.participants = (state.members.values.filter(\.announced).map(\.participant) + state.remote.values)
+            .sorted { ($0.user, $0.client) < ($1.user, $1.client) }
         member.sink.send(OutboundMessage(.welcome(welcome)))
         if !wasAnnounced {
             broadcast(OutboundMessage(.join(member.participant)), in: state, except: client)
@@ -393,6 +397,7 @@ final class Room: Sendable {
         if case .dropped(let timer) = member.phase { timer.cancel() }
         if member.announced {
             broadcast(OutboundMessage(.leave(member.participant.peer)), in: state, except: client)
+            if case .cluster(let node) = sequencing { node.presence.left(room: name, client: client) }
         }
     }
 
@@ -506,6 +511,38 @@ extension Room {
         welcome.rev = core.rev
         welcome.lastSeq = core.lastSeq(of: client)
         return welcome
+    }
+
+    /// The participants connected to this node that the others know of (grace periods included), for
+    /// the cluster's presence entries.
+    func presentParticipants() -> [Participant] {
+        state.withLock { $0.members.values.filter(\.announced).map(\.participant) }
+    }
+
+    /// The participants other nodes announce right now: the difference to the last call becomes join,
+    /// presence and leave events for this node's connections. Client ids connected here are ignored
+    /// (a participant that moved here from a node that died is still listed there until its entry lapses).
+    func updateRemoteParticipants(_ participants: [Participant]) {
+        state.withLock { state in
+            guard !state.retired, !state.broken else { return }
+            var incoming: [String: Participant] = [:]
+            for participant in participants where state.members[participant.client] == nil {
+                incoming[participant.client] = incoming[participant.client] ?? participant
+            }
+            for (client, gone) in state.remote where incoming[client] == nil {
+                broadcast(OutboundMessage(.leave(gone.peer)), in: state, except: client)
+            }
+            for (client, participant) in incoming {
+                if let known = state.remote[client] {
+                    if known.data != participant.data {
+                        broadcast(OutboundMessage(.presence(participant.peer, data: participant.data)), in: state, except: client)
+                    }
+                } else {
+                    broadcast(OutboundMessage(.join(participant)), in: state, except: client)
+                }
+            }
+            state.remote = incoming
+        }
     }
 
     /// What the cluster engine reports for this room, in rev order (see `ClusterRoomLink`).
