@@ -96,4 +96,33 @@ struct RoomLogFollowerTests {
             #expect(patches.map(\.rev) == [6, 7, 8])
         }
     }
+
+    @Test("signals published after a room is followed arrive once, in order, next to its patches; older ones never")
+    func signalsFromFollowOnward() async throws {
+        try await RedisTestContext.with { context in
+            let writer = RedisRoomSequencer(client: context.client())
+            let head = try await writer.open(room: "r")
+            try await writer.publish(room: "r", RoomSignal(node: "n1", payload: Array("before".utf8)))
+            var follower = RoomLogFollower(sequencer: RedisRoomSequencer(client: context.client()), blockTimeout: .milliseconds(1))
+            follower.follow(room: "r", epoch: head.epoch, after: 0)
+            // The first poll places the signal stream's cursor at its end.
+            #expect(try await follower.poll() == [])
+            for index in 1...3 { try await writer.publish(room: "r", RoomSignal(node: "n\(index)", payload: Array("s\(index)".utf8))) }
+            _ = try await writer.append(room: "r", client: "c", user: "u", seq: 1, ops: Self.op)
+            var signals: [RoomSignal] = [], revs: [Int64] = []
+            for _ in 0..<10 where signals.count < 3 || revs.isEmpty {
+                for event in try await follower.poll() {
+                    switch event {
+                    case .signals(_, let batch): signals += batch
+                    case .patches(_, let patches): revs += patches.map(\.rev)
+                    case .reset: Issue.record("unexpected \(event)")
+                    }
+                }
+            }
+            #expect(signals.map(\.node) == ["n1", "n2", "n3"])
+            #expect(signals.map { String(decoding: $0.payload, as: UTF8.self) } == ["s1", "s2", "s3"])
+            #expect(revs == [1])
+            #expect(try await follower.poll() == [], "each signal is delivered once")
+        }
+    }
 }

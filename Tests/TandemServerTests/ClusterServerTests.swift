@@ -234,6 +234,51 @@ struct ClusterServerTests {
         await redis.stop()
     }
 
+    @Test("a signal reaches participants on every node once, and not its sender")
+    func signalsAcrossNodes() async throws {
+        let redis = try await RedisServerProcess.start()
+        let a = try Self.startNode(redisPort: redis.port), b = try Self.startNode(redisPort: redis.port)
+        let group = try EventLoopGroup(threads: 1)
+        let (alice, _) = try await Self.join(a.syncURL, user: "alice", client: "a1", loop: group.next())
+        let (carol, _) = try await Self.join(a.syncURL, user: "carol", client: "c1", loop: group.next())
+        let (bob, _) = try await Self.join(b.syncURL, user: "bob", client: "b1", loop: group.next())
+        // Node B follows the room from its first poll on; a patch through B proves that poll happened.
+        try await bob.send(.patch(seq: 1, ops: Self.set("ready", 1)))
+        #expect(await Self.first(bob) { if case .ack = $0 { true } else { nil } } == true)
+        for index in 1...3 { try await alice.send(.signal(event: "pointer", data: .object(["x": .number(Double(index))]))) }
+        try await alice.send(.ping(t: 42))
+        for (name, client) in [("bob", bob), ("carol", carol)] {
+            var xs: [Double] = []
+            while xs.count < 3, let message = await client.next(timeout: .seconds(30)) {
+                if case .signal(let from, "pointer", .object(let data)) = message, from.client == "a1", case .number(let x)? = data["x"] { xs.append(x) }
+            }
+            #expect(xs == [1, 2, 3], "\(name) must get alice's signals once, in order")
+        }
+        // Node A must not relay its own signals again when they come back from Redis: the poll that
+        // brings rev 3 has read every signal published before rev 2 was appended.
+        var echoes = 0
+        for seq in Int64(2)...3 {
+            try await bob.send(.patch(seq: seq, ops: Self.set("ready", Int(seq))))
+            while let message = await carol.next(timeout: .seconds(30)) {
+                if case .signal = message { echoes += 1 }
+                if case .patch(let event) = message, event.rev == seq { break }
+            }
+        }
+        #expect(echoes == 0, "carol, on alice's node, got alice's signals twice")
+        // Alice's own signals never come back to her: the next thing she sees is the answer to her ping.
+        let reply = await Self.first(alice) { message -> ServerMessage? in
+            switch message {
+            case .signal, .pong: message
+            default: nil
+            }
+        }
+        #expect(reply == .pong(t: 42))
+        await a.shutdown()
+        await b.shutdown()
+        await Self.shutDown(group)
+        await redis.stop()
+    }
+
     @Test("a node killed with SIGKILL: its participants leave on the other nodes once their presence entries lapse")
     func deadNodesParticipantsLeaveAfterTheTTL() async throws {
         let redis = try await RedisServerProcess.start()

@@ -6,4 +6,6 @@ public enum ClusterRoomEvent: Sendable, Equatable {
     /// The room was closed on this node (`reason` says why); its connections must reconnect, and get
     /// a snapshot when the epoch changed.
     case reset(reason: String)
+    /// An ephemeral message some node published to the room (this node's own included).
+    case signal(RoomSignal)
 }

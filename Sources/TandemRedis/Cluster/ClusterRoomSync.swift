@@ -210,6 +210,9 @@ public actor ClusterRoomSync<Replica: ClusterReplica> {
         switch event {
         case .reset(let room, _, let reason):
             reset(room, reason: reason == .epochChanged ? "the room's epoch changed in Redis" : "this node fell behind the log")
+        case .signals(let room, let signals):
+            guard let open = rooms[room] else { return }
+            for signal in signals { open.listener(.signal(signal)) }
         case .patches(let room, let patches):
             guard var open = rooms[room] else { return }
             for patch in patches where patch.rev == open.rev + 1 {

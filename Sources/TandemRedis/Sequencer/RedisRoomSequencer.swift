@@ -61,6 +61,23 @@ public struct RedisRoomSequencer: Sendable {
         return RoomHead(epoch: epoch, rev: rev, created: origin == 1, rotated: origin == 2)
     }
 
+    /// The key of the room's signal stream (ephemeral messages between nodes; not one of the scripts' keys).
+    public func signalKey(room: String) -> String {
+        "\(settings.keyPrefix):{\(room)}:signals"
+    }
+
+    /// Publishes an ephemeral message to the room's signal stream, for every node following the room.
+    /// The stream keeps about the newest 1,000 and disappears an hour after the last one.
+    /// - Throws: `RedisError`.
+    public func publish(room: String, _ signal: RoomSignal) async throws(RedisError) {
+        let key = RedisArgument(signalKey(room: room))
+        let replies = try await client.pipeline([
+            ["XADD", key, "MAXLEN", "~", "1000", "*", "node", RedisArgument(signal.node), "data", RedisArgument(bytes: signal.payload)],
+            ["PEXPIRE", key, "3600000"],
+        ])
+        for reply in replies { _ = try reply.get() }
+    }
+
     /// Sequences one patch of `client` (author `user`) with its `seq` and `ops` (a JSON array).
     /// - Parameter baseRev: when given, the patch is appended only if the room's rev is still this one
     ///   (the node validated it against that state); otherwise the outcome is `.behind`.

@@ -6,6 +6,9 @@ public enum RoomLogEvent: Sendable, Equatable {
     /// the room (its epoch is now `epoch`, nil when it has none yet), or the patches after the
     /// follower's rev have left the capped log. The node must reload a snapshot and follow again.
     case reset(room: String, epoch: String?, reason: RoomLogResetReason)
+    /// Signals published to `room` since the last poll, in publishing order (any node's, the reader's own
+    /// included). Ephemeral: a follower sees those published after it started following, not older ones.
+    case signals(room: String, [RoomSignal])
 }
 
 /// Why a follower stopped following a room.

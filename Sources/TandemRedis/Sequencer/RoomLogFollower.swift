@@ -1,5 +1,6 @@
 /// Follows the logs of a node's rooms on one blocking connection: every `poll()` is one `XREAD BLOCK`
-/// over all followed rooms, preceded in the same pipeline by a check of each room's epoch.
+/// over all followed rooms' logs and signal streams, preceded in the same pipeline by a check of each
+/// room's epoch (and, for a room followed since the last poll, a look at where its signal stream ends).
 ///
 /// Guarantees: for each room, `.patches` events are contiguous in rev order, from one epoch, starting
 /// right after the rev the room was followed from; anything that breaks that (an epoch change, a gap
@@ -11,6 +12,8 @@ public struct RoomLogFollower: Sendable {
     private struct Cursor: Sendable, Equatable {
         var epoch: String
         var rev: Int64
+        /// The id of the last signal read; nil until the first poll has looked up where the stream ends.
+        var signal: String?
     }
 
     /// Reads through this sequencer's (dedicated) client.
@@ -50,10 +53,16 @@ public struct RoomLogFollower: Sendable {
         let rooms = cursors.keys.sorted()
         guard !rooms.isEmpty else { return [] }
         let keys = rooms.map { sequencer.keys(room: $0) }
+        let signalKeys = rooms.map { sequencer.signalKey(room: $0) }
+        let unplaced = rooms.indices.filter { cursors[rooms[$0]]!.signal == nil }
         var commands: [[RedisArgument]] = keys.map { ["HGET", RedisArgument($0[0]), "epoch"] }
+        commands += unplaced.map { ["XREVRANGE", RedisArgument(signalKeys[$0]), "+", "-", "COUNT", "1"] }
         let milliseconds = max(1, blockTimeout.components.seconds * 1_000 + blockTimeout.components.attoseconds / 1_000_000_000_000_000)
+        // Signal streams not placed yet read from "$" (what is published from now on) in this first poll.
+        let signalIDs = rooms.map { RedisArgument(cursors[$0]!.signal ?? "$") }
         commands.append(["XREAD", "COUNT", RedisArgument(Int64(batchSize)), "BLOCK", RedisArgument(milliseconds), "STREAMS"]
-                        + keys.map { RedisArgument($0[2]) } + rooms.map { RedisArgument("\(cursors[$0]!.rev)-0") })
+                        + keys.map { RedisArgument($0[2]) } + signalKeys.map { RedisArgument($0) }
+                        + rooms.map { RedisArgument("\(cursors[$0]!.rev)-0") } + signalIDs)
         let replies = try await sequencer.client.pipeline(commands)
 
         var events: [RoomLogEvent] = []
@@ -64,15 +73,24 @@ public struct RoomLogFollower: Sendable {
                 events.append(.reset(room: room, epoch: current, reason: .epochChanged))
             }
         }
-        let read = try replies[rooms.count].get()
+        for (offset, index) in unplaced.enumerated() where cursors[rooms[index]] != nil {
+            let last = try replies[rooms.count + offset].get().array?.first?.array?.first?.string
+            cursors[rooms[index]]?.signal = last ?? "0-0"
+        }
+        let read = try replies[commands.count - 1].get()
         guard read != .null else { return events }
         guard let streams = read.array else { throw .unexpectedReply(command: "XREAD", reply: "\(read)") }
         let roomByLog = Dictionary(uniqueKeysWithValues: zip(keys.map { $0[2] }, rooms))
+        let roomBySignals = Dictionary(uniqueKeysWithValues: zip(signalKeys, rooms))
         for stream in streams {
-            guard let parts = stream.array, parts.count == 2, let log = parts[0].string, let room = roomByLog[log],
-                  let entries = parts[1].array else {
+            guard let parts = stream.array, parts.count == 2, let key = parts[0].string, let entries = parts[1].array else {
                 throw .unexpectedReply(command: "XREAD", reply: "\(stream)")
             }
+            if let room = roomBySignals[key] {
+                if let event = signals(room: room, from: entries) { events.append(event) }
+                continue
+            }
+            guard let room = roomByLog[key] else { throw .unexpectedReply(command: "XREAD", reply: "\(stream)") }
             var patches: [SequencedPatch] = []
             for entry in entries {
                 guard let patch = RedisRoomSequencer.patch(from: entry) else { throw .unexpectedReply(command: "XREAD", reply: "\(entry)") }
@@ -81,6 +99,20 @@ public struct RoomLogFollower: Sendable {
             if let event = advance(room: room, with: patches) { events.append(event) }
         }
         return events
+    }
+
+    /// The signals among `entries` (stream entries `[id, [node, N, data, D]]`), moving the room's signal cursor.
+    private mutating func signals(room: String, from entries: [RESPValue]) -> RoomLogEvent? {
+        guard cursors[room] != nil else { return nil }
+        var signals: [RoomSignal] = []
+        for entry in entries {
+            guard let parts = entry.array, parts.count == 2, let id = parts[0].string else { continue }
+            cursors[room]?.signal = id
+            guard let fields = parts[1].array, fields.count == 4, fields[0].string == "node", let node = fields[1].string,
+                  case .bulkString(let payload) = fields[3] else { continue }
+            signals.append(RoomSignal(node: node, payload: payload))
+        }
+        return signals.isEmpty ? nil : .signals(room: room, signals)
     }
 
     /// Checks that `patches` continue the room's cursor and moves it; nil when the room was reset before.

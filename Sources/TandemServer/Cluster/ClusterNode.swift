@@ -108,6 +108,19 @@ final class ClusterNode: Sendable {
         }
     }
 
+    /// Publishes an ephemeral message of this node's to every other node serving `room`, in call order.
+    /// Best effort, like signals on one node: a failure loses the message and is logged.
+    func publish(room: String, payload: [UInt8]) {
+        let signal = RoomSignal(node: settings.nodeID, payload: payload)
+        links.link(for: room).signals.enqueue { [engine, logger] in
+            do throws(RedisError) {
+                try await engine.sequencer.publish(room: room, signal)
+            } catch {
+                logger.warning("cluster.signal_lost", LogField("room", room), LogField("error", error.description))
+            }
+        }
+    }
+
     /// The logged patches with rev > `after`, up to `through`, read from Redis (a resume older than this
     /// node's memory). Fails with `.roomReset` when the log no longer reaches back that far.
     func patches(room: String, after: Int64, through: Int64) async throws(ClusterError) -> [PatchEvent] {

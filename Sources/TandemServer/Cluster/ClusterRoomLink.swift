@@ -19,6 +19,9 @@ final class ClusterRoomLink: Sendable {
     let name: String
     /// Loads, submissions and release of this room, in call order.
     let queue = SerialTaskQueue()
+    /// Signals published from this node to the room, in call order (apart from `queue`, so that signals
+    /// never wait for patches to be sequenced).
+    let signals = SerialTaskQueue()
     private let state = Mutex(State())
 
     init(name: String) {

@@ -206,11 +206,14 @@ final class Room: Sendable {
         }
     }
 
-    /// Relays an ephemeral event to the other live participants; nothing is stored.
+    /// Relays an ephemeral event to the other live participants (in a cluster, through Redis to the
+    /// other nodes' too); nothing is stored.
     func signal(event: String, data: JSONValue, from connection: ConnectionID, client: String) {
         state.withLock { state in
             guard let member = state.members[client], member.connection == connection, member.isLive else { return }
-            broadcast(OutboundMessage(.signal(from: member.participant.peer, event: event, data: data)), in: state, except: client)
+            let message = ServerMessage.signal(from: member.participant.peer, event: event, data: data)
+            broadcast(OutboundMessage(message), in: state, except: client)
+            if case .cluster(let node) = sequencing { node.publish(room: name, payload: message.encoded()) }
         }
     }
 
@@ -579,6 +582,14 @@ extension Room {
             if let failure { clusterReset(reason: failure) }
         case .reset(let reason):
             clusterReset(reason: reason)
+        case .signal(let signal):
+            guard case .cluster(let node) = sequencing, signal.node != node.settings.nodeID,
+                  let decoded = try? ServerMessage.decode(signal.payload), case .signal(let from, _, _) = decoded else { return }
+            let message = OutboundMessage(decoded)
+            state.withLock { state in
+                guard !state.retired, !state.broken else { return }
+                broadcast(message, in: state, except: from.client)
+            }
         }
     }
 
