@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TandemProtocol
+import TandemRedis
 import TandemTestSupport
 import TandemWire
 @testable import TandemServer
@@ -301,6 +302,49 @@ struct ClusterServerTests {
         #expect(clock.now - killed < .seconds(15), "the leave must come about one TTL after the death")
         _ = alice
         await survivor.shutdown()
+        await Self.shutDown(group)
+        await redis.stop()
+    }
+
+    @Test("an idle room is unloaded and released on its node; a later join reloads it from Redis with what other nodes wrote meanwhile")
+    func unloadAndReload() async throws {
+        let redis = try await RedisServerProcess.start()
+        let group = try EventLoopGroup(threads: 1)
+        var settings = ServerConfiguration()
+        settings.rateLimit = 0
+        let node = ClusterNode(settings: ClusterNode.Settings(endpoint: RedisEndpoint(host: "127.0.0.1", port: redis.port), nodeID: "n1",
+                                                              logLength: 10_000, limits: PatchLimits()),
+                               group: group, logger: .discarding, wallClock: { 0 })
+        let harness = ServerHarness(configuration: settings, cluster: node)
+        let (alice, aliceSink, _) = await harness.join(user: "alice", client: "a1")
+        alice.send(.patch(seq: 1, ops: Self.set("one", 1)))
+        #expect(await aliceSink.nextMessage(ofType: "ack", timeout: .seconds(30)) == .ack(seq: 1, rev: 1, duplicate: false))
+        alice.connectionClosed(clean: true)
+        harness.scheduler.advance(by: .seconds(60))
+        #expect(harness.registry.loadedCount == 0)
+        var released = false
+        for _ in 0..<3_000 where !released {
+            released = await node.engine.state(of: "lobby") == nil
+            if !released { try await Task.sleep(for: .milliseconds(10)) }
+        }
+        #expect(released, "the node must stop following the released room")
+
+        // Another node writes while this one does not serve the room.
+        let other = try Self.startNode(redisPort: redis.port)
+        let (writer, _) = try await Self.join(other.syncURL, user: "carol", client: "c1", loop: group.next())
+        try await writer.send(.patch(seq: 1, ops: Self.set("two", 2)))
+        #expect(await Self.revs(writer, count: 1) == [2])
+
+        let (_, bobSink, welcome) = await harness.join(user: "bob", client: "b1", resume: ResumePoint(epoch: "?", rev: 0))
+        #expect(welcome?.rev == 2)
+        guard case .state(let state)? = welcome?.sync else { Issue.record("expected a snapshot"); return }
+        #expect(state == .object(["one": .number(1), "two": .number(2)]))
+        // The reloaded room follows the log again.
+        try await writer.send(.patch(seq: 2, ops: Self.set("three", 3)))
+        guard case .patch(let event)? = await bobSink.nextMessage(ofType: "patch", timeout: .seconds(30)) else { Issue.record("no patch after reload"); return }
+        #expect(event.rev == 3)
+        await other.shutdown()
+        await node.shutdown()
         await Self.shutDown(group)
         await redis.stop()
     }

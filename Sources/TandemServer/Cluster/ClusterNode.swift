@@ -152,8 +152,9 @@ final class ClusterNode: Sendable {
     func release(_ room: String) {
         let link = links.link(for: room)
         link.queue.enqueue { [self] in
-            await engine.close(room: room)
+            // First, so the unloaded room does not take the engine's "closed" for a reset.
             link.detach()
+            await engine.close(room: room)
             links.remove(link)
         }
     }

@@ -20,11 +20,11 @@ final class ServerHarness: Sendable {
     /// Users removed by a host, consulted by the rooms.
     let denials = DenyList([])
 
-    init(configuration: ServerConfiguration = ServerConfiguration(), store: any RoomStore = InMemoryRoomStore()) {
+    init(configuration: ServerConfiguration = ServerConfiguration(), store: any RoomStore = InMemoryRoomStore(), cluster: ClusterNode? = nil) {
         self.configuration = configuration
         commits = CommitQueue(store: store)
         let denials = denials, wallClock = wallClock
-        registry = RoomRegistry(commits: commits, scheduler: scheduler, settings: RoomSettings(configuration), metrics: metrics, logger: .discarding,
+        registry = RoomRegistry(commits: commits, cluster: cluster, scheduler: scheduler, settings: RoomSettings(configuration), metrics: metrics, logger: .discarding,
                                 isDenied: { room, user in denials.deniedUntil(user, in: room, now: wallClock.value) != nil })
         let clock = wallClock
         verifier = TokenVerifier(secret: Array("test-secret".utf8), hmac: FakeHMAC.mac, now: { clock.value })
