@@ -349,6 +349,26 @@ struct ClusterServerTests {
         await redis.stop()
     }
 
+    @Test("Redis goes away: a patch's sender is closed with 1011 once the node gives up reconnecting; other sessions stay open")
+    func redisUnreachable() async throws {
+        let redis = try await RedisServerProcess.start()
+        let node = try Self.startNode(redisPort: redis.port)
+        let group = try EventLoopGroup(threads: 1)
+        let (writer, _) = try await Self.join(node.syncURL, user: "alice", client: "a1", loop: group.next())
+        let (reader, _) = try await Self.join(node.syncURL, user: "bob", client: "b1", loop: group.next())
+        try await writer.send(.patch(seq: 1, ops: Self.set("k", 1)))
+        #expect(await Self.revs(writer, count: 1) == [1])
+        await redis.stop()
+        try await writer.send(.patch(seq: 2, ops: Self.set("k", 2)))
+        let closing = await Self.first(writer) { if case .error(_, let text) = $0 { text } else { nil } }
+        #expect(closing?.contains("the cluster could not sequence your change") == true, "\(String(describing: closing))")
+        #expect(await writer.closeCode(timeout: .seconds(30)) == CloseCode.internalError.rawValue)
+        try await reader.send(.ping(t: 7))
+        #expect(await Self.first(reader) { if case .pong(let t) = $0 { t } else { nil } } == 7, "a session that did not write stays open")
+        await node.shutdown()
+        await Self.shutDown(group)
+    }
+
     @Test("a node refuses to start when Redis does not answer, naming the address")
     func startFailsWithoutRedis() async throws {
         let port = try RedisServerProcess.freeLoopbackPort()
