@@ -387,3 +387,16 @@ struct ClusterServerTests {
         await CrashDurabilityTests.offload { group.shutdown() }
     }
 }
+
+@Suite struct ClusterPresenceSyncTests {
+    @Test("a node writes its presence entries when they change or a third of the TTL after the last write, not every tick")
+    func writesOnlyWhenDue() {
+        let alice: [String: [UInt8]] = ["a1": Array("alice".utf8)]
+        #expect(ClusterPresenceSync.mustWrite(alice, at: 0, last: nil, every: 5_000), "the first tick writes")
+        let written = ClusterPresenceSync.Refreshed(participants: alice, at: 1_000)
+        #expect(!ClusterPresenceSync.mustWrite(alice, at: 2_000, last: written, every: 5_000), "nothing changed, not due")
+        #expect(ClusterPresenceSync.mustWrite(alice, at: 6_000, last: written, every: 5_000), "due after a third of the TTL")
+        #expect(ClusterPresenceSync.mustWrite(["a1": Array("alice, scrolled".utf8)], at: 1_100, last: written, every: 5_000), "presence data changed")
+        #expect(ClusterPresenceSync.mustWrite(alice.merging(["b1": []]) { a, _ in a }, at: 1_100, last: written, every: 5_000), "someone joined")
+    }
+}
