@@ -46,6 +46,7 @@ struct RedisRoomSequencerTests {
     func duplicatesAreNotReapplied() async throws {
         try await RedisTestContext.with { context in
             let sequencer = RedisRoomSequencer(client: context.client())
+            _ = try await sequencer.open(room: "r")
             let first = try await sequencer.append(room: "r", client: "a", user: "u", seq: 1, ops: Self.op)
             guard case .applied(let epoch, 1) = first else { Issue.record("got \(first)"); return }
             _ = try await sequencer.append(room: "r", client: "b", user: "u", seq: 1, ops: Self.op)
@@ -70,6 +71,7 @@ struct RedisRoomSequencerTests {
     func rejectsBadPatches(ops: String, reason: String) async throws {
         try await RedisTestContext.with { context in
             let sequencer = RedisRoomSequencer(client: context.client(), settings: .init(maxOps: 2, maxPatchBytes: 128))
+            _ = try await sequencer.open(room: "r")
             let outcome = try await sequencer.append(room: "r", client: "a", user: "u", seq: 1, ops: Array(ops.utf8))
             guard case .rejected(_, let message) = outcome else { Issue.record("got \(outcome)"); return }
             #expect(message.contains(reason))
@@ -85,6 +87,7 @@ struct RedisRoomSequencerTests {
     func seqRange(seq: Int64) async throws {
         try await RedisTestContext.with { context in
             let sequencer = RedisRoomSequencer(client: context.client())
+            _ = try await sequencer.open(room: "r")
             guard case .rejected(_, let reason) = try await sequencer.append(room: "r", client: "a", user: "u", seq: seq, ops: Self.op) else {
                 Issue.record("seq \(seq) must be rejected"); return
             }
@@ -115,6 +118,7 @@ struct RedisRoomSequencerTests {
     func logIsCapped() async throws {
         try await RedisTestContext.with { context in
             let sequencer = RedisRoomSequencer(client: context.client(), settings: .init(logLength: 5))
+            _ = try await sequencer.open(room: "r")
             for seq in Int64(1)...8 { _ = try await sequencer.append(room: "r", client: "a", user: "u", seq: seq, ops: Self.op) }
             let log = try await sequencer.patches(room: "r", after: 0)
             #expect(log.map(\.rev) == [4, 5, 6, 7, 8])
@@ -132,12 +136,12 @@ struct RedisRoomSequencerTests {
             _ = try await sequencer.append(room: "r", client: "a", user: "u", seq: 1, ops: Self.op)
             #expect(try await sequencer.open(room: "r").epoch == before.epoch)
             _ = try await client.send(["FLUSHALL"])
-            // The first write after the loss creates the room afresh, and the old client progress is gone too.
-            guard case .applied(let epoch, 1) = try await sequencer.append(room: "r", client: "a", user: "u", seq: 2, ops: Self.op) else {
-                Issue.record("the first patch after the loss should apply at rev 1"); return
-            }
-            #expect(epoch != before.epoch)
-            #expect(try await sequencer.open(room: "r") == RoomHead(epoch: epoch, rev: 1, created: false))
+            // A write does not create the lost room (a node may re-seed it first); opening it does, and
+            // the old client progress is gone too.
+            #expect(try await sequencer.append(room: "r", client: "a", user: "u", seq: 2, ops: Self.op) == .lost)
+            let reopened = try await sequencer.open(room: "r")
+            #expect(reopened.created && reopened.rev == 0 && reopened.epoch != before.epoch)
+            #expect(try await sequencer.append(room: "r", client: "a", user: "u", seq: 2, ops: Self.op) == .applied(epoch: reopened.epoch, rev: 1))
         }
     }
 
@@ -190,6 +194,31 @@ struct RedisRoomSequencerTests {
             #expect(try await !sequencer.storeSnapshot(room: "r", RoomSnapshot(epoch: head.epoch, rev: 4, state: [])))
             #expect(try await !sequencer.storeSnapshot(room: "r", RoomSnapshot(epoch: "other", rev: 9, state: [])))
             #expect(try await sequencer.snapshot(room: "r") == RoomSnapshot(epoch: head.epoch, rev: 5, state: state))
+        }
+    }
+
+    @Test("a lost room is re-seeded from a node's copy: new epoch, rev 0, the copy as snapshot, the clients' last seqs; never over an existing room")
+    func seedBringsBackALostRoom() async throws {
+        try await RedisTestContext.with { context in
+            let client = context.client()
+            let sequencer = RedisRoomSequencer(client: client)
+            let before = try await sequencer.open(room: "r")
+            for seq in Int64(1)...3 { _ = try await sequencer.append(room: "r", client: "a", user: "u", seq: seq, ops: Self.op) }
+            let copy = Array(#"{"n":1}"#.utf8)
+            #expect(try await sequencer.seed(room: "r", state: copy, lastSeqs: ["a": 3]) == false, "the room exists: nothing to seed")
+            #expect(try await sequencer.open(room: "r") == RoomHead(epoch: before.epoch, rev: 3, created: false))
+
+            _ = try await client.send(["FLUSHALL"])
+            #expect(try await sequencer.seed(room: "r", state: copy, lastSeqs: ["a": 3, "b": 7]))
+            #expect(try await sequencer.seed(room: "r", state: Array("{}".utf8), lastSeqs: [:]) == false, "the first seed wins")
+            let head = try await sequencer.open(room: "r")
+            #expect(head.epoch != before.epoch && head.rev == 0 && !head.created)
+            #expect(try await sequencer.snapshot(room: "r") == RoomSnapshot(epoch: head.epoch, rev: 0, state: copy))
+            let progress = try await sequencer.clientProgress(room: "r")
+            #expect(progress["a"]?.lastSeq == 3 && progress["a"]?.lastRev == 0 && progress["b"]?.lastSeq == 7)
+            // Exactly-once survives the loss: seq 3 is a duplicate, seq 4 is the next patch.
+            #expect(try await sequencer.append(room: "r", client: "a", user: "u", seq: 3, ops: Self.op) == .duplicate(epoch: head.epoch, rev: 0))
+            #expect(try await sequencer.append(room: "r", client: "a", user: "u", seq: 4, ops: Self.op) == .applied(epoch: head.epoch, rev: 1))
         }
     }
 }

@@ -193,6 +193,32 @@ struct ClusterServerTests {
         await second.stop()
     }
 
+    @Test("Redis restarts without persistence: the node brings the room back from its memory in a new epoch; clients get it as a snapshot")
+    func redisLosesEverythingAndANodeReseeds() async throws {
+        let first = try await RedisServerProcess.start()
+        let node = try Self.startNode(redisPort: first.port)
+        let group = try EventLoopGroup(threads: 1)
+        let (client, welcome) = try await Self.join(node.syncURL, user: "alice", client: "a1", loop: group.next())
+        for seq in 1...10 { try await client.send(.patch(seq: Int64(seq), ops: Self.set("k\(seq)", seq))) }
+        #expect(await Self.revs(client, count: 10) == Array(1...10))
+        await first.stop()
+        let second = try await RedisServerProcess.start(port: first.port)
+        // The node's follower notices that the room is gone and resets it.
+        #expect(await client.closeCode(timeout: .seconds(30)) == CloseCode.internalError.rawValue)
+
+        let (again, after) = try await Self.join(node.syncURL, user: "alice", client: "a1",
+                                                 resume: ResumePoint(epoch: welcome.epoch, rev: 10), loop: group.next())
+        #expect(after.epoch != welcome.epoch && after.rev == 0)
+        guard case .state(let state) = after.sync else { Issue.record("expected a snapshot after the epoch change"); return }
+        for seq in 1...10 { #expect(state["k\(seq)"] == .number(Double(seq)), "seq \(seq) lost with Redis") }
+        #expect(after.lastSeq == 10, "exactly-once progress comes back with the room")
+        try await again.send(.patch(seq: 11, ops: Self.set("k11", 11)))
+        #expect(await Self.revs(again, count: 1) == [1])
+        await node.shutdown()
+        await Self.shutDown(group)
+        await second.stop()
+    }
+
     /// The next message matching `match`, skipping others (bounded: 30 s).
     static func first<T>(_ client: ProtocolClient, _ match: (ServerMessage) -> T?) async -> T? {
         while let message = await client.next(timeout: .seconds(30)) {

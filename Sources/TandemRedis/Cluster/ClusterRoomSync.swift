@@ -187,6 +187,9 @@ public actor ClusterRoomSync<Replica: ClusterReplica> {
                 try await waitUntil(room: room, reaches: rev)
             case .rejected(_, let reason):
                 return .rejected(reason: reason)
+            case .lost:
+                reset(room, reason: "Redis lost the room")
+                throw ClusterError.roomReset(room, reason: "Redis lost the room")
             }
         }
     }

@@ -101,6 +101,7 @@ public struct RedisRoomSequencer: Sendable {
         case "duplicate": return .duplicate(epoch: epoch, rev: rev)
         case "behind": return .behind(epoch: epoch, rev: rev)
         case "rejected": return .rejected(epoch: epoch, reason: fields[4].string ?? "")
+        case "lost": return .lost
         default: throw .unexpectedReply(command: "append patch script", reply: "\(reply)")
         }
     }
@@ -118,6 +119,20 @@ public struct RedisRoomSequencer: Sendable {
             patches.append(patch)
         }
         return patches
+    }
+
+    /// Brings back a room that Redis lost from a node's copy of it: if (and only if) the room does not
+    /// exist, creates it in a new epoch at rev 0 with `state` as its snapshot and each client's last seq.
+    /// - Returns: whether it seeded (false: the room exists; someone else seeded or created it first).
+    /// - Throws: `RedisError`.
+    @discardableResult
+    public func seed(room: String, state: [UInt8], lastSeqs: [String: Int64]) async throws(RedisError) -> Bool {
+        var arguments: [RedisArgument] = [RedisArgument(newEpoch()), trusted, RedisArgument(bytes: state)]
+        for (client, seq) in lastSeqs.sorted(by: { $0.key < $1.key }) {
+            arguments.append(RedisArgument(client))
+            arguments.append(RedisArgument(seq))
+        }
+        return try await client.evaluate(RoomSequencerScripts.seed, keys: keys(room: room), arguments: arguments).integer == 1
     }
 
     /// Stores `snapshot` if it belongs to the room's current epoch and is newer than the stored one.

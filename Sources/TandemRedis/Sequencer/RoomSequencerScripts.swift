@@ -16,12 +16,14 @@ enum RoomSequencerScripts {
 
     /// Sequences one patch: exactly-once by client seq, optional compare-with-base-rev, structural
     /// validation, append to the capped log, rev + 1. Returns `{status, epoch, rev, created, reason}`
-    /// with status `applied`, `duplicate` (rev is the original one), `behind` (rev is the current one)
-    /// or `rejected` (reason says why; nothing changed).
+    /// with status `applied`, `duplicate` (rev is the original one), `behind` (rev is the current one),
+    /// `rejected` (reason says why; nothing changed) or `lost` (the room's meta is gone: nothing is
+    /// created here, so a node can re-seed the room first).
     /// KEYS: meta, clients, log, snapshot. ARGV: epoch candidate, client, user, seq, ops (JSON array),
     /// base rev (-1: any), max ops, max patch bytes, log length, trusted persistence ("1" or "0"),
     /// the node's own rejection reason (empty when the node found the patch valid).
     static let append = RedisScript(prelude + """
+    if redis.call('EXISTS', KEYS[1]) == 0 then return {'lost', '', 0, 0, ''} end
     local epoch, rev, created = ensure(ARGV[1], ARGV[10])
     local client, user, seq, ops = ARGV[2], ARGV[3], tonumber(ARGV[4]), ARGV[5]
     local function reply(status, at, reason) return {status, epoch, at, created, reason or ''} end
@@ -69,6 +71,19 @@ enum RoomSequencerScripts {
     redis.call('XADD', KEYS[3], 'MAXLEN', ARGV[9], int(rev) .. '-0', 'epoch', epoch, 'user', user, 'client', client, 'seq', int(seq), 'ops', ops)
     redis.call('HSET', KEYS[2], client, int(seq) .. ':' .. int(rev))
     return reply('applied', rev)
+    """)
+
+    /// Brings back a room Redis lost, from a node's copy: only when the room's meta is gone, creates it
+    /// in a new epoch at rev 0 with the copy as its snapshot and the clients' progress (each at rev 0).
+    /// Returns 1 when it seeded, 0 when the room exists (someone was first, or nothing was lost).
+    /// KEYS: meta, clients, log, snapshot. ARGV: epoch candidate, trusted persistence, state, then
+    /// client id and last seq pairs.
+    static let seed = RedisScript(prelude + """
+    if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
+    local epoch = ensure(ARGV[1], ARGV[2])
+    redis.call('HSET', KEYS[4], 'epoch', epoch, 'rev', 0, 'state', ARGV[3])
+    for i = 4, #ARGV - 1, 2 do redis.call('HSET', KEYS[2], ARGV[i], ARGV[i + 1] .. ':0') end
+    return 1
     """)
 
     /// Stores a document snapshot if it is for the room's current epoch and newer than the stored one.

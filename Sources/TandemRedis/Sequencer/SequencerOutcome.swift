@@ -8,4 +8,7 @@ public enum SequencerOutcome: Sendable, Equatable {
     case behind(epoch: String, rev: Int64)
     /// Not applied; `reason` says which limit or rule the patch broke.
     case rejected(epoch: String, reason: String)
+    /// Not applied: Redis has no trace of the room (it lost its data). Only `open` or `seed` create a
+    /// room, so that a node holding the room's document can bring it back before anyone writes.
+    case lost
 }

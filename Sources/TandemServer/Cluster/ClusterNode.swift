@@ -108,6 +108,21 @@ final class ClusterNode: Sendable {
         }
     }
 
+    /// After a reset: if Redis lost the room, brings it back from this node's copy (a new epoch whose
+    /// snapshot is `state`, with each client's last seq), ahead of any reload of the room on this node.
+    /// A no-op when the room exists in Redis; when several nodes try, the first one's copy wins.
+    func reseed(_ room: String, state: [UInt8], lastSeqs: [String: Int64]) {
+        links.link(for: room).queue.enqueue { [engine, logger] in
+            do throws(RedisError) {
+                if try await engine.sequencer.seed(room: room, state: state, lastSeqs: lastSeqs) {
+                    logger.warning("cluster.room_reseeded", LogField("room", room), LogField("bytes", "\(state.count)"))
+                }
+            } catch {
+                logger.error("cluster.reseed_failed", LogField("room", room), LogField("error", error.description))
+            }
+        }
+    }
+
     /// Publishes an ephemeral message of this node's to every other node serving `room`, in call order.
     /// Best effort, like signals on one node: a failure loses the message and is logged.
     func publish(room: String, payload: [UInt8]) {

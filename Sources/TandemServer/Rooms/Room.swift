@@ -595,6 +595,13 @@ extension Room {
 
     private func clusterReset(reason: String) {
         logger.error("cluster.room_reset", LogField("room", name), LogField("reason", reason))
+        // If Redis lost the room (a restart without persistence), this node's copy brings it back.
+        let seed: (state: [UInt8], lastSeqs: [String: Int64])? = state.withLock { state in
+            guard !state.retired, !state.broken,
+                  state.core.rev > 0 || !state.core.progress.isEmpty || state.core.document.root != .emptyObject else { return nil }
+            return (state.core.document.root.serializedBytes(), state.core.progress.mapValues(\.lastSeq))
+        }
+        if case .cluster(let node) = sequencing, let seed { node.reseed(name, state: seed.state, lastSeqs: seed.lastSeqs) }
         failAll(message: "the room's history was reset in the cluster (\(reason)); reconnect to get the current state")
     }
 }
