@@ -95,6 +95,6 @@ let package = Package(
         .testTarget(name: "TandemRedisTests", dependencies: ["TandemRedis", "TandemWire", "TandemProtocol", "TandemKit", "TandemTestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "TandemClientTests", dependencies: ["TandemClient", "TandemServer", "TandemWire", "TandemKitTesting", "TandemTestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "TandemServerTests", dependencies: ["TandemServer", "TandemWire", "TandemProtocol", "TandemTestSupport"], swiftSettings: swiftSettings),
-        .testTarget(name: "TandemCLITests", dependencies: ["TandemCLI"], swiftSettings: swiftSettings),
+        .testTarget(name: "TandemCLITests", dependencies: ["TandemCLI", "TandemTestSupport"], swiftSettings: swiftSettings),
     ]
 )

@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 import TandemProtocol
 import TandemRedis
 import TandemWire
@@ -109,18 +108,6 @@ public final class SyncServer: Sendable {
                                             interval: .milliseconds(configuration.clusterPresenceIntervalMilliseconds))),
                         group: group, logger: logger, wallClock: { Int64(Date().timeIntervalSince1970 * 1_000) })
         }
-        if let cluster {
-            let reachable = Mutex<ClusterError?>(nil)
-            Self.blocking {
-                do throws(ClusterError) { try await cluster.ping() } catch { reachable.withLock { $0 = error } }
-            }
-            if let error = reachable.withLock({ $0 }) {
-                Self.blocking { await cluster.shutdown() }
-                group.shutdown()
-                commits.shutdown()
-                throw .cluster("Redis at \(cluster.settings.endpoint) does not answer (\(error.description)); is redis-server running there?")
-            }
-        }
         self.cluster = cluster
         registry = RoomRegistry(commits: commits, cluster: cluster, scheduler: DispatchTimerScheduler(), settings: roomSettings,
                                 metrics: metrics, logger: logger,
@@ -160,7 +147,8 @@ public final class SyncServer: Sendable {
                 },
                 accept: { connection, _ in SyncConnectionHandler(connection: connection, context: context) })
         } catch {
-            if let cluster { Self.blocking { await cluster.shutdown() } }
+            // Nothing has connected to Redis yet (that happens on the first room): stopping its loops is enough.
+            cluster?.cancel()
             group.shutdown()
             commits.shutdown()
             throw .bind(host: configuration.host, port: configuration.port, "\(error)")
@@ -168,6 +156,18 @@ public final class SyncServer: Sendable {
         routes.markReady()
         logger.info("server.started", LogField("url", syncURL), LogField("data", configuration.inMemoryStorage ? "memory" : configuration.dataDirectory),
                     LogField("cluster", cluster.map { "\($0.settings.endpoint) as \($0.settings.nodeID)" } ?? "off"))
+    }
+
+    /// In cluster mode, checks that Redis answers, so that a wrong `--redis` is reported at start rather
+    /// than at the first join; does nothing for a server that runs alone. Call it once after `init`.
+    /// - Throws: `ServerStartError.cluster` naming the address and what failed.
+    public func checkCluster() async throws(ServerStartError) {
+        guard let cluster else { return }
+        do throws(ClusterError) {
+            try await cluster.ping()
+        } catch {
+            throw .cluster("Redis at \(cluster.settings.endpoint) does not answer (\(error.description)); is redis-server running there?")
+        }
     }
 
     /// `shutdown()` for async callers: the blocking work runs on its own thread, so no thread of
@@ -182,7 +182,8 @@ public final class SyncServer: Sendable {
     }
 
     /// Stops accepting, closes every connection with 1001, commits what is queued, stops the
-    /// event loops. Blocking; call it once, not from an event-loop thread.
+    /// event loops. Blocking; call it once, not from an event-loop thread, and in cluster mode not from
+    /// Swift's cooperative thread pool either (it waits for the Redis side to stop): use `shutdown() async`.
     public func shutdown() {
         logger.info("server.stopping")
         webSockets.shutdown(code: CloseCode.goingAway.rawValue, reason: "server shutting down", timeout: .seconds(5))
@@ -194,7 +195,7 @@ public final class SyncServer: Sendable {
 }
 
 extension SyncServer {
-    /// Runs async work to its end from synchronous code that may block (start-up and shutdown).
+    /// Runs async work to its end from synchronous code that may block (shutdown, off the cooperative pool).
     fileprivate static func blocking(_ work: @escaping @Sendable () async -> Void) {
         let done = DispatchSemaphore(value: 0)
         Task {

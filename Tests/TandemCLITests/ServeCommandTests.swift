@@ -1,4 +1,6 @@
+import Foundation
 import Testing
+import TandemTestSupport
 import TandemProtocol
 import TandemServer
 @testable import TandemCLI
@@ -82,6 +84,16 @@ import TandemServer
         let lapsing = await runTandem(["serve", "--redis", "redis://127.0.0.1", "--presence-ttl", "2000", "--presence-interval", "1500"])
         #expect(lapsing.status == ExitCode.usage)
         #expect(lapsing.console.stderr.first?.contains("at most half of --presence-ttl") == true)
+    }
+
+    @Test func serveExitsWithAnErrorWhenRedisDoesNotAnswer() async throws {
+        let port = try RedisServerProcess.freeLoopbackPort()
+        let data = FileManager.default.temporaryDirectory.appendingPathComponent("tandem-cli-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: data) }
+        let run = await runTandem(["serve", "--port", "0", "--in-memory", "--data", data, "--redis", "redis://127.0.0.1:\(port)"],
+                                  environment: ["TANDEM_SECRET": "cli"])
+        #expect(run.status == ExitCode.failure)
+        #expect(run.console.stderr.first?.contains("Redis at 127.0.0.1:\(port) does not answer") == true, "\(run.console.stderr)")
     }
 
     @Test func theBannerPrintsReadyToOpenPageLinksForAHostAndAViewer() throws {

@@ -398,15 +398,15 @@ struct ClusterServerTests {
     @Test("a node refuses to start when Redis does not answer, naming the address")
     func startFailsWithoutRedis() async throws {
         let port = try RedisServerProcess.freeLoopbackPort()
-        let error = try await CrashDurabilityTests.offload { () -> ServerStartError? in
-            do {
-                _ = try Self.startNode(redisPort: port)
-                return nil
-            } catch let error as ServerStartError {
-                return error
-            }
+        let node = try Self.startNode(redisPort: port)
+        var failure: ServerStartError?
+        do {
+            try await node.checkCluster()
+        } catch {
+            failure = error
         }
-        #expect(error?.description.contains("127.0.0.1:\(port)") == true, "\(String(describing: error))")
+        #expect(failure?.description.contains("127.0.0.1:\(port)") == true, "\(String(describing: failure))")
+        await node.shutdown()
     }
 
     static func shutDown(_ group: EventLoopGroup) async {

@@ -150,6 +150,13 @@ enum ServeCommand {
             context.console.err("tandem serve: error: \(error)")
             return ExitCode.failure
         }
+        do {
+            try await server.checkCluster()
+        } catch {
+            context.console.err("tandem serve: error: \(error)")
+            await server.shutdown()
+            return ExitCode.failure
+        }
         for line in banner(server) { context.console.out(line) }
         let signalName = await waitForTermination()
         context.console.out("tandem serve: \(signalName) received, shutting down")

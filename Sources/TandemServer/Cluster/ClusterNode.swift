@@ -86,6 +86,7 @@ final class ClusterNode: Sendable {
                 completion(.success((.cluster(name: room, epoch: epoch, rev: rev, document: replica.document, progress: progress, settings: core), link)))
             } catch {
                 link.detach()
+                links.remove(link)
                 logger.error("cluster.load_failed", LogField("room", room), LogField("error", error.description))
                 completion(.failure(error))
             }
@@ -181,6 +182,12 @@ final class ClusterNode: Sendable {
         } catch {
             throw .redis(error)
         }
+    }
+
+    /// Stops the follow and presence loops without waiting (a node that never served a room).
+    func cancel() {
+        followLoop.cancel()
+        presenceLoop.cancel()
     }
 
     /// Stops the follow loop and closes the Redis connections.
