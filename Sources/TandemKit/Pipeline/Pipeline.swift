@@ -122,6 +122,11 @@ public struct Pipeline<Input: Sendable, Output: Sendable>: Sendable {
         environment: PipelineEnvironment = .live,
         onProgress: (@Sendable (PipelineProgress) -> Void)? = nil
     ) async throws(PipelineError) -> Output {
+        if onProgress == nil, let sameTypeSteps, sameTypeSteps.allPlain, Output.self == Input.self {
+            // Nothing observes the run and no step needs the environment: only the calling task
+            // can stop it, so the loop needs no context (see docs/bench/pipeline.md).
+            return unsafeBitCast(try await sameTypeSteps.runUnobserved(input), to: Output.self)
+        }
         let context = RunContext(environment: environment, count: count, progress: onProgress)
         do {
             if let sameTypeSteps, Output.self == Input.self {

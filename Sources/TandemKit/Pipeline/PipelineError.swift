@@ -46,7 +46,14 @@ public enum PipelineError: Error, CustomStringConvertible {
     /// through, anything thrown while the run is cancelled becomes `cancelled`.
     @usableFromInline
     static func normalize(_ error: any Error, context: RunContext, index: Int, name: String, attempts: Int) -> PipelineError {
-        if context.isCancelled { return .cancelled }
+        normalize(error, cancelled: context.isCancelled, index: index, name: name, attempts: attempts)
+    }
+
+    /// `normalize` for a run without a `RunContext` (nobody can pause or cancel it but its task):
+    /// `cancelled` is the task's cancelled bit.
+    @usableFromInline
+    static func normalize(_ error: any Error, cancelled: Bool, index: Int, name: String, attempts: Int) -> PipelineError {
+        if cancelled { return .cancelled }
         if let error = error as? PipelineError { return error }
         if let timeout = error as? PipelineStepTimeout {
             return .timedOut(index: index, name: name, attempts: attempts, after: timeout.duration)

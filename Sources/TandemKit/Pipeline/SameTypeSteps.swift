@@ -16,6 +16,9 @@ struct SameTypeSteps<Value: Sendable>: Sendable {
     /// Each step with its policies; used when `plain` is nil.
     @usableFromInline
     var execute: [@Sendable (Value, RunContext, Int, String) async throws -> Value] = []
+    /// True when no step has a retry, a timeout or a parallel group, i.e. `runUnobserved` applies.
+    @usableFromInline
+    var allPlain = true
 
     @inlinable
     init() {}
@@ -29,6 +32,7 @@ struct SameTypeSteps<Value: Sendable>: Sendable {
     func appending<Input, Output>(unsafeCasting step: PipelineStep<Input, Output>) -> Self {
         var steps = self
         steps.names.append(step.name)
+        steps.allPlain = allPlain && step.plain != nil
         steps.plain.append(step.plain.map { unsafeBitCast($0, to: (@Sendable (Value) async throws -> Value).self) })
         steps.execute.append(unsafeBitCast(step.execute, to: (@Sendable (Value, RunContext, Int, String) async throws -> Value).self))
         return steps
@@ -72,6 +76,35 @@ struct SameTypeSteps<Value: Sendable>: Sendable {
             offset += 1
         }
         return value
+    }
+
+    /// Runs the steps on `input` for `Pipeline.run` when nobody observes progress, so that only
+    /// the calling task can stop the run (nobody holds a `PipelineRun` to pause or cancel it).
+    ///
+    /// - Precondition: `allPlain`.
+    ///
+    /// The same guarantees as `run` (no step starts once the task is cancelled, a failure names its
+    /// step, anything thrown while cancelled becomes `.cancelled`) without a `RunContext`: no
+    /// allocation, no environment copy and no pause flag per run, one cancelled-bit check per step.
+    @inlinable
+    func runUnobserved(_ input: Value) async throws(PipelineError) -> Value {
+        var value = input
+        var offset = 0
+        while offset < plain.count {
+            if Task.isCancelled { throw .cancelled }
+            do {
+                value = try await plain[offset].unsafelyUnwrapped(value)
+            } catch {
+                throw unobservedFailure(error, offset)
+            }
+            offset += 1
+        }
+        return value
+    }
+
+    @usableFromInline
+    func unobservedFailure(_ error: any Error, _ offset: Int) -> PipelineError {
+        PipelineError.normalize(error, cancelled: Task.isCancelled, index: offset, name: names[offset], attempts: 1)
     }
 
     @usableFromInline
