@@ -124,6 +124,31 @@ import TandemTestSupport
         #expect(fired.withLock { $0 } == [2])
     }
 
+    @Test func aTimerReleasesWhatItCapturedWhenCancelledOrRun() async throws {
+        let group = try EventLoopGroup(threads: 1)
+        defer { group.shutdown() }
+        let loop = group.next()
+        final class Token: Sendable {}
+        weak var cancelledCapture: Token?
+        weak var ranCapture: Token?
+        let ran = Atomic<Bool>(false)
+        let cancelled: ScheduledTask
+        let fired: ScheduledTask
+        do {
+            let first = Token(), second = Token()
+            cancelledCapture = first
+            ranCapture = second
+            cancelled = loop.schedule(after: .seconds(3600)) { withExtendedLifetime(first) {} }
+            fired = loop.schedule(after: .zero) { withExtendedLifetime(second) { ran.store(true, ordering: .relaxed) } }
+        }
+        // The cancelled timer stays in the loop's heap until its deadline; what it captured must not.
+        cancelled.cancel()
+        #expect(cancelledCapture == nil)
+        try await eventually("the due timer ran") { ran.load(ordering: .relaxed) }
+        try await eventually("the timer that ran let go of its capture") { ranCapture == nil }
+        #expect(!fired.isCancelled)
+    }
+
     @Test func timersScheduledOnTheLoopFromATimerRunLater() async throws {
         let group = try EventLoopGroup(threads: 1)
         defer { group.shutdown() }

@@ -80,6 +80,30 @@ import Testing
         #expect(firstFrame != output, "two frames with the same content must use different keys")
     }
 
+    @Test func pooledMaskKeysAreTheSourceBytesInOrderAcrossRefills() {
+        let pool = MaskKeyPool(random: CountingRandom(), batch: 3)
+        let keys = (0..<7).map { _ in pool.nextKey() }
+        // Byte n of the source is n (mod 256): key k is bytes 4k..4k+3, big-endian, with no byte used twice.
+        let expected = (0..<7).map { key -> UInt32 in
+            (0..<4).reduce(UInt32(0)) { $0 << 8 | UInt32(UInt8(truncatingIfNeeded: 4 * key + $1)) }
+        }
+        #expect(keys == expected)
+    }
+
+    @Test func pooledClientFramesUseAFreshKeyPerFrameAndDecode() throws {
+        let encoder = WebSocketFrameEncoder(pooledKeysFrom: SecureRandom())
+        var frames: [[UInt8]] = []
+        for _ in 0..<200 {
+            var output: [UInt8] = []
+            encoder.encodeText("same", masked: true, into: &output)
+            frames.append(output)
+        }
+        #expect(Set(frames.map { Array($0[2..<6]) }).count > 190, "keys must differ from frame to frame")
+        var decoder = WebSocketFrameDecoder(role: .server)
+        for frame in frames { decoder.append(frame) }
+        for _ in frames { #expect(try decoder.nextFrame()?.payload == Array("same".utf8)) }
+    }
+
     @Test func encodingAppendsSoFramesCanBeBatched() throws {
         var output: [UInt8] = [0xAA]
         let encoder = WebSocketFrameEncoder()

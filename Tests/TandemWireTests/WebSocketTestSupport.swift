@@ -1,3 +1,4 @@
+import Synchronization
 import Testing
 import TandemWire
 
@@ -8,6 +9,19 @@ struct CyclingRandom: RandomByteSource {
 
     func bytes(count: Int) -> [UInt8] {
         (0..<count).map { cycle[$0 % cycle.count] }
+    }
+}
+
+/// A deterministic source whose n-th byte overall is n mod 256, however the bytes are requested.
+final class CountingRandom: RandomByteSource {
+    private let next = Mutex(0)
+
+    func bytes(count: Int) -> [UInt8] {
+        let first = next.withLock { next in
+            defer { next += count }
+            return next
+        }
+        return (0..<count).map { UInt8(truncatingIfNeeded: first + $0) }
     }
 }
 

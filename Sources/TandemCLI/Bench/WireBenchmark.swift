@@ -57,21 +57,27 @@ enum WireBenchmark {
             let referenceURL = "ws://127.0.0.1:\(reference.port)/"
             console.out("echo: 32-byte text messages, each connection keeps one in flight; \(format(Double(echoWindow.components.seconds))) s windows, median of \(runs) runs")
             console.out("      server and load generator each on one event-loop thread; the reference is one Python asyncio process")
-            console.out(row("measurement", "round trips/s", "× reference"))
+            console.out("      CPU µs per round trip: the server's (its loop thread; the whole Python process) / the load generator's thread")
+            console.out(row("measurement", "round trips/s", "× reference") + "   CPU µs/rt server / load")
+            let serverCPU = CPUClock.thread(of: serverGroup.next())
+            let referenceCPU = CPUClock.process(reference.processIdentifier)
+            let loadCPU = CPUClock.thread(of: loadGroup.next())
             for connections in [1, 1000] {
-                var ours: [Double] = []
-                var theirs: [Double] = []
+                var ours: [EchoSample] = []
+                var theirs: [EchoSample] = []
                 let tandemLoad = try await EchoLoad.open(url: tandemURL, connections: connections, group: loadGroup)
                 let referenceLoad = try await EchoLoad.open(url: referenceURL, connections: connections, group: loadGroup)
                 for _ in 0..<runs {
-                    theirs.append(try await referenceLoad.roundTripsPerSecond(over: echoWindow))
-                    ours.append(try await tandemLoad.roundTripsPerSecond(over: echoWindow))
+                    theirs.append(try await referenceLoad.measure(over: echoWindow, server: referenceCPU, load: loadCPU))
+                    ours.append(try await tandemLoad.measure(over: echoWindow, server: serverCPU, load: loadCPU))
                 }
                 await tandemLoad.close()
                 await referenceLoad.close()
-                let ratio = ours.median / theirs.median
-                console.out(row("python websockets, \(connections) conn. (reference)", format(theirs.median), "1.00"))
-                console.out(row("tandem WebSocketServer, \(connections) conn.", format(ours.median), format(ratio)))
+                let ratio = ours.map(\.roundTripsPerSecond).median / theirs.map(\.roundTripsPerSecond).median
+                console.out(row("python websockets, \(connections) conn. (reference)", format(theirs.map(\.roundTripsPerSecond).median), "1.00")
+                    + cpuColumns(theirs))
+                console.out(row("tandem WebSocketServer, \(connections) conn.", format(ours.map(\.roundTripsPerSecond).median), format(ratio))
+                    + cpuColumns(ours))
                 if ratio < echoTargetRatio {
                     console.out("MISSED: echo with \(connections) connection(s) \(format(ratio))× the reference (target ≥ \(format(echoTargetRatio))×)")
                     status = ExitCode.failure
@@ -145,6 +151,11 @@ enum WireBenchmark {
     }
 
     // MARK: - Helpers
+
+    /// The medians of the per-round-trip CPU costs, as the table's last columns.
+    private static func cpuColumns(_ samples: [EchoSample]) -> String {
+        "   " + format(samples.map(\.serverCPUPerRoundTrip).median) + " / " + format(samples.map(\.loadCPUPerRoundTrip).median)
+    }
 
     static func seconds(_ duration: Duration) -> Double {
         Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
@@ -251,17 +262,26 @@ extension WireBenchmark {
         }
 
         /// Starts one message per connection, counts completed round trips during `window`, then lets the
-        /// messages in flight finish.
-        func roundTripsPerSecond(over window: Duration) async throws -> Double {
+        /// messages in flight finish. Also reports the CPU time `server` and `load` used per round trip over the
+        /// window: unlike the rate, that does not depend on how much CPU other work on the machine leaves over.
+        func measure(over window: Duration, server: CPUClock, load: CPUClock) async throws -> EchoSample {
             counters.completed.store(0, ordering: .relaxed)
             counters.running.store(true, ordering: .relaxed)
             counters.inFlight.add(connections.count, ordering: .relaxed)
             let clock = ContinuousClock()
+            let serverStart = await server.nanoseconds()
+            let loadStart = await load.nanoseconds()
             let start = clock.now
-            for connection in connections { connection.sendText(Self.message) }
+            // One hop to the loop for all first messages rather than a wake-up per connection.
+            let connections = connections
+            if let loop = connections.first?.loop {
+                loop.execute { for connection in connections { connection.sendText(Self.message) } }
+            }
             try await Task.sleep(for: window)
             let completed = counters.completed.load(ordering: .relaxed)
             let elapsed = start.duration(to: clock.now)
+            let serverUsed = await server.nanoseconds() &- serverStart
+            let loadUsed = await load.nanoseconds() &- loadStart
             counters.running.store(false, ordering: .relaxed)
             let deadline = clock.now.advanced(by: .seconds(5))
             while counters.inFlight.load(ordering: .relaxed) > 0, clock.now < deadline {
@@ -270,7 +290,11 @@ extension WireBenchmark {
             guard counters.inFlight.load(ordering: .relaxed) == 0 else {
                 throw SetupError(description: "echo replies went missing (\(counters.inFlight.load(ordering: .relaxed)) still in flight)")
             }
-            return Double(completed) / WireBenchmark.seconds(elapsed)
+            let trips = Double(max(completed, 1))
+            return EchoSample(
+                roundTripsPerSecond: Double(completed) / WireBenchmark.seconds(elapsed),
+                serverCPUPerRoundTrip: Double(serverUsed) / 1000 / trips,
+                loadCPUPerRoundTrip: Double(loadUsed) / 1000 / trips)
         }
 
         func close() async {
@@ -279,11 +303,47 @@ extension WireBenchmark {
         }
     }
 
+    /// One echo window: the rate and the CPU microseconds the server and the load generator spent per round trip.
+    struct EchoSample: Sendable {
+        var roundTripsPerSecond: Double
+        var serverCPUPerRoundTrip: Double
+        var loadCPUPerRoundTrip: Double
+    }
+
+    /// Reads the CPU time (user + system, nanoseconds) of one event-loop thread or of another process.
+    struct CPUClock: Sendable {
+        let nanoseconds: @Sendable () async -> UInt64
+
+        /// The CPU time of `loop`'s thread, read on that thread.
+        static func thread(of loop: EventLoop) -> CPUClock {
+            CPUClock { (try? await loop.submit { read(CLOCK_THREAD_CPUTIME_ID) }) ?? 0 }
+        }
+
+        /// The CPU time of process `pid` (all its threads).
+        static func process(_ pid: Int32) -> CPUClock {
+            #if os(Linux)
+            var clock = clockid_t()
+            guard clock_getcpuclockid(pid, &clock) == 0 else { return CPUClock { 0 } }
+            return CPUClock { [clock] in read(clock) }
+            #else
+            return CPUClock { 0 }  // no per-process CPU clock here; the column reads 0
+            #endif
+        }
+
+        private static func read(_ clock: clockid_t) -> UInt64 {
+            var time = timespec()
+            clock_gettime(clock, &time)
+            return UInt64(time.tv_sec) * 1_000_000_000 + UInt64(time.tv_nsec)
+        }
+    }
+
     /// The Python `websockets` echo server (`scripts/interop/peer_server.py`) as a subprocess.
     final class ReferenceEchoServer: Sendable {
         private let process: Process
         private let input: Pipe
         let port: Int
+        /// The server's process id (to read its CPU time).
+        var processIdentifier: Int32 { process.processIdentifier }
 
         init() throws {
             let fileManager = FileManager.default

@@ -59,7 +59,9 @@ public final class WebSocketConnection: @unchecked Sendable {
         self.role = role
         self.subprotocol = subprotocol
         remoteAddress = (try? tcp.remoteAddress()).map { "\($0)" }
-        machine = WebSocketConnectionStateMachine(role: role, maxMessageSize: maxMessageSize, textAsBytes: true)
+        // A client masks every frame: its keys come from the secure generator in batches, not one call per frame.
+        let encoder = role.masksOutgoingFrames ? WebSocketFrameEncoder(pooledKeysFrom: SecureRandom()) : WebSocketFrameEncoder()
+        machine = WebSocketConnectionStateMachine(role: role, maxMessageSize: maxMessageSize, textAsBytes: true, encoder: encoder)
         self.idleTimeout = idleTimeout
         self.closeWait = closeWait
     }
@@ -68,12 +70,21 @@ public final class WebSocketConnection: @unchecked Sendable {
 
     /// Sends a text message; `utf8` must be valid UTF-8. Dropped once the close handshake has started.
     public func sendText(_ utf8: [UInt8]) {
-        onLoop { self.sendNow { (machine, output) throws(WebSocketSendError) in try machine.sendText(utf8: utf8, into: &output) } }
+        // On the loop (a handler answering a message) the send runs inline: no closure is allocated per message.
+        guard loop.inEventLoop else {
+            loop.execute { self.sendText(utf8) }
+            return
+        }
+        sendNow { (machine, output) throws(WebSocketSendError) in try machine.sendText(utf8: utf8, into: &output) }
     }
 
     /// Sends a binary message. Dropped once the close handshake has started.
     public func sendBinary(_ bytes: [UInt8]) {
-        onLoop { self.sendNow { (machine, output) throws(WebSocketSendError) in try machine.sendBinary(bytes, into: &output) } }
+        guard loop.inEventLoop else {
+            loop.execute { self.sendBinary(bytes) }
+            return
+        }
+        sendNow { (machine, output) throws(WebSocketSendError) in try machine.sendBinary(bytes, into: &output) }
     }
 
     /// Sends a ping (at most 125 bytes of payload); the peer answers with a pong.

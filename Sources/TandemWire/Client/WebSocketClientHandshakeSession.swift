@@ -24,8 +24,9 @@ final class WebSocketClientHandshakeSession: TCPConnectionHandler, @unchecked Se
         self.settings = settings
         self.waiter = waiter
         connection.write(handshake.requestBytes)
-        timer = connection.loop.schedule(after: timeout) { [weak self, weak connection] in
-            guard let self, let connection else { return }
+        // Strong captures: the timer is cancelled (which releases them) when the handshake ends or the connection
+        // closes; a weak capture would slow every later retain of the connection (see `ScheduledTask`).
+        timer = connection.loop.schedule(after: timeout) { [self] in
             self.fail(.timeout, connection)
         }
     }

@@ -228,7 +228,7 @@ public final class EventLoop: @unchecked Sendable {
         // Collect first so a timer scheduled by a timer for "now" waits for the next iteration.
         var due: [ScheduledTask] = []
         while let task = timers.popExpired(now: now) { due.append(task) }
-        for task in due where !task.isCancelled { task.work() }
+        for task in due where !task.isCancelled { task.run() }
     }
 
     private func runSubmittedWork() {

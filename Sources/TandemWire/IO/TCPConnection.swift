@@ -278,7 +278,8 @@ public final class TCPConnection: @unchecked Sendable, IOSelectable, IdleTracked
         let buffer = loop.readBuffer
         // A few reads per readiness event keep a fast sender from starving the loop's other connections.
         for _ in 0..<4 {
-            let count = read(fd, buffer.baseAddress, buffer.count)
+            // recv rather than read: the socket call skips the file-layer checks of read(2).
+            let count = recv(fd, buffer.baseAddress, buffer.count, 0)
             if count > 0 {
                 if state == .open, let handler {
                     handler.connectionDidReceive(self, bytes: UnsafeRawBufferPointer(start: buffer.baseAddress, count: count))
@@ -554,8 +555,10 @@ extension TCPConnection {
             connection.finishConnect()
         } else {
             connection.interest = [.write]
-            attempt.timer = loop.schedule(after: timeout) { [weak connection] in
-                connection?.failConnect(.connectTimeout(host: attempt.address.host, port: attempt.address.port))
+            // A strong capture: finishing or failing the attempt cancels the timer, which releases it (a weak one
+            // would slow every retain of the connection for its whole life; see `ScheduledTask`).
+            attempt.timer = loop.schedule(after: timeout) {
+                connection.failConnect(.connectTimeout(host: attempt.address.host, port: attempt.address.port))
             }
         }
     }

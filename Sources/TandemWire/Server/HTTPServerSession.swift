@@ -134,8 +134,10 @@ final class HTTPServerSession: TCPConnectionHandler, @unchecked Sendable {
 
     private func armTimer(_ connection: TCPConnection) {
         timer?.cancel()
-        timer = connection.loop.schedule(after: context.configuration.handshakeTimeout) { [weak connection] in
-            connection?.abort()
+        // A strong capture: the timer is cancelled (which releases it) once the handshake ends or the connection
+        // closes, and a weak one would slow every later retain of this connection (see `ScheduledTask`).
+        timer = connection.loop.schedule(after: context.configuration.handshakeTimeout) {
+            connection.abort()
         }
     }
 

@@ -10,10 +10,21 @@ public struct WebSocketFrameEncoder: Sendable {
     public static let maxControlPayload = 125
 
     private let random: any RandomByteSource
+    /// When set, masking keys come from this pool (filled from `random` in batches) instead of four bytes of
+    /// `random` per frame.
+    private let keyPool: MaskKeyPool?
 
     /// Creates an encoder that draws masking keys from `random`.
     public init(random: any RandomByteSource = SecureRandom()) {
         self.random = random
+        keyPool = nil
+    }
+
+    /// Creates an encoder that draws masking keys from `random` a batch at a time (for a connection that masks
+    /// every frame it sends).
+    init(pooledKeysFrom random: any RandomByteSource) {
+        self.random = random
+        keyPool = MaskKeyPool(random: random)
     }
 
     /// Appends a single-frame text message.
@@ -58,7 +69,9 @@ public struct WebSocketFrameEncoder: Sendable {
         into output: inout [UInt8]
     ) {
         var key: UInt32?
-        if masked {
+        if masked, let keyPool {
+            key = keyPool.nextKey()
+        } else if masked {
             let bytes = random.bytes(count: 4)
             key = UInt32(bytes[0]) << 24 | UInt32(bytes[1]) << 16 | UInt32(bytes[2]) << 8 | UInt32(bytes[3])
         }
