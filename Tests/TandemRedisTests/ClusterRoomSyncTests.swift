@@ -146,6 +146,35 @@ struct ClusterRoomSyncTests {
         }
     }
 
+    @Test("a node pipelines its own patches: each is appended after the previous one's Redis reply, checked against the speculative head, before the follower brings any back")
+    func ownPatchesArePipelined() async throws {
+        try await RedisTestContext.with { context in
+            let (gate, release) = AsyncStream<Void>.makeStream()
+            let start = Task { for await _ in gate { return } }
+            let node = Node(context: context, start: start)
+            let folded = Mailbox<Int64>()
+            try await node.sync.open(room: "r") { event in
+                if case .folded(let patch) = event { folded.push(patch.rev) }
+            }
+            // The follow loop is held: nothing is folded, yet every submission is appended in turn.
+            #expect(try await node.sync.submit(room: "r", client: "c", user: "u", seq: 1, ops: Self.set("/a", 1)) == .applied(rev: 1))
+            #expect(try await node.sync.submit(room: "r", client: "c", user: "u", seq: 2, ops: Self.set("/b", 2)) == .applied(rev: 2))
+            #expect(try await node.sync.submit(room: "r", client: "d", user: "u", seq: 1, ops: Self.set("/c", 3)) == .applied(rev: 3))
+            #expect(await node.sync.state(of: "r")?.rev == 0)
+            #expect(await node.sync.contentionRetries == 0, "checked against the speculative head, nothing was behind")
+            // Invalid only against the speculative head (/a is a number there): rejected, but not before
+            // the acks of revs 1…3 have been released, which needs the follower.
+            let rejected = Task { try await node.sync.submit(room: "r", client: "c", user: "u", seq: 3, ops: Self.set("/a/x", 1)) }
+            try await Task.sleep(for: .milliseconds(50))
+            #expect(folded.all.isEmpty)
+            release.yield()
+            guard case .rejected = try await rejected.value else { Issue.record("setting beneath a number must be rejected"); return }
+            #expect(folded.all == [1, 2, 3], "the reject is answered only after the node's earlier patches were folded")
+            #expect(await node.sync.state(of: "r")?.replica.document.root == .object(["a": .number(1), "b": .number(2), "c": .number(3)]))
+            node.loop.cancel()
+        }
+    }
+
     @Test("when Redis loses the room, waiting submissions fail as reset and the room can be opened again in a new epoch")
     func resetAfterDataLoss() async throws {
         try await RedisTestContext.with { context in
@@ -153,6 +182,7 @@ struct ClusterRoomSyncTests {
             let events = Mailbox<ClusterRoomEvent>()
             let before = try await node.sync.open(room: "r") { event in events.push(event) }
             #expect(try await node.sync.submit(room: "r", client: "c", user: "u", seq: 1, ops: Self.set("/a", 1)) == .applied(rev: 1))
+            try await Self.waitUntil("rev 1 is folded") { await node.sync.state(of: "r")?.rev == 1 }
             _ = try await context.client().send(["FLUSHALL"])
             try await Self.waitUntil("the follower notices") { await node.sync.state(of: "r") == nil }
             await #expect(throws: ClusterError.roomNotOpen("r")) { try await node.sync.submit(room: "r", client: "c", user: "u", seq: 2, ops: Self.set("/a", 2)) }

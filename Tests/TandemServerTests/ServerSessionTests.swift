@@ -29,6 +29,27 @@ import TandemProtocol
         #expect(await bobSink.nextMessage() == .patch(PatchEvent(rev: 1, user: "alice", client: "a1", seq: 1, ops: [set("/tabIndex", 2)])))
     }
 
+    /// Patches that arrive while the room loads wait in the session; the ones arriving while that queue
+    /// is handed to the room must not overtake it (a later seq applied first turns an earlier one into a
+    /// "duplicate" that is acked but never applied).
+    @Test func patchesSentRightAfterHelloKeepTheirOrder() async throws {
+        let server = ServerHarness(configuration: { var c = ServerConfiguration(); c.rateLimit = 0; return c }())
+        let rooms = 40, patches = 30
+        var sinks: [RecordingSink] = []
+        for index in 0..<rooms {
+            let (session, sink) = server.connect()
+            session.send(.hello(Hello(token: server.token(user: "u\(index)", room: "r\(index)"), client: "c\(index)")))
+            // No waiting for the welcome: the room is still loading on the storage thread meanwhile.
+            for seq in 1...patches { session.send(.patch(seq: Int64(seq), ops: [set("/k\(seq)", .number(Double(seq)))])) }
+            sinks.append(sink)
+        }
+        for (index, sink) in sinks.enumerated() {
+            var acks: [ServerMessage] = []
+            while acks.count < patches, let message = await sink.nextMessage(ofType: "ack", timeout: .seconds(30)) { acks.append(message) }
+            #expect(acks == (1...patches).map { ServerMessage.ack(seq: Int64($0), rev: Int64($0), duplicate: false) }, "room r\(index)")
+        }
+    }
+
     @Test func concurrentWritersProduceOneContiguousOrderSeenByEveryone() async throws {
         let server = ServerHarness()
         let writers = 4, patchesEach = 25

@@ -4,13 +4,20 @@
 ///
 /// Guarantees: every folded rev is reported to the room's listener in rev order, which is where the
 /// node releases patch events and acks (so an author never sees a later patch before its ack); a
-/// submission returns `.applied(rev)` only after that report, so a reject or duplicate answer that
-/// follows cannot overtake it; submissions of one
-/// room are processed one at a time, so a client's seqs reach Redis in order; a patch is appended only
-/// if it was valid against the replica at the rev it is appended after (compare-and-append, re-checked
-/// after catching up when another node got in first); a submission whose connection to Redis died is
-/// resubmitted with the same seq, which exactly-once makes safe. `run()` must be running for
-/// submissions to complete.
+/// submission answered `.duplicate` or `.rejected` returns only after every patch this node appended
+/// to the room before it has been folded and reported, so such an answer cannot overtake an ack;
+/// submissions of one room are processed one at a time, so a client's seqs reach Redis in order; a
+/// patch is appended only if it was valid against the document at the rev it is appended after
+/// (compare-and-append, re-checked after catching up when another node got in first); a submission
+/// whose connection to Redis died is resubmitted with the same seq, which exactly-once makes safe.
+/// `run()` must be running for submissions to complete.
+///
+/// Pipelining: `.applied` returns as soon as Redis appended the patch, before the follower brings it
+/// back. The next submission is then checked against the replica plus this node's own patches not
+/// folded yet (the *speculative head*) and appended with that head's rev as its base, so a node that
+/// is the room's only writer sends one patch per Redis round trip instead of one per round trip plus
+/// follower delay. If another node got in between, Redis answers `behind` and the node falls back to
+/// the folded replica.
 public actor ClusterRoomSync<Replica: ClusterReplica> {
     private struct OpenRoom {
         var epoch: String
@@ -18,6 +25,11 @@ public actor ClusterRoomSync<Replica: ClusterReplica> {
         var replica: Replica
         var listener: @Sendable (ClusterRoomEvent) -> Void
         var waiters: [(rev: Int64, continuation: CheckedContinuation<Void, any Error>)] = []
+        /// The replica with this node's appended but not yet folded patches applied, and the rev it is at.
+        var speculative: (rev: Int64, replica: Replica)?
+
+        /// What the next patch is checked against and appended after.
+        var head: (rev: Int64, replica: Replica) { speculative ?? (rev, replica) }
         /// The last submission's task: the next one starts after it.
         var tail: Task<Void, Never>?
     }
@@ -164,10 +176,11 @@ public actor ClusterRoomSync<Replica: ClusterReplica> {
         var lostConnections = 0
         while true {
             guard let open = rooms[room] else { throw ClusterError.roomNotOpen(room) }
+            let head = open.head
             let outcome: SequencerOutcome
             do {
-                outcome = try await sequencer.append(room: room, client: client, user: user, seq: seq, ops: ops, baseRev: open.rev,
-                                                     localRejection: open.replica.rejection(of: ops))
+                outcome = try await sequencer.append(room: room, client: client, user: user, seq: seq, ops: ops, baseRev: head.rev,
+                                                     localRejection: head.replica.rejection(of: ops))
             } catch {
                 guard case .connectionLost = error, lostConnections < 5 else { throw ClusterError.redis(error) }
                 // It may have been appended: the same seq again is answered `duplicate` then.
@@ -177,15 +190,25 @@ public actor ClusterRoomSync<Replica: ClusterReplica> {
             switch outcome {
             case .applied(let epoch, let rev):
                 try requireEpoch(epoch, of: room, open: open)
-                try await waitUntil(room: room, reaches: rev)
+                // The base check means rev = head.rev + 1: the head plus this patch is the room at rev.
+                var next = head.replica
+                if (try? next.fold(SequencedPatch(epoch: epoch, rev: rev, user: user, client: client, seq: seq, ops: ops))) != nil,
+                   let folded = rooms[room]?.rev, folded < rev {
+                    rooms[room]?.speculative = (rev, next)
+                } else {
+                    rooms[room]?.speculative = nil
+                }
                 return .applied(rev: rev)
             case .duplicate(_, let rev):
+                try await waitUntil(room: room, reaches: max(rev, open.speculative?.rev ?? 0))
                 return .duplicate(rev: rev)
             case .behind(let epoch, let rev):
                 try requireEpoch(epoch, of: room, open: open)
                 contentionRetries += 1
+                rooms[room]?.speculative = nil
                 try await waitUntil(room: room, reaches: rev)
             case .rejected(_, let reason):
+                try await waitUntil(room: room, reaches: open.speculative?.rev ?? 0)
                 return .rejected(reason: reason)
             case .lost:
                 reset(room, reason: "Redis lost the room")
@@ -226,6 +249,7 @@ public actor ClusterRoomSync<Replica: ClusterReplica> {
                     return
                 }
                 open.rev = patch.rev
+                if let speculative = open.speculative, speculative.rev <= open.rev { open.speculative = nil }
                 open.listener(.folded(patch))
                 if open.rev % snapshotInterval == 0 { storeSnapshot(room: room, epoch: open.epoch, rev: open.rev, state: open.replica.state) }
             }

@@ -191,19 +191,31 @@ final class ServerSession: Sendable {
         }
     }
 
-    /// Moves to `.joined` and forwards what arrived while the room loaded, in order.
+    /// Forwards what arrived while the room loaded, in order, then moves to `.joined`.
+    ///
+    /// The phase stays `.joining` until the queue is empty: a message that arrives on the connection's
+    /// thread while earlier ones are being handed to the room joins the queue instead of going straight
+    /// to the room, where it could overtake them (a later seq applied first turns an earlier one into a
+    /// "duplicate" that is acknowledged but never applied).
     private func joined(_ room: Room, _ identity: SessionIdentity) {
-        let queued: [ClientMessage]? = state.withLock { state in
-            guard case .joining(_, let queued) = state.phase else { return nil }
-            state.phase = .joined(room, identity)
-            return queued
+        while true {
+            let batch: [ClientMessage]? = state.withLock { state in
+                guard case .joining(let joining, let queued) = state.phase else { return nil }
+                if queued.isEmpty {
+                    state.phase = .joined(room, identity)
+                } else {
+                    state.phase = .joining(joining, queued: [])
+                }
+                return queued
+            }
+            guard let batch else {
+                // Closed while joining: leave at once.
+                room.disconnect(id, client: identity.client, clean: false)
+                return
+            }
+            if batch.isEmpty { return }
+            for message in batch { forward(message, to: room, as: identity) }
         }
-        guard let queued else {
-            // Closed while joining: leave at once.
-            room.disconnect(id, client: identity.client, clean: false)
-            return
-        }
-        for message in queued { forward(message, to: room, as: identity) }
     }
 
     private func fail(_ code: CloseCode, _ error: ErrorCode, _ message: String) {
