@@ -1,3 +1,4 @@
+import Synchronization
 import Testing
 import TandemRedis
 import TandemTestSupport
@@ -123,6 +124,29 @@ struct RoomLogFollowerTests {
             #expect(signals.map { String(decoding: $0.payload, as: UTF8.self) } == ["s1", "s2", "s3"])
             #expect(revs == [1])
             #expect(try await follower.poll() == [], "each signal is delivered once")
+        }
+    }
+
+    @Test("epochs are read at most once per interval, and for a newly followed room at its first poll")
+    func epochChecksAreThrottled() async throws {
+        try await RedisTestContext.with { context in
+            let writer = RedisRoomSequencer(client: context.client())
+            let head = try await writer.open(room: "r")
+            let clock = Mutex(ContinuousClock.now)
+            var follower = RoomLogFollower(sequencer: RedisRoomSequencer(client: context.client()), blockTimeout: .milliseconds(1),
+                                           epochCheckInterval: .seconds(10), now: { clock.withLock { $0 } })
+            follower.follow(room: "r", epoch: head.epoch, after: 0)
+            #expect(try await follower.poll() == [])
+            _ = try await context.client().send(["FLUSHALL"])
+            // Not due yet: the loss goes unnoticed (no entry of another epoch arrives either).
+            #expect(try await follower.poll() == [])
+            // A room followed now is checked at once, whatever the interval.
+            let other = try await writer.open(room: "s")
+            follower.follow(room: "s", epoch: other.epoch, after: 0)
+            _ = try await context.client().send(["DEL", RedisArgument(writer.keys(room: "s")[0])])
+            #expect(try await follower.poll() == [.reset(room: "s", epoch: nil, reason: .epochChanged)])
+            clock.withLock { $0 = $0.advanced(by: .seconds(10)) }
+            #expect(try await follower.poll() == [.reset(room: "r", epoch: nil, reason: .epochChanged)])
         }
     }
 }

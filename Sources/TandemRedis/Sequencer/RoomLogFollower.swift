@@ -22,13 +22,25 @@ public struct RoomLogFollower: Sendable {
     public var blockTimeout: Duration
     /// The most entries one poll reads per room.
     public var batchSize: Int
+    /// How often the rooms' epochs are read (a room followed since the last check is checked at the next
+    /// poll). Zero checks at every poll. A new entry of another epoch is noticed at once either way; the
+    /// check is what notices a room whose data Redis lost while nobody writes to it, at the cost of one
+    /// read per room.
+    public var epochCheckInterval: Duration
+    private let now: @Sendable () -> ContinuousClock.Instant
     private var cursors: [String: Cursor] = [:]
+    private var lastEpochCheck: ContinuousClock.Instant?
+    private var unchecked: Set<String> = []
 
     /// A follower with no rooms yet.
-    public init(sequencer: RedisRoomSequencer, blockTimeout: Duration = .seconds(1), batchSize: Int = 1_000) {
+    /// - Parameter now: the clock `epochCheckInterval` is measured on.
+    public init(sequencer: RedisRoomSequencer, blockTimeout: Duration = .seconds(1), batchSize: Int = 1_000,
+                epochCheckInterval: Duration = .zero, now: @escaping @Sendable () -> ContinuousClock.Instant = { .now }) {
         self.sequencer = sequencer
         self.blockTimeout = blockTimeout
         self.batchSize = batchSize
+        self.epochCheckInterval = epochCheckInterval
+        self.now = now
     }
 
     /// The rooms followed, each with the epoch and the last rev delivered.
@@ -39,11 +51,13 @@ public struct RoomLogFollower: Sendable {
     /// Starts (or restarts) following `room` after `rev` of `epoch`.
     public mutating func follow(room: String, epoch: String, after rev: Int64) {
         cursors[room] = Cursor(epoch: epoch, rev: rev)
+        unchecked.insert(room)
     }
 
     /// Stops following `room`.
     public mutating func unfollow(room: String) {
         cursors[room] = nil
+        unchecked.remove(room)
     }
 
     /// Waits up to `blockTimeout` for new entries in any followed room and returns what happened, in
@@ -55,7 +69,10 @@ public struct RoomLogFollower: Sendable {
         let keys = rooms.map { sequencer.keys(room: $0) }
         let signalKeys = rooms.map { sequencer.signalKey(room: $0) }
         let unplaced = rooms.indices.filter { cursors[rooms[$0]]!.signal == nil }
-        var commands: [[RedisArgument]] = keys.map { ["HGET", RedisArgument($0[0]), "epoch"] }
+        let started = now()
+        let checkAll = lastEpochCheck.map { started - $0 >= epochCheckInterval } ?? true
+        let checked = rooms.indices.filter { checkAll || unchecked.contains(rooms[$0]) }
+        var commands: [[RedisArgument]] = checked.map { ["HGET", RedisArgument(keys[$0][0]), "epoch"] }
         commands += unplaced.map { ["XREVRANGE", RedisArgument(signalKeys[$0]), "+", "-", "COUNT", "1"] }
         let milliseconds = max(1, blockTimeout.components.seconds * 1_000 + blockTimeout.components.attoseconds / 1_000_000_000_000_000)
         // Signal streams not placed yet read from "$" (what is published from now on) in this first poll.
@@ -66,15 +83,18 @@ public struct RoomLogFollower: Sendable {
         let replies = try await sequencer.client.pipeline(commands)
 
         var events: [RoomLogEvent] = []
-        for (index, room) in rooms.enumerated() {
-            let current = try replies[index].get().string
+        for (offset, index) in checked.enumerated() {
+            let room = rooms[index]
+            unchecked.remove(room)
+            let current = try replies[offset].get().string
             if current != cursors[room]?.epoch {
                 cursors[room] = nil
                 events.append(.reset(room: room, epoch: current, reason: .epochChanged))
             }
         }
+        if checkAll { lastEpochCheck = started }
         for (offset, index) in unplaced.enumerated() where cursors[rooms[index]] != nil {
-            let last = try replies[rooms.count + offset].get().array?.first?.array?.first?.string
+            let last = try replies[checked.count + offset].get().array?.first?.array?.first?.string
             cursors[rooms[index]]?.signal = last ?? "0-0"
         }
         let read = try replies[commands.count - 1].get()

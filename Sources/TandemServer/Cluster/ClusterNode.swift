@@ -18,6 +18,9 @@ final class ClusterNode: Sendable {
         var limits: PatchLimits
         /// How long one blocking read of the logs waits: a room opened meanwhile is followed from the next read.
         var followTimeout: Duration = .milliseconds(200)
+        /// How often the follower reads every followed room's epoch, to notice a room Redis lost while
+        /// nobody writes to it (one read per room, so not at every poll).
+        var epochCheckInterval: Duration = .milliseconds(500)
         /// Participants across nodes.
         var presence = ClusterPresenceSync.Settings()
     }
@@ -50,7 +53,7 @@ final class ClusterNode: Sendable {
         let engine = ClusterRoomSync<ClusterDocumentReplica>(
             sequencer: RedisRoomSequencer(client: sequencerClient, settings: sequencerSettings),
             follower: RoomLogFollower(sequencer: RedisRoomSequencer(client: followerClient, settings: sequencerSettings),
-                                      blockTimeout: settings.followTimeout),
+                                      blockTimeout: settings.followTimeout, epochCheckInterval: settings.epochCheckInterval),
             makeReplica: { try ClusterDocumentReplica(snapshot: $0, limits: limits) })
         self.engine = engine
         followLoop = Task { await engine.run() }
