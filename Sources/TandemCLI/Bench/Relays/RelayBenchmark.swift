@@ -21,7 +21,7 @@ enum RelayBenchmark {
 
     /// What to run, read from the environment.
     struct Settings: Sendable {
-        var servers: [RelayServerKind] = RelayServerKind.allCases
+        var servers: [RelayServerKind] = RelayServerKind.relayComparison
         var scenarios: Set<String> = ["a", "b", "c", "d"]
         var sizes = RelayScenarios.Sizes()
         var docs: String?
@@ -31,7 +31,7 @@ enum RelayBenchmark {
             if let list = environment["TANDEM_BENCH_SERVERS"] {
                 servers = try list.split(separator: ",").map { name in
                     guard let kind = RelayServerKind(rawValue: String(name)) else {
-                        throw RelayBenchError(description: "unknown server '\(name)' in TANDEM_BENCH_SERVERS (known: go, python, tandem, tandem-memory)")
+                        throw RelayBenchError(description: "unknown server '\(name)' in TANDEM_BENCH_SERVERS (known: \(RelayServerKind.allCases.map(\.rawValue).joined(separator: ", ")))")
                     }
                     return kind
                 }
@@ -56,7 +56,18 @@ enum RelayBenchmark {
                 sizes.idleConnections = count
             }
             docs = environment["TANDEM_BENCH_DOCS"]
-            command = environment["TANDEM_BENCH_COMMAND"] ?? command
+            command = Self.recordedCommand(environment["TANDEM_BENCH_COMMAND"] ?? command, environment: environment)
+        }
+
+        /// The command as someone would retype it: the selecting variables that were set, then `command`.
+        static func recordedCommand(_ command: String, environment: [String: String]) -> String {
+            let prefix = ["TANDEM_BENCH_SERVERS", "TANDEM_BENCH_SCENARIOS", "TANDEM_BENCH_SECONDS", "TANDEM_BENCH_WINDOW"]
+                .compactMap { name in environment[name].map { "\(name)=\($0) " } }.joined()
+            return prefix + command
+        }
+
+        /// Whether the run includes a cluster deployment: its report is `cluster.md`, not `relays.md`.
+        var includesCluster: Bool { servers.contains { $0.isCluster } }
         }
     }
 
@@ -70,6 +81,23 @@ enum RelayBenchmark {
         var idle: RelayScenarios.Idle?
         var resume: RelayScenarios.ResumeStorm?
         var failures: [String] = []
+
+        /// The order and ack checks of all its scenarios.
+        var audit: DeliveryAudit {
+            [peak?.audit, fixedRate?.audit, resume?.audit].compactMap { $0 }.reduce(DeliveryAudit(), +)
+        }
+
+        /// Why the run's output is wrong, if it is: any order/ack anomaly of a Tandem server, and for a cluster
+        /// deployment any lost delivery (a single node's loss is reported but was never judged, so it stays so).
+        var correctnessFailures: [String] {
+            var found: [String] = []
+            if !audit.isClean { found.append("order check: \(audit.summary)") }
+            if kind.isCluster {
+                if let lost = peak?.lost, lost > 0 { found.append("(a) lost \(lost) deliveries") }
+                if let lost = fixedRate?.lost, lost > 0 { found.append("(b) lost \(lost) deliveries") }
+            }
+            return found
+        }
     }
 
     static func run(rounds: Int, console: any Console, environment: [String: String]) async -> Int32 {
@@ -95,11 +123,13 @@ enum RelayBenchmark {
         let secretText = (0..<32).map { _ in String(UInt8.random(in: 0...15), radix: 16) }.joined()
         let secret = Array(secretText.utf8)
         let started = Date()
+        let loadAtStart = LoadStatistics.loadAverages()
         var runs: [Run] = []
         for round in 1...rounds {
             for kind in settings.servers {
                 var result = Run(kind: kind, round: round, loadAverage: LoadStatistics.loadAverage())
                 await measure(&result, paths: paths, loop: loop, secretText: secretText, secret: secret, settings: settings)
+                result.failures += result.correctnessFailures
                 console.out(RelayReport.line(result))
                 runs.append(result)
             }
@@ -109,7 +139,16 @@ enum RelayBenchmark {
         console.out(report.summaryTable())
         let targets = report.targets()
         for line in targets.lines { console.out(line) }
-        if let docs = settings.docs {
+        if let docs = settings.docs, settings.includesCluster {
+            do {
+                let cluster = ClusterReport(relay: report, loadAtStart: loadAtStart, loadAtEnd: LoadStatistics.loadAverages())
+                try cluster.markdown().write(toFile: "\(docs)/cluster.md", atomically: true, encoding: .utf8)
+                console.out("wrote \(docs)/cluster.md")
+            } catch {
+                console.err("tandem bench relays: error: cannot write the report: \(error)")
+                return ExitCode.failure
+            }
+        } else if let docs = settings.docs {
             do {
                 try report.markdown().write(toFile: "\(docs)/relays.md", atomically: true, encoding: .utf8)
                 try report.svg().write(toFile: "\(docs)/relays.svg", atomically: true, encoding: .utf8)
@@ -133,7 +172,7 @@ enum RelayBenchmark {
         let active = settings.scenarios.intersection(kind.speaksTandem ? ["a", "b", "d"] : ["a", "b"])
         if !active.isEmpty {
             do {
-                let server = try RelayServerProcess(kind: kind, paths: paths, secret: secretText)
+                let server = try RelayDeployment(kind: kind, paths: paths, secret: secretText)
                 defer { server.stop() }
                 do {
                     if active.contains("a") {
@@ -154,7 +193,7 @@ enum RelayBenchmark {
         }
         if settings.scenarios.contains("c") {
             do {
-                let server = try RelayServerProcess(kind: kind, paths: paths, secret: secretText)
+                let server = try RelayDeployment(kind: kind, paths: paths, secret: secretText)
                 defer { server.stop() }
                 do {
                     result.idle = try await RelayScenarios.idle(server, loop: loop, secret: secret, tag: "\(tag)c", sizes: sizes)

@@ -1,0 +1,135 @@
+import Foundation
+import Testing
+import TandemTestSupport
+@testable import TandemCLI
+
+/// The cluster deployments of `tandem bench relays`: kinds, command lines, spreading clients over nodes,
+/// summed process statistics, the order checks and the `cluster.md` report.
+@Suite struct ClusterBenchmarkTests {
+    @Test func clusterKindsParseAndDescribeTheirDeployment() throws {
+        let settings = try RelayBenchmark.Settings(environment: ["TANDEM_BENCH_SERVERS": "tandem,tandem-redis,tandem-redis-2,tandem-redis-2-volatile"])
+        #expect(settings.servers == [.tandem, .tandemRedis, .tandemRedis2, .tandemRedis2Volatile])
+        #expect(settings.includesCluster)
+        #expect(try !RelayBenchmark.Settings(environment: [:]).includesCluster)
+        #expect(RelayServerKind.tandemRedis.clusterNodes == 1 && RelayServerKind.tandemRedis2.clusterNodes == 2)
+        #expect(RelayServerKind.tandemMemory.clusterNodes == 0 && !RelayServerKind.go.isCluster)
+        #expect(RelayServerKind.tandemRedis2.redisPersistence == .alwaysFsync)
+        #expect(RelayServerKind.tandemRedisVolatile.redisPersistence == RelayServerKind.RedisPersistence.none)
+        #expect(RelayServerKind.tandem.redisPersistence == nil)
+        #expect(RelayServerKind.allCases.filter(\.isCluster).allSatisfy(\.speaksTandem))
+        #expect(!RelayServerKind.go.speaksTandem && !RelayServerKind.python.speaksTandem)
+    }
+
+    @Test func theRecordedCommandNamesTheSelectingVariables() {
+        let command = RelayBenchmark.Settings.recordedCommand(
+            "bench/run 3", environment: ["TANDEM_BENCH_SERVERS": "tandem,tandem-redis-2", "TANDEM_BENCH_SCENARIOS": "a,b", "HOME": "/root"])
+        #expect(command == "TANDEM_BENCH_SERVERS=tandem,tandem-redis-2 TANDEM_BENCH_SCENARIOS=a,b bench/run 3")
+        #expect(RelayBenchmark.Settings.recordedCommand("bench/run 3", environment: [:]) == "bench/run 3")
+    }
+
+    @Test func membersOfARoomAlternateBetweenNodes() {
+        #expect((0..<6).map { RelayDeployment.node(forMember: $0, nodes: 2) } == [0, 1, 0, 1, 0, 1])
+        #expect((0..<4).map { RelayDeployment.node(forMember: $0, nodes: 1) } == [0, 0, 0, 0])
+        #expect((0..<4).map { RelayDeployment.node(forMember: $0, nodes: 3) } == [0, 1, 2, 0])
+        #expect(RelayDeployment.node(forMember: 5, nodes: 0) == 0)
+    }
+
+    @Test func processReadingsAreSummedAndAGoneProcessCountsZero() {
+        #expect(RelayDeployment.total([1.5, 0.25, 2]) == 3.75)
+        #expect(RelayDeployment.total([1.5, nil, 2]) == 3.5)
+        #expect(RelayDeployment.total([]) == 0)
+    }
+
+    @Test func nodesJoinRedisInMemoryAndSingleServersKeepTheirCommandLine() {
+        let single = RelayServerProcess.tandemArguments(kind: .tandem, dataDirectory: "/d", redisURL: nil, nodeID: nil)
+        #expect(single == ["serve", "--port", "0", "--data", "/d", "--rate-limit", "0", "--log-level", "error",
+                           "--idle-timeout", "3600000", "--heartbeat", "600000", "--max-participants", "1000"])
+        let memory = RelayServerProcess.tandemArguments(kind: .tandemMemory, dataDirectory: "/d", redisURL: nil, nodeID: nil)
+        #expect(memory == single + ["--in-memory"])
+        let node = RelayServerProcess.tandemArguments(kind: .tandemRedis2, dataDirectory: "/d", redisURL: "redis://127.0.0.1:7000", nodeID: "n1")
+        #expect(node == single + ["--in-memory", "--redis", "redis://127.0.0.1:7000", "--node-id", "n1"])
+    }
+
+    @Test func redisPersistsWithAlwaysFsyncOrNotAtAll() {
+        let durable = RedisBenchProcess.arguments(port: 7000, directory: "/tmp/r", persistence: .alwaysFsync)
+        #expect(durable.joined(separator: " ").contains("--port 7000 --bind 127.0.0.1 --save  --appendonly yes --appendfsync always"))
+        #expect(durable.contains("/tmp/r") && durable.contains("noeviction"))
+        let volatile = RedisBenchProcess.arguments(port: 7000, directory: "/tmp/r", persistence: .none)
+        #expect(volatile.joined(separator: " ").contains("--save  --appendonly no"))
+    }
+
+    @Test(.enabled(if: RedisServerProcess.executable != nil, "redis-server is not installed"), .timeLimit(.minutes(1)))
+    func aFreshRedisStartsOnAFreePortAndStops() throws {
+        let redis = try RedisBenchProcess(executable: try #require(RedisServerProcess.executable), persistence: .alwaysFsync)
+        #expect(redis.url == "redis://127.0.0.1:\(redis.port)")
+        #expect(LoadStatistics.cpuSeconds(processID: redis.processID) != nil)
+        redis.stop()
+        #expect(LoadStatistics.cpuSeconds(processID: redis.processID) == nil)
+    }
+
+    @Test func revsMustArriveOnceAndInOrder() {
+        var audit = DeliveryAudit()
+        var last: Int64 = 4
+        for rev: Int64 in [5, 6, 7] { last = audit.observe(rev: rev, after: last) }
+        #expect(audit.isClean && last == 7)
+        last = audit.observe(rev: 10, after: last)  // 8 and 9 skipped
+        #expect(audit.missingRevs == 2 && last == 10)
+        last = audit.observe(rev: 9, after: last)  // late
+        last = audit.observe(rev: 10, after: last)  // twice
+        #expect(audit.staleRevs == 2 && last == 10)
+        #expect(audit.summary == "2 missing revs, 2 stale revs")
+    }
+
+    @Test func acksMustArriveOnceEachInSeqOrder() {
+        var audit = DeliveryAudit()
+        var last = 0
+        last = audit.observeAck(seq: 1, duplicate: false, after: last)
+        last = audit.observeAck(seq: 2, duplicate: false, after: last)
+        #expect(audit.isClean && audit.summary == "ok")
+        last = audit.observeAck(seq: 4, duplicate: false, after: last)
+        last = audit.observeAck(seq: 4, duplicate: true, after: last)
+        #expect(audit.outOfOrderAcks == 2 && audit.duplicateAcks == 1 && last == 4)
+        let sum = audit + DeliveryAudit(rejects: 1, lostAcks: 3)
+        #expect(sum.summary == "2 out-of-order acks, 1 duplicate acks, 1 rejects, 3 lost acks")
+    }
+
+    @Test func anomaliesFailARunAndClusterLossDoesToo() {
+        var single = RelayBenchmark.Run(kind: .tandem, round: 1, loadAverage: 1)
+        single.peak = .init(messagesPerSecond: 1, p50Milliseconds: 1, p99Milliseconds: 1, lost: 3, serverCores: 1, loadCores: 1)
+        #expect(single.correctnessFailures.isEmpty)
+        var cluster = RelayBenchmark.Run(kind: .tandemRedis2, round: 1, loadAverage: 1)
+        cluster.peak = single.peak
+        cluster.fixedRate = .init(p50Milliseconds: 1, p99Milliseconds: 2, lost: 0, expected: 10, serverCores: 1, loadCores: 1,
+                                  audit: DeliveryAudit(missingRevs: 2))
+        #expect(cluster.audit.missingRevs == 2)
+        #expect(cluster.correctnessFailures == ["order check: 2 missing revs", "(a) lost 3 deliveries"])
+    }
+
+    @Test func clusterReportShowsSummedCPURedisCostPerPatchAndComparisons() throws {
+        let settings = try RelayBenchmark.Settings(environment: ["TANDEM_BENCH_SERVERS": "tandem-memory,tandem-redis-2"])
+        func run(_ kind: RelayServerKind, _ round: Int, rate: Double, redis: Double?) -> RelayBenchmark.Run {
+            var run = RelayBenchmark.Run(kind: kind, round: round, loadAverage: 2.25)
+            run.peak = .init(messagesPerSecond: rate, p50Milliseconds: 1, p99Milliseconds: 20, lost: 0, serverCores: 0.9, loadCores: 0.3,
+                             redisCores: redis)
+            run.fixedRate = .init(p50Milliseconds: 0.5, p99Milliseconds: redis == nil ? 4 : 8, lost: 0, expected: 100, serverCores: 0.4, loadCores: 0.1)
+            return run
+        }
+        let runs = [run(.tandemMemory, 1, rate: 180_000, redis: nil), run(.tandemRedis2, 1, rate: 90_000, redis: 0.5),
+                    run(.tandemMemory, 2, rate: 200_000, redis: nil), run(.tandemRedis2, 2, rate: 72_000, redis: 0.4)]
+        let relay = RelayReport(runs: runs, settings: settings, rounds: 2, started: .now, finished: .now)
+        let report = ClusterReport(relay: relay, loadAtStart: [3.5, 2.25, 1], loadAtEnd: [4, 3, 1.5])
+        let table = report.summaryTable()
+        // Rooms of 10: 90,000 msg/s = 10,000 patches/s with Redis at 50 % of a core, 72,000 = 8,000 at 40 %: 50 µs each.
+        #expect(table.contains("| Tandem, 2 nodes + Redis (AOF always) | 2 nodes + redis-server | 81,000 (72,000–90,000) | 90 % | 45 % | 11.25 (10.00–12.50) | 50.0 | 30 % |"))
+        #expect(table.contains("| Tandem (--in-memory) | 1 | 190,000 (180,000–200,000) | 90 % | — |"))
+        #expect(table.hasSuffix("| ok |"))
+        let comparisons = report.comparisons()
+        #expect(comparisons.count == 1)
+        #expect(comparisons[0].hasPrefix("Tandem, 2 nodes + Redis (AOF always) against Tandem (--in-memory): (a) 0.43× the delivered msg/s"))
+        #expect(comparisons[0].hasSuffix("(b) p99 8.00 ms vs 4.00 ms"))
+        let markdown = report.markdown()
+        #expect(markdown.contains("3.50, 2.25, 1.00 at the start, 4.00, 3.00, 1.50 at the end"))
+        #expect(markdown.contains("cannot show scale-out"))
+        #expect(markdown.contains("| 2 | tandem-redis-2 | 2.25 | 72,000 | 90 % | 40 % | 30 % | 0 | 0.50 | 8.00 | 0/100 | ok |  |"))
+    }
+}
