@@ -68,7 +68,6 @@ enum RelayBenchmark {
 
         /// Whether the run includes a cluster deployment: its report is `cluster.md`, not `relays.md`.
         var includesCluster: Bool { servers.contains { $0.isCluster } }
-        }
     }
 
     /// Everything measured for one server in one round.
