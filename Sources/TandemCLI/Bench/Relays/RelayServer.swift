@@ -30,6 +30,8 @@ final class RelayServerProcess: @unchecked Sendable {
         var goRelay: String
         /// `redis-server` for the cluster deployments (`TANDEM_BENCH_REDIS`, else found on PATH); nil when missing.
         var redis: String? = nil
+        /// A folder that keeps every server's standard error (`TANDEM_BENCH_SERVER_LOGS`), for diagnosing a failed run.
+        var serverLogs: String? = nil
 
         /// Finds the package root from the working directory, and the programs from it and `environment`.
         static func locate(environment: [String: String]) throws -> Paths {
@@ -43,7 +45,8 @@ final class RelayServerProcess: @unchecked Sendable {
                 tandem: environment["TANDEM_BENCH_TANDEM"] ?? Self.ownExecutable(),
                 python: environment["TANDEM_PYTHON"] ?? "\(root)/.venv/bin/python",
                 goRelay: "\(root)/.build/bench/go-relay",
-                redis: environment["TANDEM_BENCH_REDIS"] ?? Self.onPath("redis-server", environment: environment))
+                redis: environment["TANDEM_BENCH_REDIS"] ?? Self.onPath("redis-server", environment: environment),
+                serverLogs: environment["TANDEM_BENCH_SERVER_LOGS"])
             for program in [paths.tandem, paths.python, paths.goRelay] where !fileManager.isExecutableFile(atPath: program) {
                 throw RelayBenchError(description: "\(program) is missing: run bench/setup first")
             }
@@ -88,6 +91,12 @@ final class RelayServerProcess: @unchecked Sendable {
         let output = Pipe()
         process.standardOutput = output
         process.standardError = FileHandle.nullDevice
+        if let folder = paths.serverLogs {
+            let path = "\(folder)/\(kind.rawValue)-\(nodeID ?? "server")-\(Date().timeIntervalSince1970).log"
+            if FileManager.default.createFile(atPath: path, contents: nil), let file = FileHandle(forWritingAtPath: path) {
+                process.standardError = file
+            }
+        }
         process.standardInput = FileHandle.nullDevice
         try process.run()
         var text = ""
