@@ -26,6 +26,9 @@ import TandemTestSupport
             "bench/run 3", environment: ["TANDEM_BENCH_SERVERS": "tandem,tandem-redis-2", "TANDEM_BENCH_SCENARIOS": "a,b", "HOME": "/root"])
         #expect(command == "TANDEM_BENCH_SERVERS=tandem,tandem-redis-2 TANDEM_BENCH_SCENARIOS=a,b bench/run 3")
         #expect(RelayBenchmark.Settings.recordedCommand("bench/run 3", environment: [:]) == "bench/run 3")
+        let rate = try? RelayBenchmark.Settings(environment: ["TANDEM_BENCH_RATE": "2", "TANDEM_BENCH_REPORT": "cluster-2.md"])
+        #expect(rate?.sizes.messagesPerSecond == 2 && rate?.report == "cluster-2.md")
+        #expect(throws: RelayBenchError.self) { try RelayBenchmark.Settings(environment: ["TANDEM_BENCH_RATE": "0"]) }
     }
 
     @Test func membersOfARoomAlternateBetweenNodes() {
@@ -103,7 +106,11 @@ import TandemTestSupport
         cluster.fixedRate = .init(p50Milliseconds: 1, p99Milliseconds: 2, lost: 0, expected: 10, serverCores: 1, loadCores: 1,
                                   audit: DeliveryAudit(missingRevs: 2))
         #expect(cluster.audit.missingRevs == 2)
-        #expect(cluster.correctnessFailures == ["order check: 2 missing revs", "(a) lost 3 deliveries"])
+        #expect(cluster.correctnessFailures == ["order check: 2 missing revs", "(a) 3 deliveries never arrived"])
+        cluster.peak?.neverDelivered = 0  // late, but delivered within the cluster drain
+        #expect(cluster.correctnessFailures == ["order check: 2 missing revs"])
+        #expect(ClusterReport.checks(DeliveryAudit(), neverDelivered: 4) == "4 never delivered")
+        #expect(ClusterReport.checks(DeliveryAudit(lostAcks: 1), neverDelivered: 4) == "1 lost acks, 4 never delivered")
     }
 
     @Test func clusterReportShowsSummedCPURedisCostPerPatchAndComparisons() throws {

@@ -11,6 +11,12 @@ import TandemWire
 /// (a), default 16), `TANDEM_BENCH_IDLE` (idle connections, default 10000), `TANDEM_BENCH_TANDEM` (the `tandem`
 /// binary to serve with, default this one), `TANDEM_BENCH_DOCS` (a folder to write `relays.md` and `relays.svg` into) and
 /// `TANDEM_BENCH_COMMAND` (the command line recorded in the report).
+///
+/// Cluster deployments (issue 9): `TANDEM_BENCH_SERVERS=tandem,tandem-memory,tandem-redis,tandem-redis-2` (also
+/// `tandem-redis-volatile`, `tandem-redis-2-volatile`) starts a fresh `redis-server` (`TANDEM_BENCH_REDIS`, default
+/// from PATH) and 1 or 2 nodes per measurement; the report then goes to `cluster.md` (or `TANDEM_BENCH_REPORT`), not
+/// `relays.md`. `TANDEM_BENCH_RATE` sets (b)'s messages/s per client (default 20); `TANDEM_BENCH_SERVER_LOGS` keeps
+/// every server's standard error in that folder.
 enum RelayBenchmark {
     static let suite = BenchSuite(
         name: "relays",
@@ -25,6 +31,8 @@ enum RelayBenchmark {
         var scenarios: Set<String> = ["a", "b", "c", "d"]
         var sizes = RelayScenarios.Sizes()
         var docs: String?
+        /// The file name of the cluster report in `docs` (default `cluster.md`).
+        var report: String?
         var command = "bench/run"
 
         init(environment: [String: String]) throws {
@@ -55,13 +63,20 @@ enum RelayBenchmark {
                 }
                 sizes.idleConnections = count
             }
+            if let text = environment["TANDEM_BENCH_RATE"] {
+                guard let rate = Int(text), (1...1000).contains(rate) else {
+                    throw RelayBenchError(description: "TANDEM_BENCH_RATE must be 1...1000 messages/s per client, not \(text)")
+                }
+                sizes.messagesPerSecond = rate
+            }
             docs = environment["TANDEM_BENCH_DOCS"]
+            report = environment["TANDEM_BENCH_REPORT"]
             command = Self.recordedCommand(environment["TANDEM_BENCH_COMMAND"] ?? command, environment: environment)
         }
 
         /// The command as someone would retype it: the selecting variables that were set, then `command`.
         static func recordedCommand(_ command: String, environment: [String: String]) -> String {
-            let prefix = ["TANDEM_BENCH_SERVERS", "TANDEM_BENCH_SCENARIOS", "TANDEM_BENCH_SECONDS", "TANDEM_BENCH_WINDOW"]
+            let prefix = ["TANDEM_BENCH_SERVERS", "TANDEM_BENCH_SCENARIOS", "TANDEM_BENCH_SECONDS", "TANDEM_BENCH_WINDOW", "TANDEM_BENCH_RATE"]
                 .compactMap { name in environment[name].map { "\(name)=\($0) " } }.joined()
             return prefix + command
         }
@@ -81,6 +96,9 @@ enum RelayBenchmark {
         var resume: RelayScenarios.ResumeStorm?
         var failures: [String] = []
 
+        /// Deliveries of a cluster deployment that never arrived, over its scenarios (0 for other kinds).
+        var neverDelivered: Int { (peak?.neverDelivered ?? 0) + (fixedRate?.neverDelivered ?? 0) }
+
         /// The order and ack checks of all its scenarios.
         var audit: DeliveryAudit {
             [peak?.audit, fixedRate?.audit, resume?.audit].compactMap { $0 }.reduce(DeliveryAudit(), +)
@@ -92,8 +110,8 @@ enum RelayBenchmark {
             var found: [String] = []
             if !audit.isClean { found.append("order check: \(audit.summary)") }
             if kind.isCluster {
-                if let lost = peak?.lost, lost > 0 { found.append("(a) lost \(lost) deliveries") }
-                if let lost = fixedRate?.lost, lost > 0 { found.append("(b) lost \(lost) deliveries") }
+                if let lost = peak.map({ $0.neverDelivered ?? $0.lost }), lost > 0 { found.append("(a) \(lost) deliveries never arrived") }
+                if let lost = fixedRate.map({ $0.neverDelivered ?? $0.lost }), lost > 0 { found.append("(b) \(lost) deliveries never arrived") }
             }
             return found
         }
@@ -141,8 +159,9 @@ enum RelayBenchmark {
         if let docs = settings.docs, settings.includesCluster {
             do {
                 let cluster = ClusterReport(relay: report, loadAtStart: loadAtStart, loadAtEnd: LoadStatistics.loadAverages())
-                try cluster.markdown().write(toFile: "\(docs)/cluster.md", atomically: true, encoding: .utf8)
-                console.out("wrote \(docs)/cluster.md")
+                let name = settings.report ?? "cluster.md"
+                try cluster.markdown().write(toFile: "\(docs)/\(name)", atomically: true, encoding: .utf8)
+                console.out("wrote \(docs)/\(name)")
             } catch {
                 console.err("tandem bench relays: error: cannot write the report: \(error)")
                 return ExitCode.failure

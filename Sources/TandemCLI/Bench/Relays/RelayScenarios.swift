@@ -16,6 +16,9 @@ enum RelayScenarios {
         var redisCores: Double? = nil
         /// Order and ack checks of the Tandem output (all zero for relays, which are not checked).
         var audit = DeliveryAudit()
+        /// Cluster deployments only: deliveries that never arrived, even after `Sizes.clusterDrain` (a backlog
+        /// that drains late shows in `lost`, not here).
+        var neverDelivered: Int? = nil
 
         /// Server CPU time per delivered message in microseconds: less sensitive to a busy machine than the rate,
         /// since it does not count the time the server waited for a core.
@@ -34,6 +37,8 @@ enum RelayScenarios {
         var redisCores: Double? = nil
         /// Order and ack checks of the Tandem output.
         var audit = DeliveryAudit()
+        /// Cluster deployments only: deliveries that never arrived, even after `Sizes.clusterDrain`.
+        var neverDelivered: Int? = nil
     }
 
     /// (c) Server memory per idle connection.
@@ -64,6 +69,9 @@ enum RelayScenarios {
         var messagesPerSecond = 20
         var idleConnections = 10_000
         var stormClients = 1_000
+        /// How long a cluster deployment may take to drain a backlog before a missing delivery or ack counts as
+        /// never delivered (a bug) rather than late (overload).
+        var clusterDrain: Duration = .seconds(30)
     }
 
     /// CPU seconds of the server (all its processes), of its Redis and of this process from one instant, to turn
@@ -130,6 +138,13 @@ enum RelayScenarios {
             $0.clients.allSatisfy { $0.outstanding == 0 } && (acked || $0.acks >= $0.sent)
         }
         let lost = try await loop.submit { session.clients.reduce(0) { $0 + $1.remaining.values.reduce(0, +) } }
+        var neverDelivered: Int?
+        if server.kind.isCluster {
+            try? await session.waitUntil(timeout: sizes.clusterDrain, "the backlog") {
+                $0.clients.allSatisfy { $0.outstanding == 0 } && $0.acks >= $0.sent
+            }
+            neverDelivered = try await loop.submit { session.clients.reduce(0) { $0 + $1.remaining.values.reduce(0, +) } }
+        }
         let audit = try await finalAudit(session)
         try await session.abortAll()
         let sorted = latencies.sorted()
@@ -137,7 +152,7 @@ enum RelayScenarios {
             messagesPerSecond: Double(delivered1 - delivered0) / (Double(end - start) / 1e9),
             p50Milliseconds: milliseconds(LoadStatistics.percentile(0.5, ofSorted: sorted)),
             p99Milliseconds: milliseconds(LoadStatistics.percentile(0.99, ofSorted: sorted)),
-            lost: lost, serverCores: cores.server, loadCores: cores.load, redisCores: cores.redis, audit: audit)
+            lost: lost, serverCores: cores.server, loadCores: cores.load, redisCores: cores.redis, audit: audit, neverDelivered: neverDelivered)
     }
 
     static func fixedRate(_ server: RelayDeployment, loop: EventLoop, secret: [UInt8], tag: String, sizes: Sizes) async throws -> FixedRate {
@@ -163,18 +178,23 @@ enum RelayScenarios {
         let expected = total * (sizes.rateRoomSize - 1)
         let acked = !server.kind.speaksTandem
         try? await session.waitUntil(timeout: .seconds(3), "the last deliveries") { $0.delivered >= expected && (acked || $0.acks >= total) }
-        let audit = try await finalAudit(session)
         let (delivered, latencies) = try await loop.submit {
             session.recordLatency = false
             return (session.delivered, session.latencies)
         }
+        var neverDelivered: Int?
+        if server.kind.isCluster {
+            try? await session.waitUntil(timeout: sizes.clusterDrain, "the backlog") { $0.delivered >= expected && $0.acks >= total }
+            neverDelivered = try await loop.submit { max(0, expected - session.delivered) }
+        }
+        let audit = try await finalAudit(session)
         try await session.abortAll()
         let sorted = latencies.sorted()
         return FixedRate(
             p50Milliseconds: milliseconds(LoadStatistics.percentile(0.5, ofSorted: sorted)),
             p99Milliseconds: milliseconds(LoadStatistics.percentile(0.99, ofSorted: sorted)),
             lost: max(0, expected - delivered), expected: expected, serverCores: cores.server, loadCores: cores.load,
-            redisCores: cores.redis, audit: audit)
+            redisCores: cores.redis, audit: audit, neverDelivered: neverDelivered)
     }
 
     static func idle(_ server: RelayDeployment, loop: EventLoop, secret: [UInt8], tag: String, sizes: Sizes) async throws -> Idle {
