@@ -67,8 +67,27 @@ import TandemTestSupport
         let redis = try RedisBenchProcess(executable: try #require(RedisServerProcess.executable), persistence: .alwaysFsync)
         #expect(redis.url == "redis://127.0.0.1:\(redis.port)")
         #expect(LoadStatistics.cpuSeconds(processID: redis.processID) != nil)
+        #expect(redis.commandCalls() != nil, "INFO commandstats through redis-cli")
         redis.stop()
         #expect(LoadStatistics.cpuSeconds(processID: redis.processID) == nil)
+    }
+
+    @Test func redisWorkComesFromTwoCommandstatsReadings() {
+        let info = """
+        # Commandstats\r
+        cmdstat_evalsha:calls=6975,usec=438483,usec_per_call=62.86,rejected_calls=0,failed_calls=40\r
+        cmdstat_xadd:calls=6845,usec=26753,usec_per_call=3.91,rejected_calls=0,failed_calls=0\r
+        cmdstat_XREAD:calls=1215,usec=78525,usec_per_call=64.63\r
+        cmdstat_broken:usec=1\r
+        """
+        let end = RedisBenchProcess.commandCalls(info: info)
+        #expect(end == ["evalsha": 6975, "xadd": 6845, "xread": 1215])
+        let work = RedisWork(from: ["evalsha": 975, "eval": 0, "xadd": 845, "xread": 215], to: end.merging(["eval": 25]) { $1 })
+        #expect(work == RedisWork(scripts: 6025, appends: 6000, polls: 1000))
+        #expect(work?.appendsPerPoll == 6)
+        #expect(RedisWork(scripts: 12, appends: 6, polls: 0).scriptsPerAppend == 2)
+        #expect(RedisWork(scripts: 12, appends: 6, polls: 0).appendsPerPoll == nil)
+        #expect(RedisWork(from: nil, to: end) == nil)
     }
 
     @Test func revsMustArriveOnceAndInOrder() {
@@ -118,7 +137,7 @@ import TandemTestSupport
         func run(_ kind: RelayServerKind, _ round: Int, rate: Double, redis: Double?) -> RelayBenchmark.Run {
             var run = RelayBenchmark.Run(kind: kind, round: round, loadAverage: 2.25)
             run.peak = .init(messagesPerSecond: rate, p50Milliseconds: 1, p99Milliseconds: 20, lost: 0, serverCores: 0.9, loadCores: 0.3,
-                             redisCores: redis)
+                             redisCores: redis, redisWork: redis.map { _ in RedisWork(scripts: 20, appends: 10, polls: 4) })
             run.fixedRate = .init(p50Milliseconds: 0.5, p99Milliseconds: redis == nil ? 4 : 8, lost: 0, expected: 100, serverCores: 0.4, loadCores: 0.1)
             return run
         }
@@ -128,7 +147,7 @@ import TandemTestSupport
         let report = ClusterReport(relay: relay, loadAtStart: [3.5, 2.25, 1], loadAtEnd: [4, 3, 1.5])
         let table = report.summaryTable()
         // Rooms of 10: 90,000 msg/s = 10,000 patches/s with Redis at 50 % of a core, 72,000 = 8,000 at 40 %: 50 µs each.
-        #expect(table.contains("| Tandem, 2 nodes + Redis (AOF always) | 2 nodes + redis-server | 81,000 (72,000–90,000) | 90 % | 45 % | 11.25 (10.00–12.50) | 50.0 | 30 % |"))
+        #expect(table.contains("| Tandem, 2 nodes + Redis (AOF always) | 2 nodes + redis-server | 81,000 (72,000–90,000) | 90 % | 45 % | 11.25 (10.00–12.50) | 50.0 | 2.00 | 2.5 | 30 % |"))
         #expect(table.contains("| Tandem (--in-memory) | 1 | 190,000 (180,000–200,000) | 90 % | — |"))
         #expect(table.hasSuffix("| ok |"))
         let comparisons = report.comparisons()

@@ -21,8 +21,8 @@ struct ClusterReport {
     /// The table of medians (range over rounds in parentheses), one line per server in run order.
     func summaryTable() -> String {
         var lines = [
-            "| server | processes | (a) delivered msg/s | (a) server CPU, all processes | (a) of which Redis | (a) server µs CPU / delivery | (a) Redis µs CPU / patch | (a) generator CPU | (a) p99 ms | (a) lost | (b) p50 ms | (b) p99 ms | (b) lost | (b) server CPU | (b) generator CPU | order checks |",
-            "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |",
+            "| server | processes | (a) delivered msg/s | (a) server CPU, all processes | (a) of which Redis | (a) server µs CPU / delivery | (a) Redis µs CPU / patch | (a) scripts / patch | (a) patches / XREAD | (a) generator CPU | (a) p99 ms | (a) lost | (b) p50 ms | (b) p99 ms | (b) lost | (b) server CPU | (b) generator CPU | order checks |",
+            "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |",
         ]
         for kind in relay.settings.servers {
             let runs = relay.runs.filter { $0.kind == kind }
@@ -37,6 +37,8 @@ struct ClusterReport {
                 relay.cell(kind, { $0.peak?.redisCores }, range: false) { RelayReport.percent($0) },
                 relay.cell(kind, { $0.peak?.serverMicrosecondsPerDelivery }) { RelayReport.fixed($0, 2) },
                 relay.cell(kind, { $0.peak.flatMap(redisMicrosecondsPerPatch) }) { RelayReport.fixed($0, 1) },
+                relay.cell(kind, { $0.peak?.redisWork?.scriptsPerAppend }) { RelayReport.fixed($0, 2) },
+                relay.cell(kind, { $0.peak?.redisWork?.appendsPerPoll }) { RelayReport.fixed($0, 1) },
                 relay.cell(kind, { $0.peak?.loadCores }, range: false) { RelayReport.percent($0) },
                 relay.cell(kind, { $0.peak?.p99Milliseconds }) { RelayReport.fixed($0, 1) },
                 runs.contains { $0.peak != nil } ? RelayReport.grouped(Double(lostA)) : "—",
@@ -132,6 +134,11 @@ struct ClusterReport {
           deployment's processes, `redis-server` included (from `/proc/PID/stat`, all threads); the generator's
           from `getrusage`. "Redis µs CPU / patch" is Redis's CPU time divided by the patches it sequenced
           (deliveries ÷ \(sizes.peakRoomSize - 1)).
+        - From Redis's `INFO commandstats` over the same window (read with `redis-cli`): "scripts / patch" is
+          sequencer script runs (`EVALSHA`) per appended patch (`XADD`): 1.00 means every append succeeded at
+          once, more means nodes raced for the same room and the loser was answered `behind` and retried after
+          folding the winner's patch (the price of two nodes writing one room). "Patches / XREAD" is appends per
+          follower poll summed over nodes (each poll also checks every followed room's epoch).
         - **Order checks**: on every connection the generator checks that each rev of the room arrives once and in
           order (its own patches as `ack`, the others' as `patch` events), that every patch gets exactly one ack
           in seq order, and that nothing is rejected. Any count other than "ok" is a server bug; so is a delivery

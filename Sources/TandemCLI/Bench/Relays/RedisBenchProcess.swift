@@ -13,11 +13,13 @@ final class RedisBenchProcess: @unchecked Sendable {
     let port: Int
     private let process: Process
     private let directory: String
+    private let cli: String
 
     /// Starts `executable` and returns once it accepts connections.
     /// - Throws: `RelayBenchError` when it cannot be started or does not accept connections within 20 s.
     init(executable: String, persistence: RelayServerKind.RedisPersistence) throws {
         port = try Self.freeLoopbackPort()
+        cli = URL(fileURLWithPath: executable).deletingLastPathComponent().appendingPathComponent("redis-cli").path
         directory = NSTemporaryDirectory() + "tandem-bench-redis-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         process = Process()
@@ -43,6 +45,36 @@ final class RedisBenchProcess: @unchecked Sendable {
 
     /// The process id, for `/proc`.
     var processID: Int32 { process.processIdentifier }
+
+    /// Calls per command so far (`INFO commandstats` through `redis-cli`, commands run by scripts included);
+    /// nil when `redis-cli` is missing or did not answer.
+    func commandCalls() -> [String: Int]? {
+        guard FileManager.default.isExecutableFile(atPath: cli) else { return nil }
+        let query = Process()
+        query.executableURL = URL(fileURLWithPath: cli)
+        query.arguments = ["-p", "\(port)", "INFO", "commandstats"]
+        let output = Pipe()
+        query.standardOutput = output
+        query.standardError = FileHandle.nullDevice
+        query.standardInput = FileHandle.nullDevice
+        guard (try? query.run()) != nil else { return nil }
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        query.waitUntilExit()
+        let text = String(decoding: data, as: UTF8.self)
+        // A fresh server lists no commands yet, but still answers with the section header.
+        return query.terminationStatus == 0 && text.contains("# Commandstats") ? Self.commandCalls(info: text) : nil
+    }
+
+    /// The `calls=` of every `cmdstat_NAME:` line of `INFO commandstats`, by lower-case command name.
+    static func commandCalls(info text: String) -> [String: Int] {
+        var calls: [String: Int] = [:]
+        for line in text.split(whereSeparator: \.isNewline) where line.hasPrefix("cmdstat_") {
+            guard let colon = line.firstIndex(of: ":"), let range = line.range(of: "calls=") else { continue }
+            let digits = line[range.upperBound...].prefix { $0.isNumber }
+            if let count = Int(digits) { calls[String(line[line.index(line.startIndex, offsetBy: 8)..<colon]).lowercased()] = count }
+        }
+        return calls
+    }
 
     /// The command line: loopback only, no RDB snapshots, and either an append-only file fsynced before every
     /// reply or no persistence at all; `noeviction`, since an evicted room key would be data loss.

@@ -19,6 +19,8 @@ enum RelayScenarios {
         /// Cluster deployments only: deliveries that never arrived, even after `Sizes.clusterDrain` (a backlog
         /// that drains late shows in `lost`, not here).
         var neverDelivered: Int? = nil
+        /// Cluster deployments only: what Redis did over the window.
+        var redisWork: RedisWork? = nil
 
         /// Server CPU time per delivered message in microseconds: less sensitive to a busy machine than the rate,
         /// since it does not count the time the server waited for a core.
@@ -80,6 +82,7 @@ enum RelayScenarios {
         let server: RelayDeployment
         let serverStart: Double
         let redisStart: Double?
+        let redisCallsStart: [String: Int]?
         let ownStart: Double
         let wallStart: Int
 
@@ -87,6 +90,7 @@ enum RelayScenarios {
             self.server = server
             serverStart = server.cpuSeconds
             redisStart = server.redisCPUSeconds
+            redisCallsStart = server.redis?.commandCalls()
             ownStart = LoadStatistics.ownCPUSeconds()
             wallStart = LoadStatistics.nowNanoseconds()
         }
@@ -95,6 +99,11 @@ enum RelayScenarios {
             let wall = Double(LoadStatistics.nowNanoseconds() - wallStart) / 1e9
             let redis = redisStart.flatMap { start in server.redisCPUSeconds.map { ($0 - start) / wall } }
             return ((server.cpuSeconds - serverStart) / wall, (LoadStatistics.ownCPUSeconds() - ownStart) / wall, redis)
+        }
+
+        /// Redis's work since the window started (read after `cores()`, so the query does not count as load).
+        func redisWork() -> RedisWork? {
+            redisCallsStart == nil ? nil : RedisWork(from: redisCallsStart, to: server.redis?.commandCalls())
         }
     }
 
@@ -133,6 +142,7 @@ enum RelayScenarios {
             return (session.delivered, LoadStatistics.nowNanoseconds(), samples)
         }
         let cores = cpu.cores()
+        let redisWork = cpu.redisWork()
         let acked = !server.kind.speaksTandem
         try? await session.waitUntil(timeout: .seconds(5), "the last messages") {
             $0.clients.allSatisfy { $0.outstanding == 0 } && (acked || $0.acks >= $0.sent)
@@ -152,7 +162,8 @@ enum RelayScenarios {
             messagesPerSecond: Double(delivered1 - delivered0) / (Double(end - start) / 1e9),
             p50Milliseconds: milliseconds(LoadStatistics.percentile(0.5, ofSorted: sorted)),
             p99Milliseconds: milliseconds(LoadStatistics.percentile(0.99, ofSorted: sorted)),
-            lost: lost, serverCores: cores.server, loadCores: cores.load, redisCores: cores.redis, audit: audit, neverDelivered: neverDelivered)
+            lost: lost, serverCores: cores.server, loadCores: cores.load, redisCores: cores.redis, audit: audit, neverDelivered: neverDelivered,
+            redisWork: redisWork)
     }
 
     static func fixedRate(_ server: RelayDeployment, loop: EventLoop, secret: [UInt8], tag: String, sizes: Sizes) async throws -> FixedRate {
