@@ -1,3 +1,4 @@
+import Synchronization
 import TandemProtocol
 import TandemRedis
 import TandemWire
@@ -35,6 +36,8 @@ final class ClusterNode: Sendable {
     let presence: ClusterPresenceSync
     private let links = ClusterRoomLinks()
     private let logger: Logger
+    /// Set by `shutdown()`: room work that has not started yet fails at once instead of reaching Redis.
+    private let closing = Atomic<Bool>(false)
 
     /// A node of the cluster; it connects to Redis lazily.
     /// - Parameters:
@@ -70,6 +73,11 @@ final class ClusterNode: Sendable {
     func load(_ room: String, settings core: RoomCore.Settings, completion: @escaping @Sendable (Result<(RoomCore, ClusterRoomLink), ClusterError>) -> Void) {
         let link = links.link(for: room)
         link.queue.enqueue { [self] in
+            guard !closing.load(ordering: .acquiring) else {
+                link.detach()
+                completion(.failure(.roomNotOpen(room)))
+                return
+            }
             link.beginBuffering()
             do throws(ClusterError) {
                 let head = try await engine.open(room: room) { link.receive($0) }
@@ -103,7 +111,12 @@ final class ClusterNode: Sendable {
         var encoded: [UInt8] = []
         PatchOp.write(ops, into: &encoded)
         let bytes = encoded
-        links.link(for: room).queue.enqueue { [engine] in
+        links.link(for: room).queue.enqueue { [self] in
+            // Not sent: the author resends it with the same seq after reconnecting (to any node).
+            guard !closing.load(ordering: .acquiring) else {
+                completion(.failure(.roomReset(room, reason: "this node is shutting down")))
+                return
+            }
             do throws(ClusterError) {
                 completion(.success(try await engine.submit(room: room, client: client, user: user, seq: seq, ops: bytes)))
             } catch {
@@ -193,8 +206,19 @@ final class ClusterNode: Sendable {
         presenceLoop.cancel()
     }
 
-    /// Stops the follow loop and closes the Redis connections.
-    func shutdown() async {
+    /// Fails room work that has not started, waits (at most `drainTimeout`) for the work that has, then stops
+    /// the follow loop and closes the Redis connections. Why wait: a submission still running after the
+    /// clients closed reconnects to Redis, and a process that exits meanwhile crashes in the Swift runtime
+    /// (seen at the end of every benchmark run with a backlog of patches).
+    func shutdown(drainTimeout: Duration = .seconds(5)) async {
+        closing.store(true, ordering: .releasing)
+        // A safety bound, not logic under test: the running submissions need the follow loop (still running)
+        // and Redis, which answer in milliseconds.
+        let clock = ContinuousClock()
+        let deadline = clock.now.advanced(by: drainTimeout)
+        while links.pendingWork > 0, clock.now < deadline {
+            try? await clock.sleep(for: .milliseconds(5))
+        }
         followLoop.cancel()
         presenceLoop.cancel()
         await followLoop.value

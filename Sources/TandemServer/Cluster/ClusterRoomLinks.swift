@@ -15,6 +15,11 @@ final class ClusterRoomLinks: Sendable {
         }
     }
 
+    /// Operations queued or running over all rooms (loads, submissions, releases).
+    var pendingWork: Int {
+        links.withLock { Array($0.values) }.reduce(0) { $0 + $1.queue.pendingCount }
+    }
+
     /// The rooms attached right now.
     func rooms() -> [Room] {
         links.withLock { Array($0.values) }.compactMap(\.room)

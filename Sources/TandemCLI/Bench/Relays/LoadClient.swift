@@ -22,6 +22,8 @@ final class LoadClient: WebSocketHandler, @unchecked Sendable {
     /// Where a Tandem client stands, for `hello.resume`.
     var epoch = ""
     var rev: Int64 = 0
+    /// The highest seq acked so far (acks must arrive once each, in seq order).
+    var lastAckedSeq = 0
 
     init(session: LoadSession, index: Int, member: Int, room: String, clientID: String, token: String) {
         self.session = session

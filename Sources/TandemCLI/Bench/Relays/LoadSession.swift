@@ -10,7 +10,7 @@ import TandemWire
 /// through `loop.submit`.
 final class LoadSession: @unchecked Sendable {
     let loop: EventLoop
-    let server: RelayServerProcess
+    let server: RelayDeployment
     let roomSize: Int
     let messageSize: Int
     private(set) var clients: [LoadClient] = []
@@ -24,13 +24,15 @@ final class LoadSession: @unchecked Sendable {
     var errors = 0
     var lastWelcomeNanos = 0
     var closes: [String: Int] = [:]
+    /// Order and completeness of Tandem output (revs, acks, rejects), checked on every message.
+    var audit = DeliveryAudit()
     var recordLatency = false
     var latencies: [Int] = []
     /// While true, every completed message is replaced by a new one (the closed loop).
     var closedLoop = false
 
     /// Creates `rooms × roomSize` clients; Tandem clients get tokens signed with `secret`.
-    init(loop: EventLoop, server: RelayServerProcess, tag: String, rooms: Int, roomSize: Int, messageSize: Int, secret: [UInt8]) {
+    init(loop: EventLoop, server: RelayDeployment, tag: String, rooms: Int, roomSize: Int, messageSize: Int, secret: [UInt8]) {
         self.loop = loop
         self.server = server
         self.roomSize = roomSize
@@ -62,7 +64,7 @@ final class LoadSession: @unchecked Sendable {
             var next = 0
             func start() {
                 let client = pending[next]
-                let url = server.url(room: client.room)
+                let url = server.url(room: client.room, member: client.member)
                 next += 1
                 group.addTask {
                     _ = try await WebSocketClient.connect(url: url, subprotocols: subprotocols, timeout: .seconds(60), on: loop) { connection in
@@ -106,7 +108,7 @@ final class LoadSession: @unchecked Sendable {
 
     /// The counters, for error messages.
     var summary: String {
-        "sent \(sent), delivered \(delivered), acks \(acks), welcomes \(welcomes), errors \(errors), closes \(closes)"
+        "sent \(sent), delivered \(delivered), acks \(acks), welcomes \(welcomes), errors \(errors), closes \(closes), order \(audit.summary)"
     }
 
     /// Drops every connection at once (no close handshake, so no TIME_WAIT piles up between scenarios).
@@ -149,7 +151,10 @@ final class LoadSession: @unchecked Sendable {
     private static let patchPrefix = Array(#"{"type":"patch""#.utf8)
     private static let welcomePrefix = Array(#"{"type":"welcome""#.utf8)
     private static let errorPrefix = Array(#"{"type":"error""#.utf8)
+    private static let rejectPrefix = Array(#"{"type":"reject""#.utf8)
     private static let revKey = Array(#""rev":"#.utf8)
+    private static let seqKey = Array(#""seq":"#.utf8)
+    private static let duplicateTrue = Array(#""duplicate":true"#.utf8)
     private static let valueKey = Array(#""value":""#.utf8)
 
     func receive(_ text: [UInt8], by client: LoadClient) {
@@ -160,6 +165,7 @@ final class LoadSession: @unchecked Sendable {
         text.withUnsafeBytes { raw in
             if Self.starts(raw, with: Self.ackPrefix) {
                 acks += 1
+                noteAck(raw, of: client)
                 noteRev(raw, of: client)
             } else if Self.starts(raw, with: Self.patchPrefix) {
                 noteRev(raw, of: client)
@@ -168,13 +174,22 @@ final class LoadSession: @unchecked Sendable {
                 welcome(text, for: client)
             } else if Self.starts(raw, with: Self.errorPrefix) {
                 errors += 1
+            } else if Self.starts(raw, with: Self.rejectPrefix) {
+                audit.rejects += 1
             }
         }
     }
 
     private func noteRev(_ raw: UnsafeRawBufferPointer, of client: LoadClient) {
         guard var index = LoadStatistics.offset(after: Self.revKey, in: raw) else { return }
-        client.rev = max(client.rev, Int64(LoadStatistics.parseInteger(raw, at: &index)))
+        client.rev = audit.observe(rev: Int64(LoadStatistics.parseInteger(raw, at: &index)), after: client.rev)
+    }
+
+    private func noteAck(_ raw: UnsafeRawBufferPointer, of client: LoadClient) {
+        guard var index = LoadStatistics.offset(after: Self.seqKey, in: raw) else { return }
+        let seq = LoadStatistics.parseInteger(raw, at: &index)
+        let duplicate = LoadStatistics.offset(after: Self.duplicateTrue, in: raw) != nil
+        client.lastAckedSeq = audit.observeAck(seq: seq, duplicate: duplicate, after: client.lastAckedSeq)
     }
 
     private func welcome(_ text: [UInt8], for client: LoadClient) {

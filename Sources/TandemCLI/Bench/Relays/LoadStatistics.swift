@@ -71,6 +71,12 @@ enum LoadStatistics {
         return text.split(separator: " ").first.flatMap { Double($0) } ?? 0
     }
 
+    /// The 1-, 5- and 15-minute load averages, as `uptime` shows them (from `/proc/loadavg`).
+    static func loadAverages() -> [Double] {
+        let text = (try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8)) ?? ""
+        return text.split(separator: " ").prefix(3).compactMap { Double($0) }
+    }
+
     /// Nanoseconds on the monotonic clock: the one clock both ends of a latency sample are read from.
     static func nowNanoseconds() -> Int {
         var time = timespec()

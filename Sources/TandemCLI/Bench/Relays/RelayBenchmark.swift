@@ -11,6 +11,12 @@ import TandemWire
 /// (a), default 16), `TANDEM_BENCH_IDLE` (idle connections, default 10000), `TANDEM_BENCH_TANDEM` (the `tandem`
 /// binary to serve with, default this one), `TANDEM_BENCH_DOCS` (a folder to write `relays.md` and `relays.svg` into) and
 /// `TANDEM_BENCH_COMMAND` (the command line recorded in the report).
+///
+/// Cluster deployments (issue 9): `TANDEM_BENCH_SERVERS=tandem,tandem-memory,tandem-redis,tandem-redis-2` (also
+/// `tandem-redis-volatile`, `tandem-redis-2-volatile`) starts a fresh `redis-server` (`TANDEM_BENCH_REDIS`, default
+/// from PATH) and 1 or 2 nodes per measurement; the report then goes to `cluster.md` (or `TANDEM_BENCH_REPORT`), not
+/// `relays.md`. `TANDEM_BENCH_RATE` sets (b)'s messages/s per client (default 20); `TANDEM_BENCH_SERVER_LOGS` keeps
+/// every server's standard error in that folder.
 enum RelayBenchmark {
     static let suite = BenchSuite(
         name: "relays",
@@ -21,17 +27,19 @@ enum RelayBenchmark {
 
     /// What to run, read from the environment.
     struct Settings: Sendable {
-        var servers: [RelayServerKind] = RelayServerKind.allCases
+        var servers: [RelayServerKind] = RelayServerKind.relayComparison
         var scenarios: Set<String> = ["a", "b", "c", "d"]
         var sizes = RelayScenarios.Sizes()
         var docs: String?
+        /// The file name of the cluster report in `docs` (default `cluster.md`).
+        var report: String?
         var command = "bench/run"
 
         init(environment: [String: String]) throws {
             if let list = environment["TANDEM_BENCH_SERVERS"] {
                 servers = try list.split(separator: ",").map { name in
                     guard let kind = RelayServerKind(rawValue: String(name)) else {
-                        throw RelayBenchError(description: "unknown server '\(name)' in TANDEM_BENCH_SERVERS (known: go, python, tandem, tandem-memory)")
+                        throw RelayBenchError(description: "unknown server '\(name)' in TANDEM_BENCH_SERVERS (known: \(RelayServerKind.allCases.map(\.rawValue).joined(separator: ", ")))")
                     }
                     return kind
                 }
@@ -55,9 +63,26 @@ enum RelayBenchmark {
                 }
                 sizes.idleConnections = count
             }
+            if let text = environment["TANDEM_BENCH_RATE"] {
+                guard let rate = Int(text), (1...1000).contains(rate) else {
+                    throw RelayBenchError(description: "TANDEM_BENCH_RATE must be 1...1000 messages/s per client, not \(text)")
+                }
+                sizes.messagesPerSecond = rate
+            }
             docs = environment["TANDEM_BENCH_DOCS"]
-            command = environment["TANDEM_BENCH_COMMAND"] ?? command
+            report = environment["TANDEM_BENCH_REPORT"]
+            command = Self.recordedCommand(environment["TANDEM_BENCH_COMMAND"] ?? command, environment: environment)
         }
+
+        /// The command as someone would retype it: the selecting variables that were set, then `command`.
+        static func recordedCommand(_ command: String, environment: [String: String]) -> String {
+            let prefix = ["TANDEM_BENCH_SERVERS", "TANDEM_BENCH_SCENARIOS", "TANDEM_BENCH_SECONDS", "TANDEM_BENCH_WINDOW", "TANDEM_BENCH_RATE"]
+                .compactMap { name in environment[name].map { "\(name)=\($0) " } }.joined()
+            return prefix + command
+        }
+
+        /// Whether the run includes a cluster deployment: its report is `cluster.md`, not `relays.md`.
+        var includesCluster: Bool { servers.contains { $0.isCluster } }
     }
 
     /// Everything measured for one server in one round.
@@ -70,6 +95,26 @@ enum RelayBenchmark {
         var idle: RelayScenarios.Idle?
         var resume: RelayScenarios.ResumeStorm?
         var failures: [String] = []
+
+        /// Deliveries of a cluster deployment that never arrived, over its scenarios (0 for other kinds).
+        var neverDelivered: Int { (peak?.neverDelivered ?? 0) + (fixedRate?.neverDelivered ?? 0) }
+
+        /// The order and ack checks of all its scenarios.
+        var audit: DeliveryAudit {
+            [peak?.audit, fixedRate?.audit, resume?.audit].compactMap { $0 }.reduce(DeliveryAudit(), +)
+        }
+
+        /// Why the run's output is wrong, if it is: any order/ack anomaly of a Tandem server, and for a cluster
+        /// deployment any lost delivery (a single node's loss is reported but was never judged, so it stays so).
+        var correctnessFailures: [String] {
+            var found: [String] = []
+            if !audit.isClean { found.append("order check: \(audit.summary)") }
+            if kind.isCluster {
+                if let lost = peak.map({ $0.neverDelivered ?? $0.lost }), lost > 0 { found.append("(a) \(lost) deliveries never arrived") }
+                if let lost = fixedRate.map({ $0.neverDelivered ?? $0.lost }), lost > 0 { found.append("(b) \(lost) deliveries never arrived") }
+            }
+            return found
+        }
     }
 
     static func run(rounds: Int, console: any Console, environment: [String: String]) async -> Int32 {
@@ -95,11 +140,13 @@ enum RelayBenchmark {
         let secretText = (0..<32).map { _ in String(UInt8.random(in: 0...15), radix: 16) }.joined()
         let secret = Array(secretText.utf8)
         let started = Date()
+        let loadAtStart = LoadStatistics.loadAverages()
         var runs: [Run] = []
         for round in 1...rounds {
             for kind in settings.servers {
                 var result = Run(kind: kind, round: round, loadAverage: LoadStatistics.loadAverage())
                 await measure(&result, paths: paths, loop: loop, secretText: secretText, secret: secret, settings: settings)
+                result.failures += result.correctnessFailures
                 console.out(RelayReport.line(result))
                 runs.append(result)
             }
@@ -109,7 +156,17 @@ enum RelayBenchmark {
         console.out(report.summaryTable())
         let targets = report.targets()
         for line in targets.lines { console.out(line) }
-        if let docs = settings.docs {
+        if let docs = settings.docs, settings.includesCluster {
+            do {
+                let cluster = ClusterReport(relay: report, loadAtStart: loadAtStart, loadAtEnd: LoadStatistics.loadAverages())
+                let name = settings.report ?? "cluster.md"
+                try cluster.markdown().write(toFile: "\(docs)/\(name)", atomically: true, encoding: .utf8)
+                console.out("wrote \(docs)/\(name)")
+            } catch {
+                console.err("tandem bench relays: error: cannot write the report: \(error)")
+                return ExitCode.failure
+            }
+        } else if let docs = settings.docs {
             do {
                 try report.markdown().write(toFile: "\(docs)/relays.md", atomically: true, encoding: .utf8)
                 try report.svg().write(toFile: "\(docs)/relays.svg", atomically: true, encoding: .utf8)
@@ -133,7 +190,7 @@ enum RelayBenchmark {
         let active = settings.scenarios.intersection(kind.speaksTandem ? ["a", "b", "d"] : ["a", "b"])
         if !active.isEmpty {
             do {
-                let server = try RelayServerProcess(kind: kind, paths: paths, secret: secretText)
+                let server = try RelayDeployment(kind: kind, paths: paths, secret: secretText)
                 defer { server.stop() }
                 do {
                     if active.contains("a") {
@@ -154,7 +211,7 @@ enum RelayBenchmark {
         }
         if settings.scenarios.contains("c") {
             do {
-                let server = try RelayServerProcess(kind: kind, paths: paths, secret: secretText)
+                let server = try RelayDeployment(kind: kind, paths: paths, secret: secretText)
                 defer { server.stop() }
                 do {
                     result.idle = try await RelayScenarios.idle(server, loop: loop, secret: secret, tag: "\(tag)c", sizes: sizes)

@@ -27,13 +27,15 @@ struct RelayReport {
     static func line(_ run: RelayBenchmark.Run) -> String {
         var parts = ["round \(run.round)", run.kind.rawValue, "load \(fixed(run.loadAverage, 2))"]
         if let peak = run.peak {
-            parts.append("(a) \(grouped(peak.messagesPerSecond)) msg/s, server \(percent(peak.serverCores)) CPU (\(fixed(peak.serverMicrosecondsPerDelivery, 2)) µs/delivery), generator \(percent(peak.loadCores)), p99 \(fixed(peak.p99Milliseconds, 2)) ms, lost \(peak.lost)")
+            let redis = peak.redisCores.map { " of which Redis \(percent($0))" } ?? ""
+            parts.append("(a) \(grouped(peak.messagesPerSecond)) msg/s, server \(percent(peak.serverCores)) CPU\(redis) (\(fixed(peak.serverMicrosecondsPerDelivery, 2)) µs/delivery), generator \(percent(peak.loadCores)), p99 \(fixed(peak.p99Milliseconds, 2)) ms, lost \(peak.lost)")
         }
         if let rate = run.fixedRate {
             parts.append("(b) p50 \(fixed(rate.p50Milliseconds, 2)) ms p99 \(fixed(rate.p99Milliseconds, 2)) ms lost \(rate.lost)/\(rate.expected)")
         }
         if let idle = run.idle { parts.append("(c) \(fixed(idle.bytesPerConnection / 1000, 1)) kB/conn, \(idle.held) held") }
         if let resume = run.resume { parts.append("(d) \(fixed(resume.seconds, 2)) s, \(resume.snapshots) snapshots") }
+        if run.kind.speaksTandem, run.peak != nil || run.fixedRate != nil || run.resume != nil { parts.append("order \(run.audit.summary)") }
         parts += run.failures.map { "FAILED: \($0)" }
         return parts.joined(separator: "; ")
     }
@@ -65,7 +67,7 @@ struct RelayReport {
         return lines.joined(separator: "\n")
     }
 
-    private func cell(
+    func cell(
         _ kind: RelayServerKind, _ metric: (RelayBenchmark.Run) -> Double?, range: Bool = true, _ format: (Double) -> String
     ) -> String {
         guard let spread = spread(kind, metric) else { return "—" }
@@ -88,7 +90,7 @@ struct RelayReport {
         average at the start of every run is in the per-run table. Absolute numbers move a lot between runs;
         compare servers inside one run, and rerun the command on a quiet machine before drawing conclusions.
 
-        \(machineFacts())
+        \(Self.machineFacts())
 
         ![delivered messages per second and p99 latency](relays.svg)
 
@@ -149,7 +151,8 @@ struct RelayReport {
         return text
     }
 
-    private func machineFacts() -> String {
+    /// The CPU model, core count, memory and kernel of this machine, as one sentence.
+    static func machineFacts() -> String {
         let cpuinfo = (try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8)) ?? ""
         let model = cpuinfo.split(separator: "\n").first { $0.hasPrefix("model name") }
             .map { $0.split(separator: ":", maxSplits: 1).last.map { $0.trimmingCharacters(in: .whitespaces) } ?? "" } ?? "unknown"

@@ -12,6 +12,15 @@ enum RelayScenarios {
         /// CPU used over the window, in cores (1.0 = one core busy), server and load generator.
         var serverCores: Double
         var loadCores: Double
+        /// The part of `serverCores` that Redis used (cluster deployments only).
+        var redisCores: Double? = nil
+        /// Order and ack checks of the Tandem output (all zero for relays, which are not checked).
+        var audit = DeliveryAudit()
+        /// Cluster deployments only: deliveries that never arrived, even after `Sizes.clusterDrain` (a backlog
+        /// that drains late shows in `lost`, not here).
+        var neverDelivered: Int? = nil
+        /// Cluster deployments only: what Redis did over the window.
+        var redisWork: RedisWork? = nil
 
         /// Server CPU time per delivered message in microseconds: less sensitive to a busy machine than the rate,
         /// since it does not count the time the server waited for a core.
@@ -26,6 +35,12 @@ enum RelayScenarios {
         var expected: Int
         var serverCores: Double
         var loadCores: Double
+        /// The part of `serverCores` that Redis used (cluster deployments only).
+        var redisCores: Double? = nil
+        /// Order and ack checks of the Tandem output.
+        var audit = DeliveryAudit()
+        /// Cluster deployments only: deliveries that never arrived, even after `Sizes.clusterDrain`.
+        var neverDelivered: Int? = nil
     }
 
     /// (c) Server memory per idle connection.
@@ -39,6 +54,8 @@ enum RelayScenarios {
         var seconds: Double
         var snapshots: Int
         var clients: Int
+        /// Order and ack checks of the Tandem output, before and after the storm.
+        var audit = DeliveryAudit()
     }
 
     /// The sizes of the scenarios; the defaults are the ones issue 7 names.
@@ -54,29 +71,52 @@ enum RelayScenarios {
         var messagesPerSecond = 20
         var idleConnections = 10_000
         var stormClients = 1_000
+        /// How long a cluster deployment may take to drain a backlog before a missing delivery or ack counts as
+        /// never delivered (a bug) rather than late (overload).
+        var clusterDrain: Duration = .seconds(30)
     }
 
-    /// CPU seconds of the server and of this process from one instant, to turn into cores over a window.
+    /// CPU seconds of the server (all its processes), of its Redis and of this process from one instant, to turn
+    /// into cores over a window.
     struct CPUWindow {
-        let server: RelayServerProcess
+        let server: RelayDeployment
         let serverStart: Double
+        let redisStart: Double?
+        let redisCallsStart: [String: Int]?
         let ownStart: Double
         let wallStart: Int
 
-        init(_ server: RelayServerProcess) {
+        init(_ server: RelayDeployment) {
             self.server = server
             serverStart = server.cpuSeconds
+            redisStart = server.redisCPUSeconds
+            redisCallsStart = server.redis?.commandCalls()
             ownStart = LoadStatistics.ownCPUSeconds()
             wallStart = LoadStatistics.nowNanoseconds()
         }
 
-        func cores() -> (server: Double, load: Double) {
+        func cores() -> (server: Double, load: Double, redis: Double?) {
             let wall = Double(LoadStatistics.nowNanoseconds() - wallStart) / 1e9
-            return ((server.cpuSeconds - serverStart) / wall, (LoadStatistics.ownCPUSeconds() - ownStart) / wall)
+            let redis = redisStart.flatMap { start in server.redisCPUSeconds.map { ($0 - start) / wall } }
+            return ((server.cpuSeconds - serverStart) / wall, (LoadStatistics.ownCPUSeconds() - ownStart) / wall, redis)
+        }
+
+        /// Redis's work since the window started (read after `cores()`, so the query does not count as load).
+        func redisWork() -> RedisWork? {
+            redisCallsStart == nil ? nil : RedisWork(from: redisCallsStart, to: server.redis?.commandCalls())
         }
     }
 
-    static func peak(_ server: RelayServerProcess, loop: EventLoop, secret: [UInt8], tag: String, sizes: Sizes) async throws -> Peak {
+    /// The session's audit once it drained: patches sent but never acked count as lost acks (Tandem only).
+    private static func finalAudit(_ session: LoadSession) async throws -> DeliveryAudit {
+        try await session.loop.submit {
+            var audit = session.audit
+            if session.server.kind.speaksTandem { audit.lostAcks = max(0, session.sent - session.acks) }
+            return audit
+        }
+    }
+
+    static func peak(_ server: RelayDeployment, loop: EventLoop, secret: [UInt8], tag: String, sizes: Sizes) async throws -> Peak {
         let session = LoadSession(
             loop: loop, server: server, tag: tag, rooms: sizes.peakRooms, roomSize: sizes.peakRoomSize,
             messageSize: sizes.messageSize, secret: secret)
@@ -102,18 +142,31 @@ enum RelayScenarios {
             return (session.delivered, LoadStatistics.nowNanoseconds(), samples)
         }
         let cores = cpu.cores()
-        try? await session.waitUntil(timeout: .seconds(5), "the last messages") { $0.clients.allSatisfy { $0.outstanding == 0 } }
+        let redisWork = cpu.redisWork()
+        let acked = !server.kind.speaksTandem
+        try? await session.waitUntil(timeout: .seconds(5), "the last messages") {
+            $0.clients.allSatisfy { $0.outstanding == 0 } && (acked || $0.acks >= $0.sent)
+        }
         let lost = try await loop.submit { session.clients.reduce(0) { $0 + $1.remaining.values.reduce(0, +) } }
+        var neverDelivered: Int?
+        if server.kind.isCluster {
+            try? await session.waitUntil(timeout: sizes.clusterDrain, "the backlog") {
+                $0.clients.allSatisfy { $0.outstanding == 0 } && $0.acks >= $0.sent
+            }
+            neverDelivered = try await loop.submit { session.clients.reduce(0) { $0 + $1.remaining.values.reduce(0, +) } }
+        }
+        let audit = try await finalAudit(session)
         try await session.abortAll()
         let sorted = latencies.sorted()
         return Peak(
             messagesPerSecond: Double(delivered1 - delivered0) / (Double(end - start) / 1e9),
             p50Milliseconds: milliseconds(LoadStatistics.percentile(0.5, ofSorted: sorted)),
             p99Milliseconds: milliseconds(LoadStatistics.percentile(0.99, ofSorted: sorted)),
-            lost: lost, serverCores: cores.server, loadCores: cores.load)
+            lost: lost, serverCores: cores.server, loadCores: cores.load, redisCores: cores.redis, audit: audit, neverDelivered: neverDelivered,
+            redisWork: redisWork)
     }
 
-    static func fixedRate(_ server: RelayServerProcess, loop: EventLoop, secret: [UInt8], tag: String, sizes: Sizes) async throws -> FixedRate {
+    static func fixedRate(_ server: RelayDeployment, loop: EventLoop, secret: [UInt8], tag: String, sizes: Sizes) async throws -> FixedRate {
         let session = LoadSession(
             loop: loop, server: server, tag: tag, rooms: sizes.rateRooms, roomSize: sizes.rateRoomSize,
             messageSize: sizes.messageSize, secret: secret)
@@ -134,20 +187,28 @@ enum RelayScenarios {
         try await session.waitUntil(timeout: sizes.measure + .seconds(30), "the paced sends") { $0.sent >= total }
         let cores = cpu.cores()
         let expected = total * (sizes.rateRoomSize - 1)
-        try? await session.waitUntil(timeout: .seconds(3), "the last deliveries") { $0.delivered >= expected }
+        let acked = !server.kind.speaksTandem
+        try? await session.waitUntil(timeout: .seconds(3), "the last deliveries") { $0.delivered >= expected && (acked || $0.acks >= total) }
         let (delivered, latencies) = try await loop.submit {
             session.recordLatency = false
             return (session.delivered, session.latencies)
         }
+        var neverDelivered: Int?
+        if server.kind.isCluster {
+            try? await session.waitUntil(timeout: sizes.clusterDrain, "the backlog") { $0.delivered >= expected && $0.acks >= total }
+            neverDelivered = try await loop.submit { max(0, expected - session.delivered) }
+        }
+        let audit = try await finalAudit(session)
         try await session.abortAll()
         let sorted = latencies.sorted()
         return FixedRate(
             p50Milliseconds: milliseconds(LoadStatistics.percentile(0.5, ofSorted: sorted)),
             p99Milliseconds: milliseconds(LoadStatistics.percentile(0.99, ofSorted: sorted)),
-            lost: max(0, expected - delivered), expected: expected, serverCores: cores.server, loadCores: cores.load)
+            lost: max(0, expected - delivered), expected: expected, serverCores: cores.server, loadCores: cores.load,
+            redisCores: cores.redis, audit: audit, neverDelivered: neverDelivered)
     }
 
-    static func idle(_ server: RelayServerProcess, loop: EventLoop, secret: [UInt8], tag: String, sizes: Sizes) async throws -> Idle {
+    static func idle(_ server: RelayDeployment, loop: EventLoop, secret: [UInt8], tag: String, sizes: Sizes) async throws -> Idle {
         let session = LoadSession(
             loop: loop, server: server, tag: tag, rooms: sizes.idleConnections / 10, roomSize: 10,
             messageSize: sizes.messageSize, secret: secret)
@@ -162,7 +223,7 @@ enum RelayScenarios {
         return Idle(bytesPerConnection: Double(after - before) / Double(max(held, 1)), held: held)
     }
 
-    static func resumeStorm(_ server: RelayServerProcess, loop: EventLoop, secret: [UInt8], tag: String, sizes: Sizes) async throws -> ResumeStorm {
+    static func resumeStorm(_ server: RelayDeployment, loop: EventLoop, secret: [UInt8], tag: String, sizes: Sizes) async throws -> ResumeStorm {
         let session = LoadSession(
             loop: loop, server: server, tag: tag, rooms: sizes.stormClients / 10, roomSize: 10,
             messageSize: sizes.messageSize, secret: secret)
@@ -180,8 +241,9 @@ enum RelayScenarios {
         }
         try await session.connectAll(concurrency: 250, resume: true)
         let (last, snapshots) = try await loop.submit { (session.lastWelcomeNanos, session.snapshots) }
+        let audit = try await finalAudit(session)
         try await session.abortAll()
-        return ResumeStorm(seconds: Double(last - start) / 1e9, snapshots: snapshots, clients: count)
+        return ResumeStorm(seconds: Double(last - start) / 1e9, snapshots: snapshots, clients: count, audit: audit)
     }
 
     static func milliseconds(_ nanoseconds: Int?) -> Double {

@@ -6,41 +6,6 @@ import Glibc
 import Darwin
 #endif
 
-/// One of the servers the relay benchmark compares, run as its own process.
-enum RelayServerKind: String, Sendable, CaseIterable {
-    /// gorilla/websocket relay in Go (bench/relays/go, built by bench/setup into .build/bench/go-relay).
-    case go
-    /// `websockets` relay in Python asyncio (bench/relays/python/relay.py, run with .venv's Python).
-    case python
-    /// `tandem serve` with SQLite storage: every ack after its commit.
-    case tandem
-    /// `tandem serve --in-memory`: the same server without storage, to show what durability costs.
-    case tandemMemory = "tandem-memory"
-
-    /// Whether clients speak Tandem's protocol v1 (hello, patches, acks) rather than plain relayed text.
-    var speaksTandem: Bool { self == .tandem || self == .tandemMemory }
-
-    /// The name in tables and charts.
-    var label: String {
-        switch self {
-        case .go: "Go gorilla/websocket relay"
-        case .python: "Python websockets relay"
-        case .tandem: "Tandem (durable acks)"
-        case .tandemMemory: "Tandem (--in-memory)"
-        }
-    }
-
-    /// The name under a bar of the chart.
-    var shortLabel: String {
-        switch self {
-        case .go: "Go relay"
-        case .python: "Python relay"
-        case .tandem: "Tandem durable"
-        case .tandemMemory: "Tandem in-memory"
-        }
-    }
-}
-
 /// Why a benchmark server or the load could not run.
 struct RelayBenchError: Error, CustomStringConvertible {
     var description: String
@@ -63,6 +28,10 @@ final class RelayServerProcess: @unchecked Sendable {
         var python: String
         /// The built Go relay.
         var goRelay: String
+        /// `redis-server` for the cluster deployments (`TANDEM_BENCH_REDIS`, else found on PATH); nil when missing.
+        var redis: String? = nil
+        /// A folder that keeps every server's standard error (`TANDEM_BENCH_SERVER_LOGS`), for diagnosing a failed run.
+        var serverLogs: String? = nil
 
         /// Finds the package root from the working directory, and the programs from it and `environment`.
         static func locate(environment: [String: String]) throws -> Paths {
@@ -75,11 +44,18 @@ final class RelayServerProcess: @unchecked Sendable {
                 root: root,
                 tandem: environment["TANDEM_BENCH_TANDEM"] ?? Self.ownExecutable(),
                 python: environment["TANDEM_PYTHON"] ?? "\(root)/.venv/bin/python",
-                goRelay: "\(root)/.build/bench/go-relay")
+                goRelay: "\(root)/.build/bench/go-relay",
+                redis: environment["TANDEM_BENCH_REDIS"] ?? Self.onPath("redis-server", environment: environment),
+                serverLogs: environment["TANDEM_BENCH_SERVER_LOGS"])
             for program in [paths.tandem, paths.python, paths.goRelay] where !fileManager.isExecutableFile(atPath: program) {
                 throw RelayBenchError(description: "\(program) is missing: run bench/setup first")
             }
             return paths
+        }
+
+        private static func onPath(_ program: String, environment: [String: String]) -> String? {
+            let directories = (environment["PATH"] ?? "").split(separator: ":").map(String.init) + ["/usr/bin", "/usr/local/bin"]
+            return directories.map { "\($0)/\(program)" }.first { FileManager.default.isExecutableFile(atPath: $0) }
         }
 
         private static func ownExecutable() -> String {
@@ -88,8 +64,9 @@ final class RelayServerProcess: @unchecked Sendable {
     }
 
     /// Starts a server of `kind` on a free port and waits until it listens. Tandem servers get `secret` as
-    /// `TANDEM_SECRET`, no rate limit and timeouts long enough for idle connections to stay.
-    init(kind: RelayServerKind, paths: Paths, secret: String) throws {
+    /// `TANDEM_SECRET`, no rate limit and timeouts long enough for idle connections to stay; the nodes of a
+    /// cluster kind join the Redis at `redisURL` as `nodeID`.
+    init(kind: RelayServerKind, paths: Paths, secret: String, redisURL: String? = nil, nodeID: String? = nil) throws {
         self.kind = kind
         process = Process()
         var environment = ProcessInfo.processInfo.environment
@@ -101,22 +78,25 @@ final class RelayServerProcess: @unchecked Sendable {
         case .python:
             process.executableURL = URL(fileURLWithPath: paths.python)
             process.arguments = ["\(paths.root)/bench/relays/python/relay.py", "--port", "0"]
-        case .tandem, .tandemMemory:
+        case .tandem, .tandemMemory, .tandemRedis, .tandemRedis2, .tandemRedisVolatile, .tandemRedis2Volatile:
             let directory = NSTemporaryDirectory() + "tandem-bench-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
             data = directory
             environment["TANDEM_SECRET"] = secret
             process.executableURL = URL(fileURLWithPath: paths.tandem)
-            process.arguments = [
-                "serve", "--port", "0", "--data", directory, "--rate-limit", "0", "--log-level", "error",
-                "--idle-timeout", "3600000", "--heartbeat", "600000", "--max-participants", "1000",
-            ] + (kind == .tandemMemory ? ["--in-memory"] : [])
+            process.arguments = Self.tandemArguments(kind: kind, dataDirectory: directory, redisURL: redisURL, nodeID: nodeID)
         }
         dataDirectory = data
         process.environment = environment
         let output = Pipe()
         process.standardOutput = output
         process.standardError = FileHandle.nullDevice
+        if let folder = paths.serverLogs {
+            let path = "\(folder)/\(kind.rawValue)-\(nodeID ?? "server")-\(Date().timeIntervalSince1970).log"
+            if FileManager.default.createFile(atPath: path, contents: nil), let file = FileHandle(forWritingAtPath: path) {
+                process.standardError = file
+            }
+        }
         process.standardInput = FileHandle.nullDevice
         try process.run()
         var text = ""
@@ -133,6 +113,21 @@ final class RelayServerProcess: @unchecked Sendable {
             throw RelayBenchError(description: "\(kind.rawValue) server did not report its port; output: \(text.prefix(300))")
         }
         port = found
+    }
+
+    /// The `tandem serve` command line of a Tandem kind: storage in `dataDirectory` (invitations only for cluster
+    /// nodes, which run `--in-memory` and keep rooms in Redis), no rate limit, long timeouts.
+    static func tandemArguments(kind: RelayServerKind, dataDirectory: String, redisURL: String?, nodeID: String?) -> [String] {
+        var arguments = [
+            "serve", "--port", "0", "--data", dataDirectory, "--rate-limit", "0", "--log-level", "error",
+            "--idle-timeout", "3600000", "--heartbeat", "600000", "--max-participants", "1000",
+        ]
+        if kind == .tandemMemory || kind.isCluster { arguments.append("--in-memory") }
+        if kind.isCluster, let redisURL {
+            arguments += ["--redis", redisURL]
+            if let nodeID { arguments += ["--node-id", nodeID] }
+        }
+        return arguments
     }
 
     /// The port from a relay's `PORT N` line or from `tandem serve`'s `listening ws://HOST:PORT/v1/sync` line.

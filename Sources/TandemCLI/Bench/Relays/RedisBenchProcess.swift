@@ -1,0 +1,127 @@
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A fresh `redis-server` for one cluster deployment of the relay benchmark: a free 127.0.0.1 port, its own
+/// temporary directory (removed by `stop()`), and the persistence the deployment asks for.
+final class RedisBenchProcess: @unchecked Sendable {
+    /// The port it listens on.
+    let port: Int
+    private let process: Process
+    private let directory: String
+    private let cli: String
+
+    /// Starts `executable` and returns once it accepts connections.
+    /// - Throws: `RelayBenchError` when it cannot be started or does not accept connections within 20 s.
+    init(executable: String, persistence: RelayServerKind.RedisPersistence) throws {
+        port = try Self.freeLoopbackPort()
+        cli = URL(fileURLWithPath: executable).deletingLastPathComponent().appendingPathComponent("redis-cli").path
+        directory = NSTemporaryDirectory() + "tandem-bench-redis-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = Self.arguments(port: port, directory: directory, persistence: persistence)
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        let deadline = Date().addingTimeInterval(20)
+        while !Self.canConnect(port: port) {
+            guard process.isRunning, Date() < deadline else {
+                let log = (try? String(contentsOfFile: "\(directory)/redis.log", encoding: .utf8)) ?? ""
+                stop()
+                throw RelayBenchError(description: "redis-server did not accept connections on 127.0.0.1:\(port); its log ends with: \(log.suffix(500))")
+            }
+            usleep(5_000)
+        }
+    }
+
+    /// The `redis://` URL nodes connect to.
+    var url: String { "redis://127.0.0.1:\(port)" }
+
+    /// The process id, for `/proc`.
+    var processID: Int32 { process.processIdentifier }
+
+    /// Calls per command so far (`INFO commandstats` through `redis-cli`, commands run by scripts included);
+    /// nil when `redis-cli` is missing or did not answer.
+    func commandCalls() -> [String: Int]? {
+        guard FileManager.default.isExecutableFile(atPath: cli) else { return nil }
+        let query = Process()
+        query.executableURL = URL(fileURLWithPath: cli)
+        query.arguments = ["-p", "\(port)", "INFO", "commandstats"]
+        let output = Pipe()
+        query.standardOutput = output
+        query.standardError = FileHandle.nullDevice
+        query.standardInput = FileHandle.nullDevice
+        guard (try? query.run()) != nil else { return nil }
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        query.waitUntilExit()
+        let text = String(decoding: data, as: UTF8.self)
+        // A fresh server lists no commands yet, but still answers with the section header.
+        return query.terminationStatus == 0 && text.contains("# Commandstats") ? Self.commandCalls(info: text) : nil
+    }
+
+    /// The `calls=` of every `cmdstat_NAME:` line of `INFO commandstats`, by lower-case command name.
+    static func commandCalls(info text: String) -> [String: Int] {
+        var calls: [String: Int] = [:]
+        for line in text.split(whereSeparator: \.isNewline) where line.hasPrefix("cmdstat_") {
+            guard let colon = line.firstIndex(of: ":"), let range = line.range(of: "calls=") else { continue }
+            let digits = line[range.upperBound...].prefix { $0.isNumber }
+            if let count = Int(digits) { calls[String(line[line.index(line.startIndex, offsetBy: 8)..<colon]).lowercased()] = count }
+        }
+        return calls
+    }
+
+    /// The command line: loopback only, no RDB snapshots, and either an append-only file fsynced before every
+    /// reply or no persistence at all; `noeviction`, since an evicted room key would be data loss.
+    static func arguments(port: Int, directory: String, persistence: RelayServerKind.RedisPersistence) -> [String] {
+        let persisted = persistence == .alwaysFsync
+        return ["--port", "\(port)", "--bind", "127.0.0.1", "--save", "", "--appendonly", persisted ? "yes" : "no",
+                "--appendfsync", persisted ? "always" : "everysec", "--maxmemory-policy", "noeviction",
+                "--dir", directory, "--logfile", "\(directory)/redis.log"]
+    }
+
+    /// Kills the server and removes its directory: its data is thrown away anyway, and a clean shutdown takes
+    /// Redis up to a second.
+    func stop() {
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        process.waitUntilExit()
+        try? FileManager.default.removeItem(atPath: directory)
+    }
+
+    /// A port nobody listens on right now, found by binding port 0 on 127.0.0.1 (Redis has no "any free port").
+    static func freeLoopbackPort() throws -> Int {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw RelayBenchError(description: "no socket for finding a free port: errno \(errno)") }
+        defer { close(fd) }
+        var address = loopback(port: 0)
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0 }
+        }
+        guard bound else { throw RelayBenchError(description: "no free loopback port for redis-server: errno \(errno)") }
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
+
+    private static func canConnect(port: Int) -> Bool {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { return false }
+        defer { close(fd) }
+        var address = loopback(port: port)
+        return withUnsafePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
+        }
+    }
+
+    private static func loopback(port: Int) -> sockaddr_in {
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = UInt16(port).bigEndian
+        address.sin_addr.s_addr = UInt32(0x7F00_0001).bigEndian
+        return address
+    }
+}

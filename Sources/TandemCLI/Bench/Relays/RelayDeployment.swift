@@ -1,0 +1,73 @@
+import Foundation
+
+/// What one benchmark measurement runs against: a single server process, or a cluster deployment (a fresh
+/// `redis-server` and `tandem serve --redis` nodes). CPU time and memory are summed over all its processes,
+/// Redis included, so a deployment is charged for everything it needs.
+final class RelayDeployment: @unchecked Sendable {
+    let kind: RelayServerKind
+    /// The server processes clients connect to (one, or the cluster's nodes in order).
+    let nodes: [RelayServerProcess]
+    /// The cluster's Redis; nil for single processes.
+    let redis: RedisBenchProcess?
+
+    /// Starts `kind`'s processes (Redis first, then its nodes) and waits until all listen; whatever started is
+    /// stopped again when a later process fails.
+    init(kind: RelayServerKind, paths: RelayServerProcess.Paths, secret: String) throws {
+        self.kind = kind
+        guard let persistence = kind.redisPersistence else {
+            nodes = [try RelayServerProcess(kind: kind, paths: paths, secret: secret)]
+            redis = nil
+            return
+        }
+        guard let executable = paths.redis else {
+            throw RelayBenchError(description: "redis-server is missing: install it (apt-get install redis-server) or set TANDEM_BENCH_REDIS")
+        }
+        let redis = try RedisBenchProcess(executable: executable, persistence: persistence)
+        var started: [RelayServerProcess] = []
+        do {
+            for node in 0..<kind.clusterNodes {
+                started.append(try RelayServerProcess(kind: kind, paths: paths, secret: secret, redisURL: redis.url, nodeID: "bench-n\(node)"))
+            }
+        } catch {
+            for node in started { node.stop() }
+            redis.stop()
+            throw error
+        }
+        self.redis = redis
+        nodes = started
+    }
+
+    /// Every process of the deployment, nodes first.
+    var processIDs: [Int32] { nodes.map(\.processID) + (redis.map { [$0.processID] } ?? []) }
+
+    /// CPU seconds used so far by all processes.
+    var cpuSeconds: Double { Self.total(processIDs.map { LoadStatistics.cpuSeconds(processID: $0) }) }
+
+    /// CPU seconds used so far by Redis alone; nil for single processes.
+    var redisCPUSeconds: Double? { redis.map { LoadStatistics.cpuSeconds(processID: $0.processID) ?? 0 } }
+
+    /// Resident memory of all processes in bytes.
+    var residentBytes: Int { Int(Self.total(processIDs.map { LoadStatistics.residentBytes(processID: $0).map(Double.init) })) }
+
+    /// The URL a client connects to: member `member` of `room` goes to node `member % nodes`, so every room with
+    /// at least as many members as nodes spans all nodes and its patches cross between them.
+    func url(room: String, member: Int) -> String {
+        nodes[Self.node(forMember: member, nodes: nodes.count)].url(room: room)
+    }
+
+    /// The node index for a room member: alternating, member i → node i mod n.
+    static func node(forMember member: Int, nodes: Int) -> Int {
+        nodes > 0 ? member % nodes : 0
+    }
+
+    /// The sum of per-process readings; a process already gone (nil) counts as 0.
+    static func total(_ readings: [Double?]) -> Double {
+        readings.reduce(0) { $0 + ($1 ?? 0) }
+    }
+
+    /// Stops the nodes, then Redis.
+    func stop() {
+        for node in nodes { node.stop() }
+        redis?.stop()
+    }
+}

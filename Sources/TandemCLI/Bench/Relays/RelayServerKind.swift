@@ -1,0 +1,83 @@
+/// One of the servers the relay benchmark compares: a single process, or a cluster deployment of Tandem
+/// nodes and the `redis-server` they share (each started fresh for a measurement).
+enum RelayServerKind: String, Sendable, CaseIterable {
+    /// gorilla/websocket relay in Go (bench/relays/go, built by bench/setup into .build/bench/go-relay).
+    case go
+    /// `websockets` relay in Python asyncio (bench/relays/python/relay.py, run with .venv's Python).
+    case python
+    /// `tandem serve` with SQLite storage: every ack after its commit.
+    case tandem
+    /// `tandem serve --in-memory`: the same server without storage, to show what durability costs.
+    case tandemMemory = "tandem-memory"
+    /// One `tandem serve --redis … --in-memory` node and a Redis with an always-fsynced append-only file.
+    case tandemRedis = "tandem-redis"
+    /// Two such nodes on one Redis (always-fsynced AOF); each room's clients alternate between the nodes.
+    case tandemRedis2 = "tandem-redis-2"
+    /// One node and a Redis that persists nothing (`--save '' --appendonly no`).
+    case tandemRedisVolatile = "tandem-redis-volatile"
+    /// Two nodes and a Redis that persists nothing.
+    case tandemRedis2Volatile = "tandem-redis-2-volatile"
+
+    /// The servers `bench/run` compares when `TANDEM_BENCH_SERVERS` is not set (the relay comparison of issue 7).
+    static let relayComparison: [RelayServerKind] = [.go, .python, .tandem, .tandemMemory]
+
+    /// How Redis keeps the rooms of a cluster deployment.
+    enum RedisPersistence: Sendable, Equatable {
+        /// `--appendonly yes --appendfsync always`: fsync before every reply (docs/CLUSTER.md's recommendation).
+        case alwaysFsync
+        /// `--appendonly no`: nothing survives a Redis restart.
+        case none
+    }
+
+    /// Tandem nodes sharing one Redis, or 0 for a single process without Redis.
+    var clusterNodes: Int {
+        switch self {
+        case .go, .python, .tandem, .tandemMemory: 0
+        case .tandemRedis, .tandemRedisVolatile: 1
+        case .tandemRedis2, .tandemRedis2Volatile: 2
+        }
+    }
+
+    /// Whether this is a cluster deployment (Tandem nodes plus `redis-server`).
+    var isCluster: Bool { clusterNodes > 0 }
+
+    /// The Redis persistence of a cluster deployment; nil for single processes.
+    var redisPersistence: RedisPersistence? {
+        switch self {
+        case .go, .python, .tandem, .tandemMemory: nil
+        case .tandemRedis, .tandemRedis2: .alwaysFsync
+        case .tandemRedisVolatile, .tandemRedis2Volatile: RedisPersistence.none
+        }
+    }
+
+    /// Whether clients speak Tandem's protocol v1 (hello, patches, acks) rather than plain relayed text.
+    var speaksTandem: Bool { self != .go && self != .python }
+
+    /// The name in tables and charts.
+    var label: String {
+        switch self {
+        case .go: "Go gorilla/websocket relay"
+        case .python: "Python websockets relay"
+        case .tandem: "Tandem (durable acks)"
+        case .tandemMemory: "Tandem (--in-memory)"
+        case .tandemRedis: "Tandem, 1 node + Redis (AOF always)"
+        case .tandemRedis2: "Tandem, 2 nodes + Redis (AOF always)"
+        case .tandemRedisVolatile: "Tandem, 1 node + Redis (no persistence)"
+        case .tandemRedis2Volatile: "Tandem, 2 nodes + Redis (no persistence)"
+        }
+    }
+
+    /// The name under a bar of the chart.
+    var shortLabel: String {
+        switch self {
+        case .go: "Go relay"
+        case .python: "Python relay"
+        case .tandem: "Tandem durable"
+        case .tandemMemory: "Tandem in-memory"
+        case .tandemRedis: "1 node + Redis"
+        case .tandemRedis2: "2 nodes + Redis"
+        case .tandemRedisVolatile: "1 node + volatile Redis"
+        case .tandemRedis2Volatile: "2 nodes + volatile Redis"
+        }
+    }
+}
