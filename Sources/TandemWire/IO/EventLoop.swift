@@ -183,11 +183,13 @@ public final class EventLoop: @unchecked Sendable {
     /// Runs iterations until shutdown. Called once, on the loop's own thread.
     func run() {
         threadID.store(Self.currentThreadID(), ordering: .releasing)
+        // Until this instant the loop polls instead of sleeping (see `Self.spinWindow`).
+        var spinUntil: UInt64 = 0
         while true {
             let (hasWork, stopping) = inbox.withLock { ($0.wakeupRequested || !$0.tasks.isEmpty, $0.shutdownRequested) }
             if stopping { break }
             var timeout: UInt64?
-            if hasWork {
+            if hasWork || MonotonicTime.now() < spinUntil {
                 timeout = 0
             } else if let deadline = timers.nextDeadline {
                 let current = MonotonicTime.now()
@@ -207,13 +209,21 @@ public final class EventLoop: @unchecked Sendable {
                 // A failing wait (EBADF, ENOMEM) cannot be retried meaningfully: stop the loop cleanly.
                 break
             }
+            let handledIO = refreshed
             if !refreshed { now = MonotonicTime.now() }
             runDueTimers()
-            runSubmittedWork()
+            let ranWork = runSubmittedWork()
             flushPending()
+            if handledIO || ranWork { spinUntil = now &+ Self.spinWindow }
         }
         tearDown()
     }
+
+    /// How long, in nanoseconds, a loop that just did some work keeps polling before it sleeps. A reply
+    /// usually brings the next message within tens of microseconds; a loop that sleeps in between pays a
+    /// thread wake-up for each one (on a virtual machine with idle cores, a halted virtual CPU's wake-up,
+    /// which is much slower). Costs at most this much CPU after each burst of work.
+    static let spinWindow: UInt64 = 50_000
 
     private func dispatch(token: UInt64, events: IOEvents) {
         let fd = Int(truncatingIfNeeded: token & 0xFFFF_FFFF)
@@ -231,14 +241,17 @@ public final class EventLoop: @unchecked Sendable {
         for task in due where !task.isCancelled { task.run() }
     }
 
-    private func runSubmittedWork() {
+    /// Runs what other threads submitted; returns whether there was any.
+    @discardableResult
+    private func runSubmittedWork() -> Bool {
         inbox.withLock { inbox in
             swap(&inbox.tasks, &runningTasks)
             inbox.wakeupRequested = false
         }
-        guard !runningTasks.isEmpty else { return }
+        guard !runningTasks.isEmpty else { return false }
         for task in runningTasks { task.run() }
         runningTasks.removeAll(keepingCapacity: runningTasks.count <= 1024)
+        return true
     }
 
     /// Flushes every connection that queued writes (or must report closure) during this iteration. Handlers
