@@ -82,6 +82,10 @@ import TandemTestSupport
         #expect(outcome.failure?.errno == ECONNRESET, "\(outcome)")
         // Within one period of the exchange (plus scheduling slack), not at the end of the receive timeout.
         #expect(elapsed < .milliseconds(600))
+        // Start right after a drop round, so the next one is a whole period away: the first peer may have
+        // noticed its reset late, and a round trip straddling a round would be reset midway.
+        let round = setup.proxy.statistics.dropRounds
+        try await eventually("the next drop round") { setup.proxy.statistics.dropRounds > round }
         let second = try setup.peer(receiveTimeout: .seconds(2))
         #expect(try await setup.roundTrip(second, [2]) == [2])
         #expect(await second.receiveOffPool().failure?.errno == ECONNRESET)

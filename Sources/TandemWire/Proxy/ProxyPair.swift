@@ -85,8 +85,10 @@ final class ProxyPair: TCPConnectionHandler, @unchecked Sendable {
 
     /// Resets both connections (RST to both peers), as a lost network looks. Idempotent.
     func reset() {
-        guard tearDown(reset: true) else { return }
+        guard !torndown else { return }
+        // Counted before the connections are aborted, so whoever sees a reset also sees it counted.
         hub.counters.resets.add(1, ordering: .relaxed)
+        tearDown(reset: true)
     }
 
     /// Closes both connections at once (FIN, queued bytes dropped). Idempotent.
