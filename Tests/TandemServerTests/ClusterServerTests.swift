@@ -345,6 +345,8 @@ struct ClusterServerTests {
         let (alice, aliceSink, _) = await harness.join(user: "alice", client: "a1")
         alice.send(.patch(seq: 1, ops: Self.set("one", 1)))
         #expect(await aliceSink.nextMessage(ofType: "ack", timeout: .seconds(30)) == .ack(seq: 1, rev: 1, duplicate: false))
+        weak let unloaded = harness.registry.loadedRoom("lobby")
+        #expect(unloaded != nil)
         alice.connectionClosed(clean: true)
         harness.scheduler.advance(by: .seconds(60))
         #expect(harness.registry.loadedCount == 0)
@@ -354,6 +356,7 @@ struct ClusterServerTests {
             if !released { try await Task.sleep(for: .milliseconds(10)) }
         }
         #expect(released, "the node must stop following the released room")
+        #expect(unloaded == nil, "nothing keeps an unloaded room alive (its link let go of it)")
 
         // Another node writes while this one does not serve the room.
         let other = try Self.startNode(redisPort: redis.port)

@@ -223,6 +223,7 @@ final class ClusterNode: Sendable {
         presenceLoop.cancel()
         await followLoop.value
         await presenceLoop.value
+        links.detachAll()
         await sequencerClient.close()
         await followerClient.close()
     }

@@ -10,7 +10,10 @@ import TandemRedis
 /// handed to the room under it, which keeps them in order against a concurrent `attach`.
 final class ClusterRoomLink: Sendable {
     private struct State {
-        weak var room: Room?
+        /// Strong: a weak reference would give the room a side table, which slows every retain and
+        /// release of it for its whole life. `detach` (release, failed load) or the next `attach`
+        /// drops it; `ClusterNode.shutdown()` detaches every link.
+        var room: Room?
         var buffer: [ClusterRoomEvent] = []
         var buffering = true
     }

@@ -20,6 +20,11 @@ final class ClusterRoomLinks: Sendable {
         links.withLock { Array($0.values) }.reduce(0) { $0 + $1.queue.pendingCount }
     }
 
+    /// Detaches every link (shutdown), so no room stays referenced.
+    func detachAll() {
+        for link in links.withLock({ Array($0.values) }) { link.detach() }
+    }
+
     /// The rooms attached right now.
     func rooms() -> [Room] {
         links.withLock { Array($0.values) }.compactMap(\.room)
