@@ -1,4 +1,5 @@
 import Foundation
+import TandemWire
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -54,7 +55,7 @@ public final class RedisServerProcess: Sendable {
         let server = RedisServerProcess(port: port, directory: directory, process: process)
         let clock = ContinuousClock()
         let deadline = clock.now.advanced(by: timeout)
-        while !canConnect(port: port) {
+        while !LoopbackPort.isAccepting(port) {
             guard process.isRunning, clock.now < deadline else {
                 let log = (try? String(contentsOf: directory.appendingPathComponent("redis.log"), encoding: .utf8)) ?? ""
                 await server.stop()
@@ -79,34 +80,7 @@ public final class RedisServerProcess: Sendable {
 
     /// A port nobody listens on right now, found by binding port 0 on 127.0.0.1.
     public static func freeLoopbackPort() throws -> Int {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { throw RedisServerProcessError.noFreePort }
-        defer { close(fd) }
-        var address = loopback(port: 0)
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0 }
-        }
-        guard bound else { throw RedisServerProcessError.noFreePort }
-        return Int(UInt16(bigEndian: address.sin_port))
-    }
-
-    private static func canConnect(port: Int) -> Bool {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { return false }
-        defer { close(fd) }
-        var address = loopback(port: port)
-        return withUnsafePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
-        }
-    }
-
-    private static func loopback(port: Int) -> sockaddr_in {
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = UInt16(port).bigEndian
-        address.sin_addr.s_addr = UInt32(0x7F00_0001).bigEndian
-        return address
+        try LoopbackPort.free()
     }
 }
 
@@ -114,15 +88,12 @@ public final class RedisServerProcess: Sendable {
 public enum RedisServerProcessError: Error, CustomStringConvertible {
     /// redis-server is not installed.
     case notInstalled
-    /// No free loopback port could be found.
-    case noFreePort
     /// The server did not accept connections in time.
     case didNotStart(port: Int, log: String)
 
     public var description: String {
         switch self {
         case .notInstalled: "redis-server is not installed: run scripts/test (it installs the Debian package) or `apt-get install redis-server`"
-        case .noFreePort: "no free loopback port for redis-server"
         case .didNotStart(let port, let log): "redis-server did not accept connections on 127.0.0.1:\(port) in time; its log ends with:\n\(log)"
         }
     }

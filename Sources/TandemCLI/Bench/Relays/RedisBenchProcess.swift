@@ -1,4 +1,5 @@
 import Foundation
+import TandemWire
 
 #if canImport(Glibc)
 import Glibc
@@ -30,7 +31,7 @@ final class RedisBenchProcess: @unchecked Sendable {
         process.standardInput = FileHandle.nullDevice
         try process.run()
         let deadline = Date().addingTimeInterval(20)
-        while !Self.canConnect(port: port) {
+        while !LoopbackPort.isAccepting(port) {
             guard process.isRunning, Date() < deadline else {
                 let log = (try? String(contentsOfFile: "\(directory)/redis.log", encoding: .utf8)) ?? ""
                 stop()
@@ -95,33 +96,10 @@ final class RedisBenchProcess: @unchecked Sendable {
 
     /// A port nobody listens on right now, found by binding port 0 on 127.0.0.1 (Redis has no "any free port").
     static func freeLoopbackPort() throws -> Int {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { throw RelayBenchError(description: "no socket for finding a free port: errno \(errno)") }
-        defer { close(fd) }
-        var address = loopback(port: 0)
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0 }
+        do {
+            return try LoopbackPort.free()
+        } catch {
+            throw RelayBenchError(description: "no free loopback port for redis-server: \(error)")
         }
-        guard bound else { throw RelayBenchError(description: "no free loopback port for redis-server: errno \(errno)") }
-        return Int(UInt16(bigEndian: address.sin_port))
-    }
-
-    private static func canConnect(port: Int) -> Bool {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { return false }
-        defer { close(fd) }
-        var address = loopback(port: port)
-        return withUnsafePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
-        }
-    }
-
-    private static func loopback(port: Int) -> sockaddr_in {
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = UInt16(port).bigEndian
-        address.sin_addr.s_addr = UInt32(0x7F00_0001).bigEndian
-        return address
     }
 }
