@@ -137,24 +137,13 @@ import Testing
     /// `Pipeline.run` installs no cancellation handler: the step boundary reads the task's
     /// cancelled bit itself, in the type-changing chain as in the loop.
     @Test func cancellingTheCallingTaskStopsATypeChangingChainBeforeTheNextStep() async {
-        let entered = PipelineTestGate()
-        let release = PipelineTestGate()
         let later = PipelineCounter()
-        let pipeline = Pipeline<Int, String>(name: "stubborn") { value in
-            entered.open()
-            await release.waitIgnoringCancellation()
-            return String(value)
-        }
-        .then(name: "later") { value in later.increment(); return value + "!" }
-        let task = Task { try await pipeline.run(1) }
-        try? await entered.waitCancellable()
-        task.cancel()
-        release.open()
-        let outcome = await task.result
-        guard case let .failure(error) = outcome, case .cancelled? = error as? PipelineError else {
-            Issue.record("expected cancelled, got \(outcome)")
-            return
-        }
-        #expect(later.count == 0)
+        await expectCancelledBeforeTheLaterStep({ first in
+            Pipeline<Int, String>(name: "stubborn") { value in
+                await first(value)
+                return String(value)
+            }
+            .then(name: "later") { value in later.increment(); return value + "!" }
+        }, later: later)
     }
 }

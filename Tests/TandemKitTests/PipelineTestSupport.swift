@@ -1,3 +1,4 @@
+import Testing
 import Synchronization
 import TandemKit
 
@@ -93,3 +94,30 @@ extension AsyncStream where Element == PipelineProgress {
         return seen
     }
 }
+
+/// Runs `pipeline` in a task whose first step (built by `makeFirst`) ignores cancellation until released,
+/// cancels the task while that step runs, and checks that the run ends `.cancelled` without starting
+/// the step counted by `later`.
+func expectCancelledBeforeTheLaterStep<Output: Sendable>(
+    _ makePipeline: (_ firstStep: @escaping @Sendable (Int) async -> Void) -> Pipeline<Int, Output>,
+    later: PipelineCounter,
+    sourceLocation: SourceLocation = #_sourceLocation
+) async {
+    let entered = PipelineTestGate()
+    let release = PipelineTestGate()
+    let pipeline = makePipeline { _ in
+        entered.open()
+        await release.waitIgnoringCancellation()
+    }
+    let task = Task { try await pipeline.run(1) }
+    try? await entered.waitCancellable()
+    task.cancel()
+    release.open()
+    let outcome = await task.result
+    guard case let .failure(error) = outcome, case .cancelled? = error as? PipelineError else {
+        Issue.record("expected cancelled, got \(outcome)", sourceLocation: sourceLocation)
+        return
+    }
+    #expect(later.count == 0, sourceLocation: sourceLocation)
+}
+

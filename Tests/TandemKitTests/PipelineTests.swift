@@ -102,25 +102,14 @@ import Testing
     }
 
     @Test func cancellingTheCallingTaskDuringNonCooperativeStepStopsBeforeNextStep() async {
-        let entered = PipelineTestGate()
-        let release = PipelineTestGate()
         let later = PipelineCounter()
-        let pipeline = Pipeline<Int, Int>(name: "stubborn") { value in
-            entered.open()
-            await release.waitIgnoringCancellation()
-            return value
-        }
-        .then(name: "later") { value in later.increment(); return value }
-        let task = Task { try await pipeline.run(1) }
-        try? await entered.waitCancellable()
-        task.cancel()
-        release.open()
-        let outcome = await task.result
-        guard case let .failure(error) = outcome, case .cancelled? = error as? PipelineError else {
-            Issue.record("expected cancelled, got \(outcome)")
-            return
-        }
-        #expect(later.count == 0)
+        await expectCancelledBeforeTheLaterStep({ first in
+            Pipeline<Int, Int>(name: "stubborn") { value in
+                await first(value)
+                return value
+            }
+            .then(name: "later") { value in later.increment(); return value }
+        }, later: later)
     }
 
     @Test func runDeliversSuccessToResultAndCompletionOnce() async throws {
