@@ -88,7 +88,7 @@ public final class SyncServer: Sendable {
         } catch {
             throw .cluster("--redis: \(error.description)")
         }
-        commits = CommitQueue(store: store) { WakeupCoalescing.batch($0) }
+        commits = CommitQueue(store: store, commitsOnEventLoops: configuration.inMemoryStorage) { WakeupCoalescing.batch($0) }
 
         _ = try? FileDescriptorLimit.raiseSoftLimitToHard()
         let group: EventLoopGroup

@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+import TandemWire
 import Testing
 @testable import TandemServer
 
@@ -26,6 +27,24 @@ private final class SpyStore: RoomStore {
         }
         batchSizes.withLock { $0.append(writes.count) }
         try inner.apply(writes)
+    }
+}
+
+/// Accepts every write and records, in commit order, the (room, rev) of each appended patch.
+private final class RecordingStore: RoomStore, @unchecked Sendable {
+    let applied = Mutex<[String]>([])
+
+    func loadRoom(_ room: String) throws(StorageError) -> RoomRecord? { nil }
+    func patches(room: String, after: Int64, limit: Int) throws(StorageError) -> [StoredPatch] { [] }
+    func revision(room: String, client: String, seq: Int64) throws(StorageError) -> Int64? { nil }
+    func invites() throws(StorageError) -> [StoredInvite] { [] }
+    func denials() throws(StorageError) -> [StoredDenial] { [] }
+    func apply(_ writes: [StorageWrite]) throws(StorageError) {
+        let names = writes.compactMap { write -> String? in
+            if case .appendPatch(let patch) = write { return "\(patch.room)/\(patch.rev)" }
+            return nil
+        }
+        applied.withLock { $0 += names }
     }
 }
 
@@ -113,6 +132,82 @@ private func currentRev(_ queue: CommitQueue) async throws -> Int64? {
         queue.write([.createRoom(room: "lobby", epoch: "e", snapshot: Array("{}".utf8))]) { _ in }
         for rev in Int64(1)...10 { queue.write([patch(rev)]) { _ in } }
         #expect(try await currentRev(queue) == 10)
+        queue.shutdown()
+    }
+
+    @Test(arguments: [true, false])
+    func aWriteSubmittedOnAnEventLoopIsCommittedByThatLoopAfterTheSubmitterReturns(onLoops: Bool) async throws {
+        let group = try EventLoopGroup(threads: 1)
+        defer { group.shutdown() }
+        let loop = group.next()
+        let queue = CommitQueue(store: InMemoryRoomStore(), commitsOnEventLoops: onLoops)
+        defer { queue.shutdown() }
+        let submitterReturned = Mutex(false)
+        let seen = Mutex<[String]>([])
+        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+            loop.execute {
+                queue.write([.createRoom(room: "lobby", epoch: "e", snapshot: Array("{}".utf8))]) { result in
+                    seen.withLock { $0.append("create \(loop.inEventLoop) \(submitterReturned.withLock { $0 })") }
+                }
+                queue.write([self.patch(1)]) { result in
+                    if case .success = result { seen.withLock { $0.append("patch \(loop.inEventLoop)") } }
+                    done.resume()
+                }
+                // The room's lock is held around `write`: a completion must never run inside it.
+                submitterReturned.withLock { $0 = true }
+            }
+        }
+        if onLoops {
+            #expect(seen.withLock { $0 } == ["create true true", "patch true"])
+        } else {
+            // The queue's own thread commits, whenever it gets there.
+            #expect(seen.withLock { $0 }.map { $0.split(separator: " ").prefix(2).joined(separator: " ") } == ["create false", "patch false"])
+        }
+    }
+
+    @Test func completionsFollowCommitOrderWhenLoopsAndThreadsSubmitAtOnce() async throws {
+        let group = try EventLoopGroup(threads: 2)
+        defer { group.shutdown() }
+        let store = RecordingStore()
+        let queue = CommitQueue(store: store, maxBatch: 7)
+        let completed = Mutex<[String]>([])
+        let perSubmitter = 300
+        let done = DispatchGroup()
+        // Entered up front: a submitter that has not started yet must not let the wait end early.
+        for _ in 0..<(4 * perSubmitter) { done.enter() }
+        @Sendable func submit(_ name: String) {
+            for rev in Int64(1)...Int64(perSubmitter) {
+                queue.write([patch(rev, room: name)]) { result in
+                    if case .success = result { completed.withLock { $0.append("\(name)/\(rev)") } }
+                    done.leave()
+                }
+            }
+        }
+        // Two loops submit from their threads, in several iterations each; two plain threads at the same time.
+        for (index, loop) in [group.next(), group.next()].enumerated() {
+            for chunk in 0..<6 {
+                loop.execute {
+                    for rev in Int64(chunk * 50 + 1)...Int64(chunk * 50 + 50) {
+                        queue.write([self.patch(rev, room: "loop\(index)")]) { result in
+                            if case .success = result { completed.withLock { $0.append("loop\(index)/\(rev)") } }
+                            done.leave()
+                        }
+                    }
+                }
+            }
+        }
+        let threads = (0..<2).map { index in Thread { submit("thread\(index)") } }
+        for thread in threads { thread.start() }
+        await withCheckedContinuation { (resume: CheckedContinuation<Void, Never>) in
+            Thread { done.wait(); resume.resume() }.start()
+        }
+        let order = completed.withLock { $0 }
+        #expect(order.count == 4 * perSubmitter)
+        #expect(order == store.applied.withLock { $0 })
+        for submitter in ["loop0", "loop1", "thread0", "thread1"] {
+            let revs = order.filter { $0.hasPrefix(submitter + "/") }.map { Int64($0.split(separator: "/")[1])! }
+            #expect(revs == Array(1...Int64(perSubmitter)), "\(submitter)'s completions out of order")
+        }
         queue.shutdown()
     }
 

@@ -2,13 +2,69 @@ import Foundation
 import Testing
 @testable import TandemServer
 
-/// The WAL is checkpointed by its own thread, never by the writer, and stays bounded.
+/// The WAL is copied into the database by its own thread, rewound by the writer when it reaches its
+/// limit, and stays bounded.
 @Suite struct WALCheckpointTests {
-    @Test func theWALStaysBoundedWhileTheWriterNeverCheckpoints() async throws {
+    private func temporaryDatabase() throws -> (folder: String, path: String) {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("tandem-wal-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        return (folder, folder + "/tandem.sqlite")
+    }
+
+    @Test func aWriterThatNeverPausesStillKeepsTheWALNearItsLimit() throws {
+        let (folder, path) = try temporaryDatabase()
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        let path = folder + "/tandem.sqlite"
+        let limit = 256 << 10
+        var store: SQLiteRoomStore? = try SQLiteRoomStore(path: path, walSizeLimit: limit)
+        try store!.apply([.createRoom(room: "lobby", epoch: "e1", snapshot: Array("{}".utf8))])
+        let ops = Array(#"[{"op":"set","path":"/blob","value":""#.utf8) + Array(repeating: UInt8(ascii: "x"), count: 2_000) + Array(#""}]"#.utf8)
+        func walBytes() -> Int {
+            ((try? FileManager.default.attributesOfItem(atPath: path + "-wal"))?[.size] as? Int) ?? 0
+        }
+        // Back-to-back small commits, like a busy server's group commits: ~6 MB in all, 25 times the limit.
+        var largest = 0
+        for rev in Int64(1)...2_000 {
+            try store!.apply([.appendPatch(StoredPatch(room: "lobby", rev: rev, user: "u", client: "c", seq: rev, ops: ops))])
+            if rev % 50 == 0 { largest = max(largest, walBytes()) }
+        }
+        #expect(store!.walRestarts > 0)
+        #expect(largest <= 2 * limit, "the WAL grew to \(largest) bytes with a \(limit)-byte limit")
+        store = nil
+        let reopened = try SQLiteRoomStore(path: path)
+        #expect(try reopened.loadRoom("lobby")?.rev == 2_000)
+        #expect(try reopened.patches(room: "lobby", after: 1_990, limit: 100).map(\.rev) == Array(1_991...2_000))
+    }
+
+    @Test func newDatabasesUseSmallPagesAndExistingOnesKeepTheirs() throws {
+        let (folder, path) = try temporaryDatabase()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        func pageSize(_ path: String) throws -> Int64 {
+            let database = try SQLiteDatabase(path: path)
+            let query = try database.prepare("PRAGMA page_size")
+            return try query.step() ? query.int64(at: 0) : 0
+        }
+        do {
+            let store = try SQLiteRoomStore(path: path)
+            try store.apply([.createRoom(room: "lobby", epoch: "e1", snapshot: Array("{}".utf8))])
+        }
+        #expect(try pageSize(path) == Int64(SQLiteRoomStore.newDatabasePageSize))
+
+        let older = folder + "/older.sqlite"
+        do {
+            let database = try SQLiteDatabase(path: older)
+            try database.execute("PRAGMA page_size=4096; PRAGMA journal_mode=WAL; CREATE TABLE t (x INTEGER);")
+        }
+        do {
+            let store = try SQLiteRoomStore(path: older)
+            try store.apply([.createRoom(room: "lobby", epoch: "e1", snapshot: Array("{}".utf8))])
+            #expect(try store.loadRoom("lobby")?.epoch == "e1")
+        }
+        #expect(try pageSize(older) == 4096)
+    }
+
+    @Test func theWALStaysBoundedWhileTheWriterNeverCheckpoints() async throws {
+        let (folder, path) = try temporaryDatabase()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
         var store: SQLiteRoomStore? = try SQLiteRoomStore(path: path)
         try store!.apply([.createRoom(room: "lobby", epoch: "e1", snapshot: Array("{}".utf8))])
         let ops = Array(#"[{"op":"set","path":"/blob","value":""#.utf8) + Array(repeating: UInt8(ascii: "x"), count: 4_000) + Array(#""}]"#.utf8)

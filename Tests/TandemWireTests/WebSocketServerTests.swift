@@ -32,6 +32,30 @@ struct WebSocketServerTests {
         #expect(server.connections.allSatisfy { $0.remoteAddress?.hasPrefix("127.0.0.1:") == true && $0.role == .server })
     }
 
+    @Test("a frame sent on the loop inside withQueuedSends goes out after frames other threads queued earlier")
+    func queuedSendsKeepOrder() async throws {
+        let server = try TestWebSocketServer()
+        defer { server.stop() }
+        let client = try await connect(server)
+        let events = EventCollector(client)
+        try await eventually("accepted") { server.connections.count == 1 }
+        let connection = server.connections[0]
+        let loop = connection.loop
+        let earlier = WebSocketOutboundFrame(text: Array("earlier".utf8))
+        let later = WebSocketOutboundFrame(text: Array("later".utf8))
+        loop.execute {
+            // Queued the way a send from another thread is; then a send from the loop must not overtake it.
+            loop.enqueue(earlier.frame, to: connection)
+            loop.withQueuedSends {
+                #expect(!loop.sendsDirectly)
+                connection.send(later)
+            }
+            #expect(loop.sendsDirectly)
+        }
+        try await eventually("both frames") { events.texts.count == 2 }
+        #expect(events.texts == [Array("earlier".utf8), Array("later".utf8)])
+    }
+
     @Test("1 MiB messages pass in both directions")
     func largeMessages() async throws {
         let server = try TestWebSocketServer(configure: { $0.maxMessageSize = 2 << 20 })

@@ -1,13 +1,19 @@
 import Foundation
+import TandemWire
 
-/// The single writer in front of a `RoomStore`: a dedicated thread that runs every storage job
-/// in submission order and commits the writes that queued up together in one transaction
-/// (group commit).
+/// The single writer in front of a `RoomStore`: one commit lane that runs every storage job in
+/// submission order and commits the writes that queued up together in one transaction (group
+/// commit).
 ///
-/// Guarantees: completions are called in submission order, each exactly once, on the queue's
-/// thread, after the job's writes are committed (or failed). Batching costs no added latency:
-/// the writer never waits for more work; whatever arrived while the last commit ran forms the
-/// next batch. A failing batch is retried job by job, so one bad job fails only itself.
+/// Who commits: a job submitted from an event-loop thread is committed by that loop at the end of its
+/// current iteration, with whatever else queued meanwhile, so a patch's ack and fan-out leave in the
+/// same iteration without a hand-off to another thread and back. Jobs from any other thread, and jobs
+/// left over while a loop was committing, go to the queue's own thread. One committer at a time.
+///
+/// Guarantees: completions are called in submission order, each exactly once, after the job's writes
+/// are committed (or failed), on the committing thread. Batching costs no added latency: a committer
+/// never waits for more work; whatever arrived while the last commit ran forms the next batch. A
+/// failing batch is retried job by job, so one bad job fails only itself.
 public final class CommitQueue: Sendable {
     private enum Job {
         case write([StorageWrite], @Sendable (Result<Void, StorageError>) -> Void)
@@ -20,6 +26,16 @@ public final class CommitQueue: Sendable {
         var stopped = false
         /// The writer is parked in `wait()`: only then does a submission need to signal.
         var writerWaiting = false
+        /// Someone (the writer or a loop) holds the lane: took jobs and has not finished their completions.
+        var committing = false
+        /// The loops that will drain the queue at the end of their current iteration.
+        var drainingLoops: [ObjectIdentifier] = []
+
+        /// Jobs wait, the lane is free, and no loop is about to drain them (once stopping, the writer
+        /// finishes everything itself).
+        var writerHasWork: Bool { !committing && !jobs.isEmpty && (drainingLoops.isEmpty || stopping) }
+        /// Stopping, and every job is done.
+        var writerMayStop: Bool { stopping && jobs.isEmpty && !committing }
     }
 
     /// The write jobs of one transaction, kept flat so the store gets them without another copy;
@@ -45,30 +61,39 @@ public final class CommitQueue: Sendable {
         }
     }
 
-    /// The store is confined to the writer thread; this box only carries it there, and lets
-    /// the thread drop it (closing the database) before `shutdown()` returns.
-    private final class StoreBox: @unchecked Sendable {
+    /// The store and the batch buffer belong to whoever holds the lane (`State.committing`); taking
+    /// and releasing the lane under `condition` orders every use. The writer thread drops the store
+    /// (closing the database) before `shutdown()` returns.
+    private final class Lane: @unchecked Sendable {
         var store: (any RoomStore)?
+        var batch = Batch()
+        var jobs: [Job] = []
         init(_ store: any RoomStore) { self.store = store }
     }
 
     private let condition = NSCondition()
     // Guarded by `condition`; `nonisolated(unsafe)` because NSCondition is the lock.
     nonisolated(unsafe) private var state = State()
+    private let lane: Lane
+    private let commitsOnEventLoops: Bool
     private let maxBatch: Int
     private let deliver: @Sendable (() -> Void) -> Void
 
     /// Starts the writer thread for `store`, which must not be used by anyone else afterwards.
     /// - Parameters:
     ///   - maxBatch: most write jobs committed in one transaction.
+    ///   - commitsOnEventLoops: whether a job submitted on an event-loop thread is committed by that loop
+    ///     (see the type's documentation); when false, the queue's own thread commits everything.
     ///   - deliver: runs the loop that calls a committed batch's completions (in order, on the
-    ///     writer thread), e.g. inside `WakeupCoalescing.batch` so the event loops those
+    ///     committing thread), e.g. inside `WakeupCoalescing.batch` so the event loops those
     ///     completions hand acks to are woken once per batch rather than once per ack.
-    public init(store: any RoomStore, maxBatch: Int = 4096, deliver: @escaping @Sendable (() -> Void) -> Void = { $0() }) {
+    public init(store: any RoomStore, maxBatch: Int = 4096, commitsOnEventLoops: Bool = true,
+                deliver: @escaping @Sendable (() -> Void) -> Void = { $0() }) {
         self.maxBatch = max(1, maxBatch)
+        self.commitsOnEventLoops = commitsOnEventLoops
         self.deliver = deliver
-        let box = StoreBox(store)
-        let thread = Thread { [self] in self.runLoop(box) }
+        lane = Lane(store)
+        let thread = Thread { [self] in self.runLoop() }
         thread.name = "tandem-storage"
         thread.start()
     }
@@ -113,6 +138,7 @@ public final class CommitQueue: Sendable {
     }
 
     private func enqueue(_ job: Job, rejected: () -> Void) {
+        let loop = commitsOnEventLoops ? EventLoop.current : nil
         condition.lock()
         guard !state.stopping else {
             condition.unlock()
@@ -120,36 +146,88 @@ public final class CommitQueue: Sendable {
             return
         }
         state.jobs.append(job)
+        if let loop {
+            // This loop commits at the end of its iteration; ask it once however many jobs it submits.
+            let id = ObjectIdentifier(loop)
+            let scheduled = state.drainingLoops.contains(id)
+            if !scheduled { state.drainingLoops.append(id) }
+            condition.unlock()
+            if !scheduled, !loop.execute({ [self] in drain(on: loop) }) {
+                // The loop is shutting down and will not run the drain: the writer takes over.
+                condition.lock()
+                state.drainingLoops.removeAll { $0 == id }
+                if state.writerWaiting { condition.signal() }
+                condition.unlock()
+            }
+            return
+        }
         // A busy writer takes the job with the rest when its commit is done: no wake-up needed.
         if state.writerWaiting { condition.signal() }
         condition.unlock()
     }
 
-    private func runLoop(_ box: StoreBox) {
-        guard let store = box.store else { return }
-        var jobs: [Job] = []
-        var batch = Batch()
+    /// On an event loop, at the end of the iteration that submitted: commits what is queued unless someone
+    /// else holds the lane (they hand leftovers to the writer thread). What the completions send is queued on
+    /// every loop alike: another committer may have queued earlier frames for this loop's connections.
+    private func drain(on loop: EventLoop) {
+        let id = ObjectIdentifier(loop)
+        condition.lock()
+        state.drainingLoops.removeAll { $0 == id }
+        guard !state.committing, !state.jobs.isEmpty else {
+            condition.unlock()
+            return
+        }
+        takeLane()
+        condition.unlock()
+        loop.withQueuedSends { runTakenJobs() }
+        condition.lock()
+        releaseLane()
+        condition.unlock()
+    }
+
+    /// Takes the lane and the queued jobs. Call with `condition` locked.
+    private func takeLane() {
+        state.committing = true
+        // Swap buffers: submitters append to the (emptied) array the lane used last time.
+        swap(&lane.jobs, &state.jobs)
+    }
+
+    /// Gives the lane back; jobs that queued meanwhile and that no loop will drain go to the writer. Call
+    /// with `condition` locked.
+    private func releaseLane() {
+        state.committing = false
+        if !state.jobs.isEmpty || state.stopping, state.writerWaiting { condition.signal() }
+    }
+
+    private func runTakenJobs() {
+        guard let store = lane.store else { return }
+        run(lane.jobs, into: &lane.batch, on: store)
+        lane.jobs.removeAll(keepingCapacity: true)
+    }
+
+    private func runLoop() {
         while true {
             condition.lock()
-            while state.jobs.isEmpty && !state.stopping {
+            while !state.writerHasWork && !state.writerMayStop {
                 state.writerWaiting = true
                 condition.wait()
                 state.writerWaiting = false
             }
-            if state.jobs.isEmpty && state.stopping {
+            if state.writerMayStop {
                 // Release the store (and close its files) before anyone learns we stopped, so a
                 // new server can open the same data folder at once.
-                box.store = nil
+                lane.store = nil
                 state.stopped = true
                 condition.broadcast()
                 condition.unlock()
                 return
             }
-            // Swap buffers: submitters append to the (emptied) array the writer used last time.
-            swap(&jobs, &state.jobs)
+            takeLane()
             condition.unlock()
-            run(jobs, into: &batch, on: store)
-            jobs.removeAll(keepingCapacity: true)
+            runTakenJobs()
+            condition.lock()
+            releaseLane()
+            condition.unlock()
         }
     }
 

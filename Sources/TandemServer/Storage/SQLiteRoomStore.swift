@@ -21,8 +21,14 @@ public final class SQLiteRoomStore: RoomStore {
     }
 
     private let database: SQLiteDatabase
-    /// Checkpoints the WAL from its own thread (the writer's connection never does).
+    /// Checkpoints the WAL from its own thread; the writer's connection only rewinds it (see `walLimit`).
     private var checkpointer: WALCheckpointer?
+    private var walLimit: WALSizeLimiter?
+    /// The page size of a new database: a group commit writes whole pages of each table it touches into
+    /// the WAL, and its rows are small (1 KiB pages wrote a quarter of the bytes 4 KiB pages did, see
+    /// docs/bench/relays-profile.md). An existing database keeps the page size it was created with.
+    static let newDatabasePageSize = 1024
+    private static let busyTimeoutMilliseconds: Int32 = 5000
     private let insertRoom: SQLiteStatement
     private let insertPatch: SQLiteStatement
     /// `insertPatch` for `rowsPerInsert` rows at once: one statement run per 16 patches of a batch.
@@ -49,11 +55,13 @@ public final class SQLiteRoomStore: RoomStore {
 
     /// Opens (creating if needed) the database at `path` and its schema.
     /// - Throws: `StorageError.database` when the file cannot be opened or migrated.
-    public init(path: String, durability: Durability = .processCrash) throws(StorageError) {
+    ///   - walSizeLimit: about how large the `-wal` file may grow before the writer rewinds it.
+    public init(path: String, durability: Durability = .processCrash, walSizeLimit: Int = 32 << 20) throws(StorageError) {
         do {
             database = try SQLiteDatabase(path: path)
             try database.execute("""
-                PRAGMA busy_timeout=5000;
+                PRAGMA page_size=\(Self.newDatabasePageSize);
+                PRAGMA busy_timeout=\(Self.busyTimeoutMilliseconds);
                 PRAGMA journal_mode=WAL;
                 PRAGMA wal_autocheckpoint=0;
                 PRAGMA synchronous=\(durability == .full ? "FULL" : "NORMAL");
@@ -112,6 +120,7 @@ public final class SQLiteRoomStore: RoomStore {
             upsertDenial = try database.prepare("INSERT OR REPLACE INTO denials (room, user, until) VALUES (?, ?, ?)")
             deleteDenialStatement = try database.prepare("DELETE FROM denials WHERE room = ? AND user = ?")
             selectDenials = try database.prepare("SELECT room, user, until FROM denials ORDER BY room, user")
+            walLimit = try WALSizeLimiter(database: database, bytes: walSizeLimit, busyTimeoutMilliseconds: Self.busyTimeoutMilliseconds)
             // After the schema exists, so the checkpointer's connection sees a WAL database.
             checkpointer = try WALCheckpointer(path: path)
         } catch {
@@ -126,6 +135,9 @@ public final class SQLiteRoomStore: RoomStore {
 
     /// Passive checkpoints the background thread has completed (tests wait for one).
     var completedCheckpoints: Int { checkpointer?.completedCount ?? 0 }
+
+    /// Times the writer rewound the WAL because it reached `walSizeLimit`.
+    var walRestarts: Int { walLimit?.restarts ?? 0 }
 
     /// See `RoomStore.loadRoom(_:)`.
     public func loadRoom(_ room: String) throws(StorageError) -> RoomRecord? {
@@ -170,6 +182,7 @@ public final class SQLiteRoomStore: RoomStore {
     /// than once per patch, and a patch's client progress lives in the patch row itself.
     public func apply(_ writes: [StorageWrite]) throws(StorageError) {
         guard !writes.isEmpty else { return }
+        walLimit?.restartIfNeeded()
         var missingRoom: String?
         do {
             try database.transaction { () throws(SQLiteError) in

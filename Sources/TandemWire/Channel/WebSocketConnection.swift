@@ -97,7 +97,7 @@ public final class WebSocketConnection: @unchecked Sendable {
     /// client must mask every frame, so a shared unmasked frame is refused by a precondition).
     public func send(_ frame: WebSocketOutboundFrame) {
         precondition(role == .server, "WebSocketOutboundFrame is unmasked: only a server connection may send it")
-        if loop.inEventLoop {
+        if loop.inEventLoop && loop.sendsDirectly {
             writeSharedFrame(frame.frame)
         } else {
             // A fan-out from another thread sends one frame to many connections: no closure per recipient.

@@ -68,6 +68,8 @@ public final class EventLoop: @unchecked Sendable {
     var idle = IdleDeadlines<TCPConnection>()
     private var idleSweep: ScheduledTask?
     private var shutDown = false
+    /// Depth of `withQueuedSends` calls running on the loop thread.
+    private var queuedSendDepth = 0
 
     /// The per-loop read buffer every connection of this loop reads into (connections own none).
     let readBuffer: UnsafeMutableRawBufferPointer
@@ -100,6 +102,36 @@ public final class EventLoop: @unchecked Sendable {
     public var inEventLoop: Bool {
         threadID.load(ordering: .acquiring) == Self.currentThreadID()
     }
+
+    /// The event loop whose thread is calling, or nil on any other thread. Lets work that may start on a
+    /// loop (a storage commit, say) finish in the loop's current iteration instead of crossing to another
+    /// thread and back.
+    public static var current: EventLoop? {
+        guard let pointer = pthread_getspecific(currentKey) else { return nil }
+        return Unmanaged<EventLoop>.fromOpaque(pointer).takeUnretainedValue()
+    }
+
+    /// A thread-specific slot, set while `run()` runs; immutable once created.
+    private static let currentKey: pthread_key_t = {
+        var key = pthread_key_t()
+        pthread_key_create(&key, nil)
+        return key
+    }()
+
+    /// Runs `body` on this loop's thread so that frames it sends to this loop's connections are queued
+    /// behind work other threads already handed to the loop, as if sent from another thread, instead of
+    /// being written at once. Use it where the same stream of frames may come from several threads: a
+    /// frame written at once would overtake an earlier one still waiting in the loop's queue.
+    /// Must be called on the loop thread.
+    public func withQueuedSends<R>(_ body: () throws -> R) rethrows -> R {
+        precondition(inEventLoop, "withQueuedSends must be called on the loop's own thread")
+        queuedSendDepth += 1
+        defer { queuedSendDepth -= 1 }
+        return try body()
+    }
+
+    /// Whether a frame sent now from the loop thread may be written at once (see `withQueuedSends`).
+    var sendsDirectly: Bool { queuedSendDepth == 0 }
 
     /// True once the loop thread has published its id.
     var hasStarted: Bool {
@@ -183,6 +215,8 @@ public final class EventLoop: @unchecked Sendable {
     /// Runs iterations until shutdown. Called once, on the loop's own thread.
     func run() {
         threadID.store(Self.currentThreadID(), ordering: .releasing)
+        pthread_setspecific(Self.currentKey, Unmanaged.passUnretained(self).toOpaque())
+        defer { pthread_setspecific(Self.currentKey, nil) }
         // Until this instant the loop polls instead of sleeping (see `Self.spinWindow`).
         var spinUntil: UInt64 = 0
         while true {
