@@ -169,7 +169,7 @@ private func currentRev(_ queue: CommitQueue) async throws -> Int64? {
         let group = try EventLoopGroup(threads: 2)
         defer { group.shutdown() }
         let store = RecordingStore()
-        let queue = CommitQueue(store: store, maxBatch: 7)
+        let queue = CommitQueue(store: store, maxBatch: 7, commitsOnEventLoops: true)
         let completed = Mutex<[String]>([])
         let perSubmitter = 300
         let done = DispatchGroup()

@@ -5,10 +5,11 @@ import TandemWire
 /// submission order and commits the writes that queued up together in one transaction (group
 /// commit).
 ///
-/// Who commits: a job submitted from an event-loop thread is committed by that loop at the end of its
+/// Who commits: the queue's own thread; or, with `commitsOnEventLoops` (for a store whose commits take
+/// microseconds), a job submitted from an event-loop thread is committed by that loop at the end of its
 /// current iteration, with whatever else queued meanwhile, so a patch's ack and fan-out leave in the
 /// same iteration without a hand-off to another thread and back. Jobs from any other thread, and jobs
-/// left over while a loop was committing, go to the queue's own thread. One committer at a time.
+/// left over while a loop was committing, still go to the queue's own thread. One committer at a time.
 ///
 /// Guarantees: completions are called in submission order, each exactly once, after the job's writes
 /// are committed (or failed), on the committing thread. Batching costs no added latency: a committer
@@ -83,11 +84,12 @@ public final class CommitQueue: Sendable {
     /// - Parameters:
     ///   - maxBatch: most write jobs committed in one transaction.
     ///   - commitsOnEventLoops: whether a job submitted on an event-loop thread is committed by that loop
-    ///     (see the type's documentation); when false, the queue's own thread commits everything.
+    ///     (see the type's documentation). Only for a store whose commits never block: the loop's other
+    ///     connections wait for them. When false, the queue's own thread commits everything.
     ///   - deliver: runs the loop that calls a committed batch's completions (in order, on the
     ///     committing thread), e.g. inside `WakeupCoalescing.batch` so the event loops those
     ///     completions hand acks to are woken once per batch rather than once per ack.
-    public init(store: any RoomStore, maxBatch: Int = 4096, commitsOnEventLoops: Bool = true,
+    public init(store: any RoomStore, maxBatch: Int = 4096, commitsOnEventLoops: Bool = false,
                 deliver: @escaping @Sendable (() -> Void) -> Void = { $0() }) {
         self.maxBatch = max(1, maxBatch)
         self.commitsOnEventLoops = commitsOnEventLoops
