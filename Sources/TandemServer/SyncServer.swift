@@ -29,6 +29,9 @@ public final class SyncServer: Sendable {
     /// The port the server listens on (the real one when the configuration asked for 0).
     public var port: Int { webSockets.port }
 
+    /// How many event-loop threads serve connections.
+    public var eventLoopCount: Int { group.loops.count }
+
     /// This node's name in the cluster; nil when the server runs alone.
     public var nodeID: String? { cluster?.settings.nodeID }
 
@@ -93,7 +96,8 @@ public final class SyncServer: Sendable {
         _ = try? FileDescriptorLimit.raiseSoftLimitToHard()
         let group: EventLoopGroup
         do {
-            group = try EventLoopGroup()
+            group = try EventLoopGroup(threads: configuration.eventLoopThreads ?? ServerConfiguration.defaultEventLoopThreads(
+                cores: EventLoopGroup.defaultThreadCount, durableStorage: configuration.storesDurably))
         } catch {
             commits.shutdown()
             throw .eventLoops("\(error)")

@@ -22,6 +22,36 @@ import TandemServer
         #expect(configuration.allowedOrigins == ["https://shop.example"])
     }
 
+    @Test func loopsSetsTheEventLoopThreadsAndOtherwiseTheDefaultLeavesACoreToTheStorageWriter() throws {
+        let set = try ServeCommand.configuration(from: try ArgumentParser.parse(["--loops", "3"], for: ServeCommand.spec))
+        #expect(set.eventLoopThreads == 3)
+        #expect(try ServeCommand.configuration(from: ParsedArguments()).eventLoopThreads == nil)
+        #expect(ServerConfiguration.defaultEventLoopThreads(cores: 2, durableStorage: true) == 1)
+        #expect(ServerConfiguration.defaultEventLoopThreads(cores: 8, durableStorage: true) == 7)
+        #expect(ServerConfiguration.defaultEventLoopThreads(cores: 1, durableStorage: true) == 1)
+        #expect(ServerConfiguration.defaultEventLoopThreads(cores: 2, durableStorage: false) == 2)
+        var memory = ServerConfiguration()
+        memory.inMemoryStorage = true
+        var cluster = ServerConfiguration()
+        cluster.redisURL = "redis://127.0.0.1:6379"
+        #expect(ServerConfiguration().storesDurably && !memory.storesDurably && !cluster.storesDurably)
+
+        var configuration = ServerConfiguration()
+        configuration.port = 0
+        configuration.inMemoryStorage = true
+        configuration.eventLoopThreads = 3
+        let server = try SyncServer(configuration: configuration, environment: ["TANDEM_SECRET": "loops"], logger: .discarding)
+        defer { server.shutdown() }
+        #expect(server.eventLoopCount == 3)
+        #expect(ServeCommand.banner(server).contains("  loops      3 event-loop threads"))
+    }
+
+    @Test func aLoopCountOutsideItsRangeIsAUsageError() async {
+        let zero = await runTandem(["serve", "--loops", "0"])
+        #expect(zero.status == ExitCode.usage)
+        #expect(zero.console.stderr.first == "tandem serve: error: invalid value '0' for '--loops': expected an integer from 1 to 1024")
+    }
+
     @Test func noFlagsGiveTheSpecificationDefaults() throws {
         let configuration = try ServeCommand.configuration(from: ParsedArguments())
         #expect(configuration == ServerConfiguration())

@@ -37,6 +37,7 @@ enum ServeCommand {
             .value("failed-accepts-per-address", "N", help: "Failed invitation accepts per address per minute before 429.", default: "10"),
             .value("failed-accepts-global", "N", help: "Failed invitation accepts per minute, all addresses, before 429.", default: "100"),
             .flag("in-memory", help: "Keep rooms in memory only (acks are not durable; for benchmarks)."),
+            .value("loops", "N", help: "Event-loop threads (default: one per core, less one for the storage writer unless --in-memory or --redis)."),
             .value("redis", "URL", help: "Cluster mode: share rooms with other nodes through this Redis (redis://HOST:PORT; see docs/CLUSTER.md)."),
             .value("node-id", "ID", help: "This node's name in the cluster (default: random; needs --redis)."),
             .value("presence-ttl", "MS", help: "Cluster mode: how long a dead node's participants still appear elsewhere.", default: "15000"),
@@ -90,6 +91,9 @@ enum ServeCommand {
         configuration.sendQueueLimitBytes = try arguments.integer("send-queue", default: configuration.sendQueueLimitBytes, in: 65_536...(1 << 30))
         if let origin = arguments.value("allow-origin") { configuration.allowedOrigins = [origin] }
         configuration.inMemoryStorage = arguments.flag("in-memory")
+        if arguments.value("loops") != nil {
+            configuration.eventLoopThreads = try arguments.integer("loops", default: 1, in: 1...1024)
+        }
         if let url = arguments.value("redis") {
             guard url.hasPrefix("redis://") else {
                 throw .invalidValue(option: "redis", value: url, expected: "a redis://HOST:PORT URL, such as redis://127.0.0.1:6379")
@@ -186,6 +190,7 @@ enum ServeCommand {
             "Tandem sync server",
             "  listening  \(server.syncURL)",
             "  storage    \(storage)",
+            "  loops      \(server.eventLoopCount) event-loop thread\(server.eventLoopCount == 1 ? "" : "s")",
             "  secret     \(secret)",
             "  health     \(http)/healthz",
             "  metrics    \(http)/metrics",

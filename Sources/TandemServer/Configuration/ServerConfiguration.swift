@@ -73,6 +73,20 @@ public struct ServerConfiguration: Sendable, Equatable {
     /// (the delay before a join, leave or presence change is seen across nodes).
     public var clusterPresenceIntervalMilliseconds = 1_000
 
+    /// Event-loop threads; nil picks `defaultEventLoopThreads(cores:durableStorage:)` for this machine.
+    public var eventLoopThreads: Int?
+
+    /// Whether patches are committed by this server's storage writer thread (not in memory, not in Redis).
+    public var storesDurably: Bool { !inMemoryStorage && redisURL == nil }
+
+    /// The default number of event-loop threads on a machine with `cores` cores: one per core, less one
+    /// when rooms are stored durably, because the storage writer is a busy thread of its own under load.
+    /// Measured on 2 cores (docs/bench/relays-profile.md): one loop beside the writer delivered as many
+    /// messages per second as two loops, at a lower latency.
+    public static func defaultEventLoopThreads(cores: Int, durableStorage: Bool) -> Int {
+        max(1, durableStorage ? cores - 1 : cores)
+    }
+
     /// The defaults of the product specification.
     public init() {}
 }
