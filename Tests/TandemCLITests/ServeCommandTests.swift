@@ -3,6 +3,7 @@ import Testing
 import TandemTestSupport
 import TandemProtocol
 import TandemServer
+import TandemWire
 @testable import TandemCLI
 
 @Suite struct ServeCommandTests {
@@ -44,6 +45,17 @@ import TandemServer
         defer { server.shutdown() }
         #expect(server.eventLoopCount == 3)
         #expect(ServeCommand.banner(server).contains("  loops      3 event-loop threads"))
+
+        // Without --loops a server that stores rooms in SQLite leaves a core to its writer.
+        let data = FileManager.default.temporaryDirectory.appendingPathComponent("tandem-loops-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: data) }
+        var durable = ServerConfiguration()
+        durable.port = 0
+        durable.dataDirectory = data
+        let durableServer = try SyncServer(configuration: durable, environment: ["TANDEM_SECRET": "loops"], logger: .discarding)
+        defer { durableServer.shutdown() }
+        #expect(durableServer.eventLoopCount == ServerConfiguration.defaultEventLoopThreads(
+            cores: EventLoopGroup.defaultThreadCount, durableStorage: true))
     }
 
     @Test func aLoopCountOutsideItsRangeIsAUsageError() async {

@@ -106,17 +106,10 @@ public final class EventLoop: @unchecked Sendable {
     /// The event loop whose thread is calling, or nil on any other thread. Lets work that may start on a
     /// loop (a storage commit, say) finish in the loop's current iteration instead of crossing to another
     /// thread and back.
-    public static var current: EventLoop? {
-        guard let pointer = pthread_getspecific(currentKey) else { return nil }
-        return Unmanaged<EventLoop>.fromOpaque(pointer).takeUnretainedValue()
-    }
+    public static var current: EventLoop? { currentSlot.value }
 
-    /// A thread-specific slot, set while `run()` runs; immutable once created.
-    private static let currentKey: pthread_key_t = {
-        var key = pthread_key_t()
-        pthread_key_create(&key, nil)
-        return key
-    }()
+    /// Set while `run()` runs on the loop's thread.
+    private static let currentSlot = ThreadSlot<EventLoop>()
 
     /// Runs `body` on this loop's thread so that frames it sends to this loop's connections are queued
     /// behind work other threads already handed to the loop, as if sent from another thread, instead of
@@ -215,8 +208,8 @@ public final class EventLoop: @unchecked Sendable {
     /// Runs iterations until shutdown. Called once, on the loop's own thread.
     func run() {
         threadID.store(Self.currentThreadID(), ordering: .releasing)
-        pthread_setspecific(Self.currentKey, Unmanaged.passUnretained(self).toOpaque())
-        defer { pthread_setspecific(Self.currentKey, nil) }
+        Self.currentSlot.set(self)
+        defer { Self.currentSlot.set(nil) }
         // Until this instant the loop polls instead of sleeping (see `Self.spinWindow`).
         var spinUntil: UInt64 = 0
         while true {

@@ -1,9 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
 /// Defers the event-loop wake-ups one thread causes while it hands out a batch of work, so that
 /// each loop is woken once per batch instead of once per `execute`.
 ///
@@ -17,27 +11,20 @@ public enum WakeupCoalescing {
         var loops: [EventLoop] = []
     }
 
-    /// A thread-specific slot; immutable once created, it holds no shared state itself.
-    private static let key: pthread_key_t = {
-        var key = pthread_key_t()
-        pthread_key_create(&key, nil)
-        return key
-    }()
+    /// Holds each thread's open batch; it holds no shared state itself.
+    private static let slot = ThreadSlot<Pending>()
 
     /// The batch open on the calling thread, if any.
-    static var current: Pending? {
-        guard let pointer = pthread_getspecific(key) else { return nil }
-        return Unmanaged<Pending>.fromOpaque(pointer).takeUnretainedValue()
-    }
+    static var current: Pending? { slot.value }
 
     /// Runs `body`; wake-ups that `EventLoop.execute` calls on this thread would do are done
     /// afterwards, once per loop. Nested calls join the outer batch.
     public static func batch<R>(_ body: () throws -> R) rethrows -> R {
         if current != nil { return try body() }
         let pending = Pending()
-        pthread_setspecific(key, Unmanaged.passUnretained(pending).toOpaque())
+        slot.set(pending)
         defer {
-            pthread_setspecific(key, nil)
+            slot.set(nil)
             for loop in pending.loops { loop.wake() }
         }
         return try withExtendedLifetime(pending) { try body() }
