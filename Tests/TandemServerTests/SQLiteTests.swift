@@ -83,6 +83,32 @@ import Testing
         #expect(count.int64(at: 0) == 0)
     }
 
+    @Test func transactionsKeepWorkingAfterARollbackAndACommitThatFails() throws {
+        let database = try SQLiteDatabase(path: ":memory:")
+        try database.execute("CREATE TABLE t (i INTEGER PRIMARY KEY)")
+        let insert = try database.prepare("INSERT INTO t VALUES (?)")
+        func add(_ values: [Int64]) throws(SQLiteError) {
+            try database.transaction { () throws(SQLiteError) in
+                for value in values {
+                    defer { insert.reset() }
+                    try insert.bind(value, at: 1)
+                    try insert.step()
+                }
+            }
+        }
+        try add([1, 2])
+        #expect(throws: SQLiteError.self) { try add([3, 1]) }   // rolled back: 3 is not kept
+        try add([4])
+        // A transaction inside a transaction fails at BEGIN and leaves the outer one intact.
+        try database.transaction { () throws(SQLiteError) in
+            #expect(throws: SQLiteError.self) { try add([5]) }
+            try insert.bind(6, at: 1); try insert.step(); insert.reset()
+        }
+        let rows = try database.prepare("SELECT group_concat(i) FROM t")
+        #expect(try rows.step())
+        #expect(rows.text(at: 0) == "1,2,4,6")
+    }
+
     @Test func errorsNameTheOperationAndSQLitesMessage() throws {
         let database = try SQLiteDatabase(path: ":memory:")
         do {

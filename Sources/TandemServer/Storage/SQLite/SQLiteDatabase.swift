@@ -11,6 +11,10 @@ import SQLite3
 public final class SQLiteDatabase {
     /// The raw connection handle, for statements prepared on it.
     let handle: OpaquePointer
+    /// `BEGIN IMMEDIATE` and `COMMIT`, prepared on first use: a group commit runs both every time, and
+    /// `execute` would parse them every time.
+    private var begin: OpaquePointer?
+    private var commit: OpaquePointer?
 
     /// Opens (creating if needed) the database at `path`; `":memory:"` opens a private in-memory one.
     /// - Throws: `SQLiteError` when the file cannot be opened.
@@ -29,7 +33,21 @@ public final class SQLiteDatabase {
     }
 
     deinit {
+        sqlite3_finalize(begin)
+        sqlite3_finalize(commit)
         sqlite3_close_v2(handle)
+    }
+
+    /// Runs `sql` (a statement that returns no rows) through the prepared statement in `cached`,
+    /// preparing it on first use.
+    private func run(_ sql: String, cached: inout OpaquePointer?) throws(SQLiteError) {
+        if cached == nil {
+            let status = sqlite3_prepare_v3(handle, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &cached, nil)
+            guard status == SQLITE_OK else { throw SQLiteError(code: status, operation: "prepare", message: lastErrorMessage) }
+        }
+        let status = sqlite3_step(cached)
+        sqlite3_reset(cached)
+        guard status == SQLITE_DONE else { throw SQLiteError(code: status, operation: sql, message: lastErrorMessage) }
     }
 
     /// Runs one or more SQL statements that return no rows (schema, pragmas, transactions).
@@ -58,10 +76,10 @@ public final class SQLiteDatabase {
     /// Runs `body` inside `BEGIN IMMEDIATE … COMMIT`, rolling back when it throws.
     /// - Throws: the body's error after the rollback, or `SQLiteError` from BEGIN/COMMIT.
     public func transaction<T>(_ body: () throws(SQLiteError) -> T) throws(SQLiteError) -> T {
-        try execute("BEGIN IMMEDIATE")
+        try run("BEGIN IMMEDIATE", cached: &begin)
         do {
             let result = try body()
-            try execute("COMMIT")
+            try run("COMMIT", cached: &commit)
             return result
         } catch {
             try? execute("ROLLBACK")
