@@ -12,7 +12,8 @@ public final class SQLiteDatabase {
     /// The raw connection handle, for statements prepared on it.
     let handle: OpaquePointer
     /// `BEGIN IMMEDIATE` and `COMMIT`, prepared on first use: a group commit runs both every time, and
-    /// `execute` would parse them every time.
+    /// `execute` would parse them every time. Raw handles rather than `SQLiteStatement`s, which keep
+    /// their database alive: held here, they would keep it from ever closing.
     private var begin: OpaquePointer?
     private var commit: OpaquePointer?
 
