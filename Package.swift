@@ -74,6 +74,7 @@ let package = Package(
                 "TandemRedis",
                 .target(name: "CSQLite", condition: .when(platforms: [.linux])),
                 .target(name: "CCrypto", condition: .when(platforms: [.linux])),
+                .target(name: "CTandemSystem", condition: .when(platforms: [.linux])),
             ],
             swiftSettings: swiftSettings
         ),

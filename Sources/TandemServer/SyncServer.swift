@@ -68,7 +68,10 @@ public final class SyncServer: Sendable {
         } else {
             do {
                 try FileManager.default.createDirectory(atPath: configuration.dataDirectory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-                store = try SQLiteRoomStore(path: (configuration.dataDirectory as NSString).appendingPathComponent("tandem.sqlite"))
+                let folder = configuration.dataDirectory as NSString
+                store = try JournaledRoomStore(
+                    databasePath: folder.appendingPathComponent("tandem.sqlite"), journalFolder: folder.appendingPathComponent("journal"),
+                    onMaterializeFailure: { error in logger.error("storage.materialize_failed", LogField("error", error.description)) })
             } catch let error as StorageError {
                 throw .storage(error)
             } catch {
@@ -91,7 +94,9 @@ public final class SyncServer: Sendable {
         } catch {
             throw .cluster("--redis: \(error.description)")
         }
-        commits = CommitQueue(store: store, commitsOnEventLoops: configuration.inMemoryStorage) { WakeupCoalescing.batch($0) }
+        // Both stores commit in microseconds without blocking (the journaled one appends a record), so the
+        // loop that receives a patch commits it and sends its ack and fan-out in the same iteration.
+        commits = CommitQueue(store: store, commitsOnEventLoops: true) { WakeupCoalescing.batch($0) }
 
         _ = try? FileDescriptorLimit.raiseSoftLimitToHard()
         let group: EventLoopGroup

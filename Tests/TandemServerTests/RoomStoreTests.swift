@@ -4,7 +4,7 @@ import Testing
 
 /// The same contract, checked against every `RoomStore` implementation.
 @Suite struct RoomStoreTests {
-    enum Kind: String, CaseIterable, Sendable { case memory, sqlite }
+    enum Kind: String, CaseIterable, Sendable { case memory, sqlite, journaled }
 
     /// A fresh store of `kind`, and a way to reopen the same storage (a restart).
     private func makeStore(_ kind: Kind) throws -> (store: any RoomStore, reopen: () throws -> any RoomStore, cleanup: () -> Void) {
@@ -17,6 +17,18 @@ import Testing
             return (try SQLiteRoomStore(path: path), { try SQLiteRoomStore(path: path) }, {
                 for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
             })
+        case .journaled:
+            let folder = FileManager.default.temporaryDirectory.appendingPathComponent("tandem-journaled-\(UUID().uuidString)").path
+            func open() throws -> JournaledRoomStore {
+                try JournaledRoomStore(databasePath: folder + "/tandem.sqlite", journalFolder: folder + "/journal")
+            }
+            // A restart: the running store stops (storing what it journaled) before the files are opened again.
+            var latest = try open()
+            return (latest, {
+                latest.close()
+                latest = try open()
+                return latest
+            }, { try? FileManager.default.removeItem(atPath: folder) })
         }
     }
 

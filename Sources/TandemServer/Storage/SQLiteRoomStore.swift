@@ -53,6 +53,9 @@ public final class SQLiteRoomStore: RoomStore {
     private let upsertDenial: SQLiteStatement
     private let deleteDenialStatement: SQLiteStatement
     private let selectDenials: SQLiteStatement
+    private let updateJournal: SQLiteStatement
+    private let selectJournal: SQLiteStatement
+    private let selectRoomNames: SQLiteStatement
 
     /// Opens (creating if needed) the database at `path` and its schema.
     /// - Parameters:
@@ -89,6 +92,10 @@ public final class SQLiteRoomStore: RoomStore {
                 CREATE TABLE IF NOT EXISTS denials (
                     room TEXT NOT NULL, user TEXT NOT NULL, until INTEGER NOT NULL, PRIMARY KEY (room, user)
                 ) WITHOUT ROWID;
+                CREATE TABLE IF NOT EXISTS journal (
+                    id INTEGER PRIMARY KEY CHECK (id = 1), applied INTEGER NOT NULL
+                );
+                INSERT OR IGNORE INTO journal (id, applied) VALUES (1, 0);
                 """)
             insertRoom = try database.prepare("INSERT OR REPLACE INTO rooms (room, epoch, rev, snapshot, snapshot_rev) VALUES (?, ?, 0, ?, 0)")
             insertPatch = try database.prepare("INSERT INTO patches (room, rev, user, client, seq, ops) VALUES (?, ?, ?, ?, ?, ?)")
@@ -123,6 +130,9 @@ public final class SQLiteRoomStore: RoomStore {
             upsertDenial = try database.prepare("INSERT OR REPLACE INTO denials (room, user, until) VALUES (?, ?, ?)")
             deleteDenialStatement = try database.prepare("DELETE FROM denials WHERE room = ? AND user = ?")
             selectDenials = try database.prepare("SELECT room, user, until FROM denials ORDER BY room, user")
+            updateJournal = try database.prepare("UPDATE journal SET applied = ? WHERE id = 1")
+            selectJournal = try database.prepare("SELECT applied FROM journal WHERE id = 1")
+            selectRoomNames = try database.prepare("SELECT room FROM rooms")
             walLimit = try WALSizeLimiter(database: database, bytes: walSizeLimit, busyTimeoutMilliseconds: Self.busyTimeoutMilliseconds)
             // After the schema exists, so the checkpointer's connection sees a WAL database.
             checkpointer = try WALCheckpointer(path: path)
@@ -184,7 +194,13 @@ public final class SQLiteRoomStore: RoomStore {
     /// See `RoomStore.apply(_:)`. One transaction; the room's rev is written once per batch rather
     /// than once per patch, and a patch's client progress lives in the patch row itself.
     public func apply(_ writes: [StorageWrite]) throws(StorageError) {
-        guard !writes.isEmpty else { return }
+        try apply(writes, throughJournalRecord: nil)
+    }
+
+    /// `apply(_:)`, and in the same transaction records that the journal's records up to `position` are
+    /// stored (`JournaledRoomStore` replays only newer ones after a crash).
+    func apply(_ writes: [StorageWrite], throughJournalRecord position: UInt64?) throws(StorageError) {
+        guard !writes.isEmpty || position != nil else { return }
         walLimit?.restartIfNeeded()
         var missingRoom: String?
         do {
@@ -251,6 +267,9 @@ public final class SQLiteRoomStore: RoomStore {
                     }
                 }
                 try insertRows()
+                if let position {
+                    try run(updateJournal) { () throws(SQLiteError) in try updateJournal.bind(Int64(bitPattern: position), at: 1) }
+                }
                 for (room, rev) in lastRev {
                     try run(updateRev) { () throws(SQLiteError) in try updateRev.bind(rev, at: 1); try updateRev.bind(room, at: 2) }
                     guard database.changes == 1 else {
@@ -261,6 +280,28 @@ public final class SQLiteRoomStore: RoomStore {
             }
         } catch {
             if let missingRoom { throw .unknownRoom(missingRoom) }
+            throw .database(error)
+        }
+    }
+
+    /// The last journal record position stored by `apply(_:throughJournalRecord:)` (0 when none was).
+    func journalPosition() throws(StorageError) -> UInt64 {
+        do {
+            defer { selectJournal.reset() }
+            return try selectJournal.step() ? UInt64(bitPattern: selectJournal.int64(at: 0)) : 0
+        } catch {
+            throw .database(error)
+        }
+    }
+
+    /// The names of every stored room.
+    func roomNames() throws(StorageError) -> Set<String> {
+        do {
+            defer { selectRoomNames.reset() }
+            var names = Set<String>()
+            while try selectRoomNames.step() { names.insert(selectRoomNames.text(at: 0) ?? "") }
+            return names
+        } catch {
             throw .database(error)
         }
     }

@@ -102,6 +102,8 @@ public enum StorageError: Error, Equatable, Sendable, CustomStringConvertible {
     case shutDown
     /// Cluster mode: Redis could not open the room (the message says why).
     case cluster(String)
+    /// The journal in front of the database could not be written or read back (the message says which file and why).
+    case journal(String)
 
     /// A readable description.
     public var description: String {
@@ -110,6 +112,7 @@ public enum StorageError: Error, Equatable, Sendable, CustomStringConvertible {
         case .unknownRoom(let room): "storage: no room named '\(room)' is stored"
         case .shutDown: "storage: the commit queue is shut down"
         case .cluster(let reason): "cluster: \(reason)"
+        case .journal(let reason): "storage journal: \(reason)"
         }
     }
 }

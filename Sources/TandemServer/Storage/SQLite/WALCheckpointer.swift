@@ -51,6 +51,7 @@ final class WALCheckpointer: @unchecked Sendable {
     }
 
     private func run(_ database: SQLiteDatabase) {
+        BackgroundPriority.lowerCurrentThread()
         condition.lock()
         while !stopping {
             _ = condition.wait(until: Date(timeIntervalSinceNow: interval))

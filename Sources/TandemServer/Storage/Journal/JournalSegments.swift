@@ -1,0 +1,147 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import Foundation
+
+/// The journal's files: a folder of append-only segments named by the position of their first record
+/// (`00000000000000000001.log`, …). Records are appended to the newest segment; once it passes
+/// `segmentBytes` the next record starts a new one, and a segment is deleted when storage holds all of
+/// its records.
+///
+/// Thread-safety: `append` has one caller at a time (the commit lane); `discard(through:)` may run on
+/// another thread (the materializer); the segment list is guarded by a lock.
+final class JournalSegments: @unchecked Sendable {
+    private let folder: String
+    private let segmentBytes: Int
+    private let syncEachAppend: Bool
+    private let lock = NSLock()
+    /// Guarded by `lock`: the first position of every segment file, oldest first; the last is being written.
+    private var firsts: [UInt64] = []
+    /// Only `append` uses these (one caller at a time).
+    private var descriptor: Int32 = -1
+    private var written = 0
+
+    /// Opens the folder (creating it if needed) for records from `nextPosition` on; call after `readAll`
+    /// and after its records are safely stored elsewhere, since it deletes the segments found.
+    /// - Parameters:
+    ///   - syncEachAppend: fdatasync after every append (survives power loss, at a disk flush per commit).
+    init(folder: String, segmentBytes: Int, syncEachAppend: Bool) {
+        self.folder = folder
+        self.segmentBytes = segmentBytes
+        self.syncEachAppend = syncEachAppend
+    }
+
+    deinit {
+        if descriptor >= 0 { close(descriptor) }
+    }
+
+    /// Every whole record in the folder, in position order. A record cut short at the end of the newest
+    /// segment (a crash during its write; it was never acknowledged) ends the list.
+    /// - Throws: `StorageError.journal` when a file cannot be read or an older segment is damaged.
+    func readAll() throws(StorageError) -> [JournalRecord] {
+        var records: [JournalRecord] = []
+        let names = try segmentNames()
+        for (index, name) in names.enumerated() {
+            let path = folder + "/" + name
+            guard let data = FileManager.default.contents(atPath: path) else {
+                throw .journal("cannot read \(path)")
+            }
+            let bytes = [UInt8](data)
+            var offset = 0
+            reading: while true {
+                switch JournalRecord.decode(bytes, at: offset) {
+                case .record(let record, let next):
+                    if let last = records.last, record.position != last.position + 1 {
+                        throw .journal("\(path): record \(record.position) follows \(last.position); the journal is not continuous")
+                    }
+                    records.append(record)
+                    offset = next
+                case .end:
+                    break reading
+                case .torn:
+                    guard index == names.count - 1 else {
+                        throw .journal("\(path) is damaged at byte \(offset), and newer segments follow it")
+                    }
+                    break reading
+                }
+            }
+        }
+        return records
+    }
+
+    /// Deletes every segment file (their records are stored elsewhere now).
+    func removeAll() throws(StorageError) {
+        for name in try segmentNames() { unlink(folder + "/" + name) }
+        lock.withLock { firsts = [] }
+    }
+
+    /// Appends one record's bytes; starts a new segment first when the current one is full.
+    /// - Throws: `StorageError.journal` when the write fails (disk full, I/O error): the record is not stored.
+    func append(_ bytes: [UInt8], position: UInt64) throws(StorageError) {
+        if descriptor < 0 || written >= segmentBytes { try startSegment(at: position) }
+        var done = 0
+        let failure: Int32? = bytes.withUnsafeBytes { raw in
+            while done < raw.count {
+                let count = write(descriptor, raw.baseAddress! + done, raw.count - done)
+                if count < 0 {
+                    if errno == EINTR { continue }
+                    return errno
+                }
+                done += count
+            }
+            return nil
+        }
+        written += done
+        if let failure {
+            // A partial record would hide every later one from `readAll`: cut it off and start afresh.
+            if done > 0 { _ = ftruncate(descriptor, off_t(written - done)) }
+            written -= done
+            throw .journal("writing the journal failed: \(String(cString: strerror(failure)))")
+        }
+        if syncEachAppend, fdatasync(descriptor) != 0 {
+            throw .journal("fdatasync of the journal failed: \(String(cString: strerror(errno)))")
+        }
+    }
+
+    /// Deletes the segments whose records all have positions up to `position`.
+    func discard(through position: UInt64) {
+        let doomed: [UInt64] = lock.withLock {
+            var count = 0
+            // A segment is complete when a newer one exists; it ends just before the next one's first record.
+            while count + 1 < firsts.count, firsts[count + 1] - 1 <= position { count += 1 }
+            defer { firsts.removeFirst(count) }
+            return Array(firsts.prefix(count))
+        }
+        for first in doomed { unlink(folder + "/" + Self.name(first)) }
+    }
+
+    /// Segment files now in the folder (tests look).
+    var segmentCount: Int { lock.withLock { firsts.count } }
+
+    private func startSegment(at position: UInt64) throws(StorageError) {
+        let path = folder + "/" + Self.name(position)
+        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { throw .journal("cannot create \(path): \(String(cString: strerror(errno)))") }
+        if descriptor >= 0 { close(descriptor) }
+        descriptor = fd
+        written = 0
+        lock.withLock { firsts.append(position) }
+    }
+
+    private func segmentNames() throws(StorageError) -> [String] {
+        do {
+            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+            return try FileManager.default.contentsOfDirectory(atPath: folder).filter { $0.hasSuffix(".log") }.sorted()
+        } catch {
+            throw .journal("cannot open the journal folder \(folder): \(error.localizedDescription)")
+        }
+    }
+
+    /// Zero-padded so that name order is position order.
+    static func name(_ first: UInt64) -> String {
+        let digits = String(first)
+        return String(repeating: "0", count: max(0, 20 - digits.count)) + digits + ".log"
+    }
+}

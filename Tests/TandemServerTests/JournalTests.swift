@@ -1,0 +1,204 @@
+import Foundation
+import Testing
+@testable import TandemServer
+
+/// The journal in front of SQLite: its record format, what a crash leaves behind, and replay.
+@Suite struct JournalTests {
+    private static func folder() -> String {
+        FileManager.default.temporaryDirectory.appendingPathComponent("tandem-journal-\(UUID().uuidString)").path
+    }
+
+    /// A store whose materializer waits an hour between transactions: what `apply` writes stays in the journal
+    /// only, until a read or `waitUntilMaterialized()` asks for it.
+    private static func open(_ folder: String, segmentBytes: Int = 8 << 20) throws -> JournaledRoomStore {
+        try JournaledRoomStore(databasePath: folder + "/tandem.sqlite", journalFolder: folder + "/journal",
+                               segmentBytes: segmentBytes, materializeInterval: .seconds(3600))
+    }
+
+    /// The files as a `kill -9` at this moment would leave them: database, its WAL, and the journal.
+    private static func crashImage(of folder: String) throws -> String {
+        let image = Self.folder()
+        try FileManager.default.createDirectory(atPath: image + "/journal", withIntermediateDirectories: true)
+        for name in ["tandem.sqlite", "tandem.sqlite-wal"] where FileManager.default.fileExists(atPath: folder + "/" + name) {
+            try FileManager.default.copyItem(atPath: folder + "/" + name, toPath: image + "/" + name)
+        }
+        for name in try FileManager.default.contentsOfDirectory(atPath: folder + "/journal") {
+            try FileManager.default.copyItem(atPath: folder + "/journal/" + name, toPath: image + "/journal/" + name)
+        }
+        return image
+    }
+
+    private static func segmentPaths(_ folder: String) throws -> [String] {
+        try FileManager.default.contentsOfDirectory(atPath: folder + "/journal").sorted().map { folder + "/journal/" + $0 }
+    }
+
+    private static func patch(_ rev: Int64, room: String = "lobby") -> StoredPatch {
+        StoredPatch(room: room, rev: rev, user: "alice", client: "c1", seq: rev, ops: Array(#"[{"op":"set","path":"/n","value":\#(rev)}]"#.utf8))
+    }
+
+    private static let create = StorageWrite.createRoom(room: "lobby", epoch: "e1", snapshot: Array("{}".utf8))
+
+    @Test func everyKindOfWriteSurvivesTheRecordFormat() {
+        let writes: [StorageWrite] = [
+            Self.create, .appendPatch(Self.patch(1)), .appendPatch(StoredPatch(room: "ü", rev: -3, user: "", client: "c", seq: Int64.max, ops: [])),
+            .snapshot(room: "lobby", rev: 9, state: Array(#"{"a":[1,2]}"#.utf8), keepFrom: 4),
+            .saveInvite(StoredInvite(code: "123456", room: "lobby", role: "guest", createdBy: "alice", createdAt: 10, expiresAt: 20,
+                                     usesLeft: 3, revoked: true)),
+            .deleteInvite(code: "123456"), .saveDenial(StoredDenial(room: "lobby", user: "bob", until: 99)),
+            .deleteDenial(room: "lobby", user: "bob"),
+        ]
+        let record = JournalRecord(position: 42, writes: writes)
+        let bytes = record.encoded()
+        #expect(JournalRecord.decode(bytes, at: 0) == .record(record, next: bytes.count))
+        #expect(JournalRecord.decode(bytes, at: bytes.count) == .end)
+    }
+
+    @Test func aRecordCutAnywhereOrChangedInAnyByteIsTorn() {
+        let bytes = JournalRecord(position: 1, writes: [Self.create, .appendPatch(Self.patch(1))]).encoded()
+        for length in 1..<bytes.count {
+            #expect(JournalRecord.decode(Array(bytes.prefix(length)), at: 0) == .torn, "cut at \(length)")
+        }
+        for index in bytes.indices {
+            var damaged = bytes
+            damaged[index] ^= 0x40
+            #expect(JournalRecord.decode(damaged, at: 0) == .torn, "byte \(index) changed")
+        }
+    }
+
+    @Test func writesThatOnlyReachedTheJournalAreThereAfterACrash() throws {
+        let folder = Self.folder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let store = try Self.open(folder)
+        try store.apply([Self.create])
+        for rev in 1...50 { try store.apply([.appendPatch(Self.patch(Int64(rev)))]) }
+        // Nothing was materialized: the database alone would not have the room.
+        #expect(store.materializedBatches == 0)
+        let image = try Self.crashImage(of: folder)
+        defer { try? FileManager.default.removeItem(atPath: image) }
+
+        let recovered = try Self.open(image)
+        let record = try #require(try recovered.loadRoom("lobby"))
+        #expect(record.rev == 50)
+        #expect(record.patchesAfterSnapshot == (1...50).map { Self.patch(Int64($0)) })
+        // Replayed into the database and the old segments deleted: the next open finds the same, with no journal.
+        recovered.close()
+        #expect(try Self.segmentPaths(image).count <= 1)
+        let again = try Self.open(image)
+        #expect(try again.loadRoom("lobby")?.rev == 50)
+    }
+
+    @Test func recordsTheDatabaseAlreadyHoldsAreNotAppliedTwice() throws {
+        let folder = Self.folder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let store = try Self.open(folder)
+        try store.apply([Self.create, .appendPatch(Self.patch(1))])
+        try store.waitUntilMaterialized()
+        try store.apply([.appendPatch(Self.patch(2))])
+        // The segment still holds record 1, which the database has too (a crash before the segment went).
+        let image = try Self.crashImage(of: folder)
+        defer { try? FileManager.default.removeItem(atPath: image) }
+
+        let recovered = try Self.open(image)
+        let record = try #require(try recovered.loadRoom("lobby"))
+        #expect(record.patchesAfterSnapshot.map(\.rev) == [1, 2])
+    }
+
+    @Test func aRecordCutShortByTheCrashIsIgnoredAndWritingGoesOn() throws {
+        let folder = Self.folder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let store = try Self.open(folder)
+        try store.apply([Self.create])
+        try store.apply([.appendPatch(Self.patch(1))])
+        let image = try Self.crashImage(of: folder)
+        defer { try? FileManager.default.removeItem(atPath: image) }
+        // Half of a third record, as a kill during its `write` leaves it.
+        let half = Array(JournalRecord(position: 3, writes: [.appendPatch(Self.patch(2))]).encoded().prefix(20))
+        let last = try #require(try Self.segmentPaths(image).last)
+        let handle = try #require(FileHandle(forWritingAtPath: last))
+        handle.seekToEndOfFile()
+        handle.write(Data(half))
+        try handle.close()
+
+        let recovered = try Self.open(image)
+        #expect(try recovered.loadRoom("lobby")?.rev == 1)
+        try recovered.apply([.appendPatch(Self.patch(2))])
+        recovered.close()
+        #expect(try Self.open(image).loadRoom("lobby")?.rev == 2)
+    }
+
+    @Test func damageBeforeTheEndOfTheJournalRefusesToOpen() throws {
+        let folder = Self.folder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        // Tiny segments: every record starts a new file.
+        let store = try Self.open(folder, segmentBytes: 1)
+        try store.apply([Self.create])
+        try store.apply([.appendPatch(Self.patch(1))])
+        try store.apply([.appendPatch(Self.patch(2))])
+        let image = try Self.crashImage(of: folder)
+        defer { try? FileManager.default.removeItem(atPath: image) }
+        let segments = try Self.segmentPaths(image)
+        #expect(segments.count == 3)
+        var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: segments[1])))
+        bytes[bytes.count - 1] ^= 0xFF
+        try Data(bytes).write(to: URL(fileURLWithPath: segments[1]))
+
+        let error = #expect(throws: StorageError.self) { _ = try Self.open(image) }
+        guard case .journal(let message)? = error else {
+            Issue.record("expected a journal error, got \(String(describing: error))")
+            return
+        }
+        #expect(message.contains("damaged"))
+    }
+
+    @Test func segmentsGoOnceTheDatabaseHoldsThem() throws {
+        let folder = Self.folder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let store = try Self.open(folder, segmentBytes: 512)
+        try store.apply([Self.create])
+        for rev in 1...200 { try store.apply([.appendPatch(Self.patch(Int64(rev)))]) }
+        #expect(store.segmentCount > 20)
+        try store.waitUntilMaterialized()
+        // Only the segment being written remains.
+        #expect(store.segmentCount == 1)
+        #expect(try Self.segmentPaths(folder).count == 1)
+        store.close()
+        #expect(try Self.open(folder).loadRoom("lobby")?.rev == 200)
+    }
+
+    @Test func writesThatGatheredAreStoredInOneTransaction() throws {
+        let folder = Self.folder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let store = try Self.open(folder)
+        try store.apply([Self.create])
+        for rev in 1...100 { try store.apply([.appendPatch(Self.patch(Int64(rev)))]) }
+        #expect(try store.patches(room: "lobby", after: 98, limit: 10).map(\.rev) == [99, 100])
+        #expect(store.materializedBatches == 1)
+    }
+
+    @Test func aWriteToAnUnknownRoomIsRefusedBeforeItIsJournaled() throws {
+        let folder = Self.folder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let store = try Self.open(folder)
+        #expect(throws: StorageError.unknownRoom("lobby")) { try store.apply([.appendPatch(Self.patch(1))]) }
+        #expect(store.segmentCount == 0)
+        // Rooms stored before this open are known too.
+        try store.apply([Self.create])
+        store.close()
+        let reopened = try Self.open(folder)
+        try reopened.apply([.appendPatch(Self.patch(1))])
+        #expect(try reopened.loadRoom("lobby")?.rev == 1)
+    }
+
+    @Test func afterCloseWritesFailAndNothingIsLost() throws {
+        let folder = Self.folder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let store = try Self.open(folder)
+        try store.apply([Self.create, .appendPatch(Self.patch(1))])
+        store.close()
+        #expect(throws: StorageError.shutDown) { try store.apply([.appendPatch(Self.patch(2))]) }
+        #expect(throws: StorageError.shutDown) { try store.loadRoom("lobby") }
+        // `close` stored the journaled writes: the database alone has them.
+        let database = try SQLiteRoomStore(path: folder + "/tandem.sqlite")
+        #expect(try database.loadRoom("lobby")?.rev == 1)
+    }
+}
