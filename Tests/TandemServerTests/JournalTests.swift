@@ -201,4 +201,41 @@ import Testing
         let database = try SQLiteRoomStore(path: folder + "/tandem.sqlite")
         #expect(try database.loadRoom("lobby")?.rev == 1)
     }
+
+    #if os(Linux)
+    /// The nice value of this process's thread named `name`, from `/proc/self/task/*/stat` (field 19), if one runs.
+    private static func niceOfThread(named name: String) throws -> Int? {
+        for task in try FileManager.default.contentsOfDirectory(atPath: "/proc/self/task") {
+            guard let comm = procFile("/proc/self/task/\(task)/comm"), comm.trimmingCharacters(in: .whitespacesAndNewlines) == name,
+                  let stat = procFile("/proc/self/task/\(task)/stat"),
+                  let close = stat.lastIndex(of: ")") else { continue }
+            let fields = stat[stat.index(after: close)...].split(separator: " ")
+            return Int(fields[16])
+        }
+        return nil
+    }
+
+    /// A /proc file's text (they report size 0, so it is read to its end rather than by size).
+    private static func procFile(_ path: String) -> String? {
+        guard let handle = FileHandle(forReadingAtPath: path) else { return nil }
+        defer { try? handle.close() }
+        return String(decoding: handle.readDataToEndOfFile(), as: UTF8.self)
+    }
+
+    @Test func theMaterializerRunsAsANamedLowPriorityThread() throws {
+        let folder = Self.folder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let store = try Self.open(folder)
+        defer { store.close() }
+        // The thread names and lowers itself as it starts.
+        let deadline = Date().addingTimeInterval(10)
+        var nice = try Self.niceOfThread(named: "tandem-journal")
+        while nice == nil, Date() < deadline {
+            Thread.sleep(forTimeInterval: 0.01)
+            nice = try Self.niceOfThread(named: "tandem-journal")
+        }
+        #expect(nice == Int(BackgroundPriority.niceValue))
+        #expect(try Self.niceOfThread(named: "tandem-wal-ckpt") == Int(BackgroundPriority.niceValue))
+    }
+    #endif
 }

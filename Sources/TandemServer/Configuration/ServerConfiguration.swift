@@ -76,13 +76,14 @@ public struct ServerConfiguration: Sendable, Equatable {
     /// Event-loop threads; nil picks `defaultEventLoopThreads(cores:durableStorage:)` for this machine.
     public var eventLoopThreads: Int?
 
-    /// Whether patches are committed by this server's storage writer thread (not in memory, not in Redis).
+    /// Whether patches are committed to this server's own durable storage (the journal and SQLite; not in memory, not in Redis).
     public var storesDurably: Bool { !inMemoryStorage && redisURL == nil }
 
     /// The default number of event-loop threads on a machine with `cores` cores: one per core, less one
-    /// when rooms are stored durably, because the storage writer is a busy thread of its own under load.
-    /// Measured on 2 cores (docs/bench/relays-profile.md): one loop beside the writer delivered as many
-    /// messages per second as two loops, at a lower latency.
+    /// when rooms are stored durably, which leaves a core to the journal's materializer and the WAL
+    /// checkpointer. Measured on 2 cores shared with the load generator (docs/bench/relays-profile.md):
+    /// one loop answered sooner at a fixed rate (p50 0.20–0.22 against 0.27–0.49 ms), two delivered more
+    /// at peak (≈ 15 % more); `--loops` picks either.
     public static func defaultEventLoopThreads(cores: Int, durableStorage: Bool) -> Int {
         max(1, durableStorage ? cores - 1 : cores)
     }

@@ -168,9 +168,7 @@ extension JournaledRoomStore {
             self.segments = segments
             self.interval = Double(interval.components.seconds) + Double(interval.components.attoseconds) / 1e18
             self.onFailure = onFailure
-            let thread = Thread { [self] in run() }
-            thread.name = "tandem-materialize"
-            thread.start()
+            Thread { [self] in run() }.start()
         }
 
         var batches: Int { condition.withLock { batchCount } }
@@ -219,7 +217,7 @@ extension JournaledRoomStore {
         }
 
         private func run() {
-            BackgroundPriority.lowerCurrentThread()
+            BackgroundPriority.enter(name: "tandem-journal")
             var lastApply = Date()
             var retryDelay = 0.05
             condition.lock()

@@ -25,9 +25,7 @@ final class WALCheckpointer: @unchecked Sendable {
         self.interval = Double(interval.components.seconds) + Double(interval.components.attoseconds) / 1e18
         // Opened here so a failure reaches the caller; from then on only the thread uses it.
         nonisolated(unsafe) let database = try SQLiteDatabase(path: path)
-        let thread = Thread { [self] in run(database) }
-        thread.name = "tandem-checkpoint"
-        thread.start()
+        Thread { [self] in run(database) }.start()
     }
 
     /// Checkpoints completed so far (tests use it to wait for one).
@@ -51,7 +49,7 @@ final class WALCheckpointer: @unchecked Sendable {
     }
 
     private func run(_ database: SQLiteDatabase) {
-        BackgroundPriority.lowerCurrentThread()
+        BackgroundPriority.enter(name: "tandem-wal-ckpt")
         condition.lock()
         while !stopping {
             _ = condition.wait(until: Date(timeIntervalSinceNow: interval))
