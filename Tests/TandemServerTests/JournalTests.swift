@@ -29,7 +29,8 @@ import Testing
     }
 
     private static func segmentPaths(_ folder: String) throws -> [String] {
-        try FileManager.default.contentsOfDirectory(atPath: folder + "/journal").sorted().map { folder + "/journal/" + $0 }
+        try FileManager.default.contentsOfDirectory(atPath: folder + "/journal").filter { $0.hasSuffix(".log") }.sorted()
+            .map { folder + "/journal/" + $0 }
     }
 
     private static func patch(_ rev: Int64, room: String = "lobby") -> StoredPatch {
@@ -187,6 +188,23 @@ import Testing
         let reopened = try Self.open(folder)
         try reopened.apply([.appendPatch(Self.patch(1))])
         #expect(try reopened.loadRoom("lobby")?.rev == 1)
+    }
+
+    @Test func aSecondStoreCannotOpenAJournalInUseUntilTheFirstCloses() throws {
+        let folder = Self.folder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let first = try Self.open(folder)
+        try first.apply([Self.create])
+        let error = #expect(throws: StorageError.self) { _ = try Self.open(folder) }
+        guard case .journal(let message)? = error else {
+            Issue.record("expected a journal error, got \(String(describing: error))")
+            return
+        }
+        #expect(message.contains("in use by another Tandem server"))
+        // The refused open deleted nothing: the first store's writes are all there once it is done.
+        try first.apply([.appendPatch(Self.patch(1))])
+        first.close()
+        #expect(try Self.open(folder).loadRoom("lobby")?.rev == 1)
     }
 
     @Test func afterCloseWritesFailAndNothingIsLost() throws {

@@ -22,6 +22,8 @@ final class JournalSegments: @unchecked Sendable {
     /// Only `append` uses these (one caller at a time).
     private var descriptor: Int32 = -1
     private var written = 0
+    /// The open `LOCK` file whose `flock` keeps a second server out of the folder; -1 when not held.
+    private var lockDescriptor: Int32 = -1
 
     /// Opens the folder (creating it if needed) for records from `nextPosition` on; call after `readAll`
     /// and after its records are safely stored elsewhere, since it deletes the segments found.
@@ -34,7 +36,34 @@ final class JournalSegments: @unchecked Sendable {
     }
 
     deinit {
+        release()
+    }
+
+    /// Takes the folder for this process (creating it if needed): a second server opening the same data
+    /// folder would replay and delete segments the first is still writing.
+    /// - Throws: `StorageError.journal` when another process holds it, or the folder cannot be used.
+    func claimFolder() throws(StorageError) {
+        _ = try segmentNames()
+        let path = folder + "/LOCK"
+        let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { throw .journal("cannot open \(path): \(String(cString: strerror(errno)))") }
+        guard flock(fd, LOCK_EX | LOCK_NB) == 0 else {
+            let reason = errno
+            close(fd)
+            if reason == EWOULDBLOCK {
+                throw .journal("\(folder) is in use by another Tandem server; stop it, or give this one its own data folder")
+            }
+            throw .journal("cannot lock \(path): \(String(cString: strerror(reason)))")
+        }
+        lockDescriptor = fd
+    }
+
+    /// Closes the segment being written and lets another process take the folder.
+    func release() {
         if descriptor >= 0 { close(descriptor) }
+        descriptor = -1
+        if lockDescriptor >= 0 { close(lockDescriptor) }
+        lockDescriptor = -1
     }
 
     /// Every whole record in the folder, in position order. A record cut short at the end of the newest

@@ -38,12 +38,13 @@ public final class JournaledRoomStore: RoomStore {
     ///     transaction (a read that waits for them cuts it short).
     ///   - onMaterializeFailure: called (on the materializer's thread) when applying to SQLite failed; the
     ///     records stay in the journal and are tried again, so nothing is lost.
-    /// - Throws: `StorageError` when the files cannot be opened, the journal is damaged before its end,
-    ///   or replaying it fails.
+    /// - Throws: `StorageError` when the files cannot be opened, another process has the journal folder
+    ///   open, the journal is damaged before its end, or replaying it fails.
     public init(databasePath: String, journalFolder: String, durability: SQLiteRoomStore.Durability = .processCrash,
                 segmentBytes: Int = 8 << 20, materializeInterval: Duration = .milliseconds(20),
                 onMaterializeFailure: @escaping @Sendable (StorageError) -> Void = { _ in }) throws(StorageError) {
         segments = JournalSegments(folder: journalFolder, segmentBytes: segmentBytes, syncEachAppend: durability == .full)
+        try segments.claimFolder()
         let records = try segments.readAll()
         let storage = try SQLiteRoomStore(path: databasePath, durability: durability)
         var applied = try storage.journalPosition()
@@ -65,6 +66,7 @@ public final class JournaledRoomStore: RoomStore {
 
     deinit {
         materializer.stop()
+        segments.release()
     }
 
     /// Stores everything journaled in the database and closes it; later writes fail with `.shutDown`.
@@ -72,6 +74,7 @@ public final class JournaledRoomStore: RoomStore {
     func close() {
         closed = true
         materializer.stop()
+        segments.release()
     }
 
     /// See `RoomStore.apply(_:)`: checked, appended to the journal as one record, then queued for the
