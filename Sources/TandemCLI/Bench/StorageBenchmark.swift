@@ -57,6 +57,20 @@ enum StorageBenchmark {
                 console.out("\(label), \(model.rawValue):")
                 console.out("  one transaction per patch (reference)  \(Int(singleRate)) patches/s  \(single.median(by: \.patchesPerSecond).breakdown)")
                 console.out("  group commit                           \(Int(groupedRate)) patches/s  (\(String(format: "%.1f", ratio))×)  \(grouped.median(by: \.patchesPerSecond).breakdown)")
+                if model == .eventLoops {
+                    // The server's own store: group commits appended to the journal by the loops themselves.
+                    var journaled: [Rate] = []
+                    do {
+                        for _ in 0..<runs {
+                            journaled.append(try await rate(durability: durability, maxBatch: 4096, patches: 16_384, producers: model, journal: true))
+                        }
+                    } catch {
+                        console.err("tandem bench storage: error: \(error)")
+                        return ExitCode.failure
+                    }
+                    let journalRate = journaled.map(\.patchesPerSecond).median
+                    console.out("  journal + SQLite (the server's store)  \(Int(journalRate)) patches/s  (\(String(format: "%.1f", journalRate / singleRate))×)  \(journaled.median(by: \.patchesPerSecond).breakdown)")
+                }
                 if durability == .full && model == .eventLoops && ratio < targetRatio {
                     console.out("  target missed: group commit should reach ≥ \(Int(targetRatio))× with fsync per commit")
                     status = ExitCode.failure
@@ -82,26 +96,32 @@ enum StorageBenchmark {
         var patchesPerSecond: Double
         /// Wall-clock microseconds per patch.
         var microsecondsPerPatch: Double
-        /// Of which inside `RoomStore.apply` (the SQLite transaction), per patch.
+        /// Of which inside `RoomStore.apply` (the SQLite transaction, or the journal append), per patch.
         var applyMicrosecondsPerPatch: Double
         var transactions: Int
         var patches: Int
 
         var breakdown: String {
             let perTransaction = Double(patches) / Double(max(transactions, 1))
-            return String(format: "[%.1f µs/patch: %.1f in SQLite, %.1f outside; %.0f patches/transaction]",
+            return String(format: "[%.1f µs/patch: %.1f in the store, %.1f outside; %.0f patches/commit]",
                           microsecondsPerPatch, applyMicrosecondsPerPatch, microsecondsPerPatch - applyMicrosecondsPerPatch, perTransaction)
         }
     }
 
     /// Patches per second acknowledged through a fresh store and queue.
-    private static func rate(durability: SQLiteRoomStore.Durability, maxBatch: Int, patches: Int, producers model: Producers) async throws -> Rate {
+    /// - Parameter journal: measure `JournaledRoomStore` committed on the event loops, as `tandem serve` runs
+    ///   it (acks after the journal append; SQLite is written behind by its materializer), instead of
+    ///   `SQLiteRoomStore` on the queue's thread.
+    private static func rate(durability: SQLiteRoomStore.Durability, maxBatch: Int, patches: Int, producers model: Producers,
+                             journal: Bool = false) async throws -> Rate {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("tandem-bench-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        let store = TimedRoomStore(try SQLiteRoomStore(path: folder + "/bench.sqlite", durability: durability))
+        let store = TimedRoomStore(journal
+            ? try JournaledRoomStore(databasePath: folder + "/bench.sqlite", journalFolder: folder + "/journal", durability: durability)
+            : try SQLiteRoomStore(path: folder + "/bench.sqlite", durability: durability))
         // As the server does: acks handed to event loops wake each loop once per batch.
-        let queue = CommitQueue(store: store, maxBatch: maxBatch) { WakeupCoalescing.batch($0) }
+        let queue = CommitQueue(store: store, maxBatch: maxBatch, commitsOnEventLoops: journal) { WakeupCoalescing.batch($0) }
         try await queue.write([.createRoom(room: "bench", epoch: "e", snapshot: Array("{}".utf8))])
         let (applyBefore, transactionsBefore) = try await queue.read { _ in (store.applyNanoseconds, store.transactions) }
         let ops = Array(#"[{"op":"set","path":"/contentOffset","value":{"x":0,"y":1234.5}}]"#.utf8)
