@@ -28,7 +28,9 @@ import Testing
             if rev % 50 == 0 { largest = max(largest, walBytes()) }
         }
         #expect(store!.walRestarts > 0)
-        #expect(largest <= 2 * limit, "the WAL grew to \(largest) bytes with a \(limit)-byte limit")
+        // Without the limiter the WAL reaches ~13 MB here. A rewind that meets the background checkpointer's
+        // lock is retried after the next commit, so on a busy machine the WAL may pass the limit by a few commits.
+        #expect(largest <= 4 * limit, "the WAL grew to \(largest) bytes with a \(limit)-byte limit")
         store = nil
         let reopened = try SQLiteRoomStore(path: path)
         #expect(try reopened.loadRoom("lobby")?.rev == 2_000)

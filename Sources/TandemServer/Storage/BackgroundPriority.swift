@@ -3,8 +3,8 @@ import CTandemSystem
 #endif
 import Foundation
 
-/// Makes the calling thread a background one: storage maintenance (materializing the journal,
-/// checkpointing the WAL) that no client waits for.
+/// Makes the calling thread a background one: storage work that no client waits for (materializing the
+/// journal).
 ///
 /// Why: on a machine with few cores such a thread, woken while the event loops and other processes keep
 /// every core busy, would take a core from a loop for the length of a transaction and delay the messages
@@ -17,15 +17,23 @@ enum BackgroundPriority {
     /// (1.50–9.67 ms).
     static let niceValue: Int32 = 19
 
-    /// Lowers the calling thread's priority and gives it `name` where `top -H`, `ps -L` and `perf` show
-    /// it (Foundation's `Thread.name` is not the kernel's thread name on Linux; cut to 15 bytes).
+    /// Lowers the calling thread's priority and names it (see `name(_:)`).
     static func enter(name: String) {
         #if canImport(CTandemSystem)
         // On Linux a nice value belongs to a thread (a task), not to the process.
         _ = tandem_set_thread_nice(niceValue)
-        _ = tandem_set_thread_name(name)
         #else
         Thread.current.qualityOfService = .utility
+        #endif
+        Self.name(name)
+    }
+
+    /// Gives the calling thread `name` where `top -H`, `ps -L` and `perf` show it (Foundation's
+    /// `Thread.name` is not the kernel's thread name on Linux; cut to 15 bytes). Priority unchanged.
+    static func name(_ name: String) {
+        #if canImport(CTandemSystem)
+        _ = tandem_set_thread_name(name)
+        #else
         Thread.current.name = name
         #endif
     }

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// The durable `RoomStore` of `tandem serve`: a group commit is one append to a journal file, and a
 /// background thread (the materializer) folds the journal into a `SQLiteRoomStore` in large batches.
@@ -141,9 +142,12 @@ public final class JournaledRoomStore: RoomStore {
 
 extension JournaledRoomStore {
     /// The thread that applies journaled records to SQLite, and the state it shares with the lane.
-    /// Everything mutable is guarded by `condition`; the database by `databaseLock` (the materializer
-    /// applies, readers read).
+    ///
+    /// The lane hands records over through a `RecordInbox` (no lock: the lane never waits for this
+    /// low-priority thread). Readers, which are rare, wait on `condition` for `applied` to catch up; the
+    /// database is shared with them under `databaseLock`.
     final class Materializer: @unchecked Sendable {
+        private let inbox = RecordInbox()
         private let condition = NSCondition()
         private let databaseLock = NSLock()
         private let segments: JournalSegments
@@ -151,22 +155,22 @@ extension JournaledRoomStore {
         private let onFailure: @Sendable (StorageError) -> Void
         /// Guarded by `databaseLock`; nil once stopped (the database is closed).
         private var storage: SQLiteRoomStore?
+        /// The last position handed over; written by the lane, read by readers (also on the lane).
+        private let appended: Atomic<UInt64>
+        private let readersWaiting = Atomic<Int>(0)
+        private let stopping = Atomic<Bool>(false)
         // Guarded by `condition`.
-        private var pending: [JournalRecord] = []
-        private var appended: UInt64
         private var applied: UInt64
-        private var readersWaiting = 0
         private var failure: StorageError?
-        private var stopping = false
         private var stopped = false
-        private(set) var batchCount = 0
+        private var batchCount = 0
         /// Records waiting beyond this make `enqueue` wait: memory stays bounded if SQLite stalls.
         private let maxPending = 1 << 16
 
         init(storage: SQLiteRoomStore, applied: UInt64, segments: JournalSegments, interval: Duration,
              onFailure: @escaping @Sendable (StorageError) -> Void) {
             self.storage = storage
-            self.appended = applied
+            self.appended = Atomic(applied)
             self.applied = applied
             self.segments = segments
             self.interval = Double(interval.components.seconds) + Double(interval.components.attoseconds) / 1e18
@@ -176,33 +180,37 @@ extension JournaledRoomStore {
 
         var batches: Int { condition.withLock { batchCount } }
 
-        /// Queues a journaled record; wakes the thread only when it sleeps for lack of work.
+        /// Hands a journaled record over. Waits only when the materializer is `maxPending` records behind.
         func enqueue(_ record: JournalRecord) {
-            condition.lock()
-            while pending.count >= maxPending && !stopping { condition.wait() }
-            let wasEmpty = pending.isEmpty
-            pending.append(record)
-            appended = record.position
-            if wasEmpty { condition.broadcast() }
-            condition.unlock()
+            while inbox.count >= maxPending && !stopping.load(ordering: .relaxed) {
+                inbox.wake()
+                condition.lock()
+                _ = condition.wait(until: Date(timeIntervalSinceNow: 0.01))
+                condition.unlock()
+            }
+            inbox.push(record)
+            appended.store(record.position, ordering: .releasing)
         }
 
         /// Runs `body` on the database once every record appended so far is applied.
         /// - Throws: the materializer's last failure while it cannot catch up, or `.shutDown`.
         func read<T>(_ body: (SQLiteRoomStore) throws(StorageError) -> T) throws(StorageError) -> T {
+            let target = appended.load(ordering: .acquiring)
+            readersWaiting.add(1, ordering: .sequentiallyConsistent)
+            defer { readersWaiting.subtract(1, ordering: .sequentiallyConsistent) }
+            inbox.wake()
             condition.lock()
-            let target = appended
-            readersWaiting += 1
-            condition.broadcast()
             while applied < target {
                 if let failure {
-                    readersWaiting -= 1
                     condition.unlock()
                     throw failure
                 }
+                if stopped {
+                    condition.unlock()
+                    throw .shutDown
+                }
                 condition.wait()
             }
-            readersWaiting -= 1
             condition.unlock()
             databaseLock.lock()
             defer { databaseLock.unlock() }
@@ -212,31 +220,36 @@ extension JournaledRoomStore {
 
         /// Applies everything queued, closes the database, and ends the thread; waits for all of it.
         func stop() {
+            stopping.store(true, ordering: .sequentiallyConsistent)
+            inbox.wake()
             condition.lock()
-            stopping = true
-            condition.broadcast()
             while !stopped { condition.wait() }
             condition.unlock()
         }
 
         private func run() {
             BackgroundPriority.enter(name: "tandem-journal")
-            var lastApply = Date()
+            var lastApply = DispatchTime.now()
             var retryDelay = 0.05
-            condition.lock()
+            // A batch that failed, tried again before anything newer.
+            var carried: [JournalRecord] = []
             while true {
-                while pending.isEmpty && !stopping { condition.wait() }
-                if pending.isEmpty { break }
-                // Let records gather for one interval after the last transaction, unless someone waits.
-                let due = lastApply.addingTimeInterval(interval)
-                while readersWaiting == 0 && !stopping && pending.count < maxPending / 2 && Date() < due {
-                    _ = condition.wait(until: due)
+                let isStopping = stopping.load(ordering: .sequentiallyConsistent)
+                if carried.isEmpty && inbox.count == 0 {
+                    if isStopping { break }
+                    inbox.wait(until: nil)
+                    continue
                 }
-                let batch = pending
-                pending.removeAll(keepingCapacity: true)
-                condition.unlock()
-
-                let through = batch[batch.count - 1].position
+                // Let records gather for one interval after the last transaction, unless someone waits.
+                let due = lastApply + interval
+                while readersWaiting.load(ordering: .sequentiallyConsistent) == 0, !stopping.load(ordering: .sequentiallyConsistent),
+                      inbox.count < maxPending / 2, DispatchTime.now() < due {
+                    inbox.wait(until: due)
+                }
+                var batch = carried
+                batch.append(contentsOf: inbox.takeAll())
+                carried = []
+                guard let through = batch.last?.position else { continue }
                 var writes: [StorageWrite] = []
                 writes.reserveCapacity(batch.count * 2)
                 for record in batch { writes.append(contentsOf: record.writes) }
@@ -248,33 +261,35 @@ extension JournaledRoomStore {
                         return error
                     }
                 }
-                lastApply = Date()
-                if let result { onFailure(result) } else { segments.discard(through: through) }
-
-                condition.lock()
+                lastApply = DispatchTime.now()
                 if let result {
-                    // Nothing is lost: the records stay queued (and in the journal) and are tried again.
-                    pending.insert(contentsOf: batch, at: 0)
-                    failure = result
-                    condition.broadcast()
-                    if stopping { break }
-                    _ = condition.wait(until: Date().addingTimeInterval(retryDelay))
+                    onFailure(result)
+                    // Nothing is lost: the records stay in the journal and are tried again.
+                    carried = batch
+                    condition.withLock {
+                        failure = result
+                        condition.broadcast()
+                    }
+                    if stopping.load(ordering: .sequentiallyConsistent) { break }
+                    inbox.wait(until: .now() + retryDelay)
                     retryDelay = min(retryDelay * 2, 5)
                 } else {
-                    applied = through
-                    failure = nil
+                    segments.discard(through: through)
                     retryDelay = 0.05
-                    batchCount += 1
-                    condition.broadcast()
+                    condition.withLock {
+                        applied = through
+                        failure = nil
+                        batchCount += 1
+                        condition.broadcast()
+                    }
                 }
             }
-            condition.unlock()
             // Closes the database before `stop()` returns, so the same files can be opened again at once.
             databaseLock.withLock { storage = nil }
-            condition.lock()
-            stopped = true
-            condition.broadcast()
-            condition.unlock()
+            condition.withLock {
+                stopped = true
+                condition.broadcast()
+            }
         }
     }
 }

@@ -49,7 +49,9 @@ final class WALCheckpointer: @unchecked Sendable {
     }
 
     private func run(_ database: SQLiteDatabase) {
-        BackgroundPriority.enter(name: "tandem-wal-ckpt")
+        // Normal priority, unlike the materializer: while a checkpoint runs it holds SQLite's checkpoint lock,
+        // and a starved checkpointer would keep the writer's WAL rewind from ever succeeding.
+        BackgroundPriority.name("tandem-wal-ckpt")
         condition.lock()
         while !stopping {
             _ = condition.wait(until: Date(timeIntervalSinceNow: interval))
