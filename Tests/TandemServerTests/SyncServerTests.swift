@@ -160,6 +160,20 @@ extension SyncServerTests {
         guard case .replay(let events) = welcome.sync else { Issue.record("no replay after restart"); return }
         #expect(events.map(\.rev) == [16, 17, 18, 19, 20])
     }
+
+    @Test func aSecondServerOnTheSameDataFolderRefusesToStartUntilTheFirstStops() async throws {
+        let (first, directory) = try startServer()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let error = #expect(throws: ServerStartError.self) { _ = try startServer { $0.dataDirectory = directory } }
+        if case .storage(.journal(let message))? = error {
+            #expect(message.contains("in use by another Tandem server"))
+        } else {
+            Issue.record("expected a journal error, got \(String(describing: error))")
+        }
+        await first.shutdown()
+        let (second, _) = try startServer { $0.dataDirectory = directory }
+        await second.shutdown()
+    }
 }
 
 extension SyncServerTests {
