@@ -129,7 +129,10 @@ import TandemWire
     }
 
     @Test func serveExitsWithAnErrorWhenRedisDoesNotAnswer() async throws {
-        let port = try RedisServerProcess.freeLoopbackPort()
+        // Held for the whole test: a merely free port could be taken meanwhile by a redis-server that a
+        // cluster test starts in parallel, and the command would then join it and serve forever.
+        let (port, reservation) = try LoopbackPort.reserve()
+        defer { close(reservation) }
         let data = FileManager.default.temporaryDirectory.appendingPathComponent("tandem-cli-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: data) }
         let run = await runTandem(["serve", "--port", "0", "--in-memory", "--data", data, "--redis", "redis://127.0.0.1:\(port)"],

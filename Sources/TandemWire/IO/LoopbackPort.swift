@@ -11,16 +11,29 @@ public enum LoopbackPort {
     /// process could take it before the caller binds it, so use it at once.
     /// - Throws: `IOError.system` when no socket could be bound.
     public static func free() throws(IOError) -> Int {
+        let (port, descriptor) = try reserve()
+        close(descriptor)
+        return port
+    }
+
+    /// A TCP port on 127.0.0.1 held by a bound socket that does not listen: connections to it are refused,
+    /// and no other socket can bind it until the caller closes `descriptor` (tests that need a port where
+    /// nothing answers, while other tests start servers on free ports).
+    /// - Throws: `IOError.system` when no socket could be bound.
+    public static func reserve() throws(IOError) -> (port: Int, descriptor: Int32) {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw .system(operation: "socket", errno: errno) }
-        defer { close(fd) }
         var address = loopback(port: 0)
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
         let bound = withUnsafeMutablePointer(to: &address) { pointer in
             pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0 }
         }
-        guard bound else { throw .system(operation: "bind", errno: errno) }
-        return Int(UInt16(bigEndian: address.sin_port))
+        guard bound else {
+            let code = errno
+            close(fd)
+            throw .system(operation: "bind", errno: code)
+        }
+        return (Int(UInt16(bigEndian: address.sin_port)), fd)
     }
 
     /// Whether a TCP connect to 127.0.0.1:`port` succeeds right now (a blocking connect; loopback
