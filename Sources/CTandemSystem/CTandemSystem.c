@@ -1,4 +1,4 @@
-// accept4, pthread_setname_np and gettid are GNU extensions, declared only under _GNU_SOURCE.
+// accept4 and pthread_setname_np are GNU extensions, declared only under _GNU_SOURCE.
 #define _GNU_SOURCE
 #include "CTandemSystem.h"
 
@@ -6,8 +6,6 @@
 #include <pthread.h>
 #include <sys/socket.h>
 #include <string.h>
-#include <sys/resource.h>
-#include <unistd.h>
 
 int tandem_accept_nonblocking(int fd) {
     return accept4(fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
@@ -19,9 +17,5 @@ int tandem_set_thread_name(const char *name) {
     strncpy(truncated, name, sizeof truncated - 1);
     truncated[sizeof truncated - 1] = '\0';
     return pthread_setname_np(pthread_self(), truncated);
-}
-
-int tandem_set_thread_nice(int nice) {
-    return setpriority(PRIO_PROCESS, (id_t)gettid(), nice);
 }
 #endif

@@ -240,20 +240,20 @@ import Testing
         return String(decoding: handle.readDataToEndOfFile(), as: UTF8.self)
     }
 
-    @Test func theMaterializerRunsAsANamedLowPriorityThread() throws {
+    @Test func theStorageThreadsAreNamedAndKeepTheNormalPriority() throws {
         let folder = Self.folder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let store = try Self.open(folder)
         defer { store.close() }
-        // The thread names and lowers itself as it starts.
+        // The threads name themselves as they start.
         let deadline = Date().addingTimeInterval(10)
         var nice = try Self.niceOfThread(named: "tandem-journal")
         while nice == nil, Date() < deadline {
             Thread.sleep(forTimeInterval: 0.01)
             nice = try Self.niceOfThread(named: "tandem-journal")
         }
-        #expect(nice == Int(BackgroundPriority.niceValue))
-        // The checkpointer is named but keeps the normal priority (it holds a lock the WAL rewind needs).
+        // Normal priority: room loads on event loops wait for the materializer.
+        #expect(nice == 0)
         #expect(try Self.niceOfThread(named: "tandem-wal-ckpt") == 0)
     }
     #endif

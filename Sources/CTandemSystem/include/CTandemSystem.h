@@ -22,9 +22,6 @@ int tandem_accept_nonblocking(int fd);
 
 /// pthread_setname_np on the calling thread; `name` is truncated to the kernel's 15-byte limit.
 int tandem_set_thread_name(const char *name);
-
-/// setpriority(PRIO_PROCESS, gettid(), nice): the calling thread's nice value (Linux keeps one per thread).
-int tandem_set_thread_nice(int nice);
 #endif
 
 #endif

@@ -144,7 +144,7 @@ extension JournaledRoomStore {
     /// The thread that applies journaled records to SQLite, and the state it shares with the lane.
     ///
     /// The lane hands records over through a `RecordInbox` (no lock: the lane never waits for this
-    /// low-priority thread). Readers, which are rare, wait on `condition` for `applied` to catch up; the
+    /// background thread). Readers, which are rare, wait on `condition` for `applied` to catch up; the
     /// database is shared with them under `databaseLock`.
     final class Materializer: @unchecked Sendable {
         private let inbox = RecordInbox()
@@ -228,7 +228,7 @@ extension JournaledRoomStore {
         }
 
         private func run() {
-            BackgroundPriority.enter(name: "tandem-journal")
+            ThreadName.set("tandem-journal")
             var lastApply = DispatchTime.now()
             var retryDelay = 0.05
             // A batch that failed, tried again before anything newer.

@@ -2,8 +2,8 @@ import Dispatch
 import Synchronization
 
 /// Hands journaled records from the commit lane to the materializer without a lock: the lane (an event
-/// loop, at normal priority) must never wait for a lock that the low-priority materializer holds while the
-/// scheduler has put it aside — that wait would be a delivery delayed by milliseconds.
+/// loop) must never wait for a lock that the materializer holds while the scheduler has put it aside —
+/// that wait would be a delivery delayed by milliseconds.
 ///
 /// A push links a node onto an atomic stack; the single consumer takes the whole stack at once and
 /// reverses it, so records come out in push order. Taking everything at once (never one node) is what

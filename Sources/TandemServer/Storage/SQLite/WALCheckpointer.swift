@@ -49,9 +49,7 @@ final class WALCheckpointer: @unchecked Sendable {
     }
 
     private func run(_ database: SQLiteDatabase) {
-        // Normal priority, unlike the materializer: while a checkpoint runs it holds SQLite's checkpoint lock,
-        // and a starved checkpointer would keep the writer's WAL rewind from ever succeeding.
-        BackgroundPriority.name("tandem-wal-ckpt")
+        ThreadName.set("tandem-wal-ckpt")
         condition.lock()
         while !stopping {
             _ = condition.wait(until: Date(timeIntervalSinceNow: interval))
