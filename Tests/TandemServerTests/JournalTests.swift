@@ -37,6 +37,17 @@ import Testing
         StoredPatch(room: room, rev: rev, user: "alice", client: "c1", seq: rev, ops: Array(#"[{"op":"set","path":"/n","value":\#(rev)}]"#.utf8))
     }
 
+    /// Expects `body` to throw `StorageError.journal` with a message containing `text`.
+    private static func expectJournalError(containing text: String, sourceLocation: SourceLocation = #_sourceLocation,
+                                           _ body: () throws -> Void) {
+        let error = #expect(throws: StorageError.self, sourceLocation: sourceLocation) { try body() }
+        guard case .journal(let message)? = error else {
+            Issue.record("expected a journal error, got \(String(describing: error))", sourceLocation: sourceLocation)
+            return
+        }
+        #expect(message.contains(text), sourceLocation: sourceLocation)
+    }
+
     private static let create = StorageWrite.createRoom(room: "lobby", epoch: "e1", snapshot: Array("{}".utf8))
 
     @Test func everyKindOfWriteSurvivesTheRecordFormat() {
@@ -143,12 +154,7 @@ import Testing
         bytes[bytes.count - 1] ^= 0xFF
         try Data(bytes).write(to: URL(fileURLWithPath: segments[1]))
 
-        let error = #expect(throws: StorageError.self) { _ = try Self.open(image) }
-        guard case .journal(let message)? = error else {
-            Issue.record("expected a journal error, got \(String(describing: error))")
-            return
-        }
-        #expect(message.contains("damaged"))
+        Self.expectJournalError(containing: "damaged") { _ = try Self.open(image) }
     }
 
     @Test func segmentsGoOnceTheDatabaseHoldsThem() throws {
@@ -195,12 +201,7 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let first = try Self.open(folder)
         try first.apply([Self.create])
-        let error = #expect(throws: StorageError.self) { _ = try Self.open(folder) }
-        guard case .journal(let message)? = error else {
-            Issue.record("expected a journal error, got \(String(describing: error))")
-            return
-        }
-        #expect(message.contains("in use by another Tandem server"))
+        Self.expectJournalError(containing: "in use by another Tandem server") { _ = try Self.open(folder) }
         // The refused open deleted nothing: the first store's writes are all there once it is done.
         try first.apply([.appendPatch(Self.patch(1))])
         first.close()

@@ -49,10 +49,11 @@ public final class JournaledRoomStore: RoomStore {
         let records = try segments.readAll()
         let storage = try SQLiteRoomStore(path: databasePath, durability: durability)
         var applied = try storage.journalPosition()
+        let missing = records.filter { $0.position > applied }
         var batch: [StorageWrite] = []
-        for record in records where record.position > applied {
+        for (index, record) in missing.enumerated() {
             batch.append(contentsOf: record.writes)
-            if batch.count >= 4096 || record == records.last {
+            if batch.count >= 4096 || index == missing.count - 1 {
                 try storage.apply(batch, throughJournalRecord: record.position)
                 applied = record.position
                 batch.removeAll(keepingCapacity: true)
@@ -128,7 +129,7 @@ public final class JournaledRoomStore: RoomStore {
         try materializer.read { (storage) throws(StorageError) in try storage.denials() }
     }
 
-    /// Waits until the database holds every record appended so far (tests, and `tandem bench storage`).
+    /// Waits until the database holds every record appended so far (tests).
     func waitUntilMaterialized() throws(StorageError) {
         try materializer.read { _ in }
     }
