@@ -1,5 +1,7 @@
+import Synchronization
 import Testing
 import TandemProtocol
+import TandemTestSupport
 @testable import TandemServer
 
 @Suite struct ServerSessionTests {
@@ -259,6 +261,35 @@ import TandemProtocol
         let (mallory, mallorySink) = server.connect()
         mallory.send(.hello(Hello(token: server.token(user: "mallory"), client: "a1")))
         #expect(await mallorySink.nextClose() == .forbidden)
+    }
+
+    @Test func anOlderConnectionWhoseHelloComesLateDoesNotReplaceTheNewerOne() async throws {
+        // A client gave up waiting on its first connection and reconnected; the first one's hello
+        // is handled only now (its loop was busy). The client keeps its new connection.
+        let server = ServerHarness()
+        let (old, oldSink) = server.connect()
+        let (_, newSink, welcome) = await server.join(user: "alice", client: "a1")
+        #expect(welcome != nil)
+        old.send(.hello(Hello(token: server.token(user: "alice"), client: "a1")))
+        #expect(await oldSink.nextClose() == .replaced)
+        #expect(await newSink.staysQuiet())
+    }
+
+    @Test func aConnectionThatEndsWhileItsRoomLoadsLeavesNoParticipantBehind() async throws {
+        let store = HeldLoadStore()
+        let server = ServerHarness(store: store)
+        let (gone, goneSink) = server.connect()
+        gone.send(.hello(Hello(token: server.token(user: "alice"), client: "a1")))
+        try await eventually("the room load has begun", timeout: .seconds(30)) { store.loadStarted.load(ordering: .acquiring) }
+        gone.connectionClosed(clean: false)
+        // Bob's hello waits on the same load, behind alice's.
+        let (bob, bobSink) = server.connect()
+        bob.send(.hello(Hello(token: server.token(user: "bob"), client: "b1")))
+        store.release.signal()
+        guard case .welcome(let welcome)? = await bobSink.nextMessage() else { Issue.record("no welcome"); return }
+        #expect(welcome.participants.map(\.client) == ["b1"], "no participant in a grace period for a connection that never joined")
+        #expect(await bobSink.staysQuiet())
+        #expect(await goneSink.staysQuiet(), "no welcome goes to a connection that already ended")
     }
 
     @Test func aFullRoomClosesNewcomersWith4013() async throws {

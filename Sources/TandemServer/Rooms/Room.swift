@@ -48,6 +48,8 @@ final class Room: Sendable {
         case live
         /// Connection lost; kept until the grace timer fires.
         case dropped(any ScheduledTimer)
+
+        var isDropped: Bool { if case .dropped = self { true } else { false } }
     }
 
     private struct Member {
@@ -117,7 +119,9 @@ final class Room: Sendable {
 
     /// Admits a connection. A newer connection with the same client id replaces the older one
     /// (closed with 4009); one arriving within the grace period of a dropped connection takes
-    /// its place without leave/join events.
+    /// its place without leave/join events. Newer means accepted later (higher `ConnectionID`), not
+    /// joined later: an old connection whose join was delayed (a slow room load on a busy loop) is
+    /// the one closed, so a client that gave up on it and reconnected keeps its new connection.
     func join(_ request: JoinRequest, sink: any SessionSink, connection: ConnectionID) -> JoinOutcome {
         let client = request.identity.client
         var replaced: (any SessionSink)?
@@ -130,6 +134,10 @@ final class Room: Sendable {
             let existing = state.members[client]
             if let existing, existing.identity.user != request.identity.user {
                 sink.close(.forbidden, error: OutboundMessage(.error(code: .forbidden, message: "client id '\(client)' is in use by another user in this room")))
+                return .refused
+            }
+            if let existing, existing.connection.rawValue > connection.rawValue, !existing.phase.isDropped {
+                sink.close(.replaced, error: OutboundMessage(.error(code: .replaced, message: "a newer connection with the same client id is connected")))
                 return .refused
             }
             if existing == nil && state.members.count >= settings.maxParticipants {
@@ -609,7 +617,8 @@ extension Room {
 /// Identifies one connection for the lifetime of the server, so a room can tell a stale
 /// connection from the one that replaced it under the same client id.
 public struct ConnectionID: Hashable, Sendable, CustomStringConvertible {
-    /// The number, unique per server.
+    /// The number, unique per server and increasing in the order connections are accepted (which
+    /// of two connections of one client is the newer).
     public let rawValue: UInt64
 
     /// Wraps a number.
