@@ -1,9 +1,11 @@
-// accept4 and pthread_setname_np are GNU extensions, declared only under _GNU_SOURCE.
+// accept4, pthread_setname_np and gettid are GNU extensions, declared only under _GNU_SOURCE.
 #define _GNU_SOURCE
 #include "CTandemSystem.h"
 
 #ifdef __linux__
 #include <pthread.h>
+#include <sys/resource.h>
+#include <unistd.h>
 #include <sys/socket.h>
 #include <string.h>
 
@@ -17,5 +19,10 @@ int tandem_set_thread_name(const char *name) {
     strncpy(truncated, name, sizeof truncated - 1);
     truncated[sizeof truncated - 1] = '\0';
     return pthread_setname_np(pthread_self(), truncated);
+}
+
+int tandem_set_thread_nice(int value) {
+    // On Linux a nice value belongs to a thread: PRIO_PROCESS with a thread id changes that thread alone.
+    return setpriority(PRIO_PROCESS, (id_t)gettid(), value);
 }
 #endif

@@ -182,6 +182,75 @@ import Testing
         #expect(store.materializedBatches == 1)
     }
 
+    /// A store whose materializer thread never runs: only reads, the lane and `close()` store records.
+    private static func openWithoutMaterializer(_ folder: String, maxWritesPerTransaction: Int = 1024, maxPending: Int = 1 << 16) throws -> JournaledRoomStore {
+        try JournaledRoomStore(databasePath: folder + "/tandem.sqlite", journalFolder: folder + "/journal", durability: .processCrash,
+                               segmentBytes: 8 << 20, materializeInterval: .seconds(3600), onMaterializeFailure: { _ in },
+                               maxWritesPerTransaction: maxWritesPerTransaction, maxPending: maxPending, runsMaterializer: false)
+    }
+
+    @Test func aReadStoresWhatWaitsItselfInsteadOfWaitingForTheMaterializer() throws {
+        let folder = Self.folder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let store = try Self.openWithoutMaterializer(folder)
+        try store.apply([Self.create])
+        for rev in 1...30 { try store.apply([.appendPatch(Self.patch(Int64(rev)))]) }
+        #expect(store.materializedBatches == 0)
+        #expect(try store.loadRoom("lobby")?.rev == 30)
+        #expect(store.materializedBatches == 1)
+        try store.apply([.appendPatch(Self.patch(31))])
+        #expect(try store.patches(room: "lobby", after: 29, limit: 10).map(\.rev) == [30, 31])
+        #expect(try store.revision(room: "lobby", client: "c1", seq: 31) == 31)
+    }
+
+    @Test func aLongBacklogIsStoredInTransactionsOfBoundedSize() throws {
+        let folder = Self.folder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let store = try Self.openWithoutMaterializer(folder, maxWritesPerTransaction: 10)
+        try store.apply([Self.create])
+        for rev in 1...99 { try store.apply([.appendPatch(Self.patch(Int64(rev)))]) }
+        // A record of 12 writes exceeds the bound alone: it still goes in (alone), never split.
+        try store.apply((100...111).map { .appendPatch(Self.patch(Int64($0))) })
+        #expect(try store.loadRoom("lobby")?.rev == 111)
+        // 100 one-write records in tens, then the twelve-write record.
+        #expect(store.materializedBatches == 11)
+    }
+
+    @Test func theLaneStoresAFullBacklogBeforeItJournalsMore() throws {
+        let folder = Self.folder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let store = try Self.openWithoutMaterializer(folder, maxPending: 8)
+        try store.apply([Self.create])
+        for rev in 1...20 {
+            try store.apply([.appendPatch(Self.patch(Int64(rev)))])
+            #expect(store.backlog <= 8)
+        }
+        #expect(store.materializedBatches == 2)
+        // What the lane stored is in the database alone, without the journal.
+        store.close()
+        let database = try SQLiteRoomStore(path: folder + "/tandem.sqlite")
+        #expect(try database.loadRoom("lobby")?.rev == 20)
+    }
+
+    @Test func whileTheDatabaseFailsNothingIsLostAndAFullBacklogRefusesMoreWrites() throws {
+        let folder = Self.folder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let store = try Self.openWithoutMaterializer(folder, maxPending: 4)
+        try store.apply([Self.create])
+        try store.waitUntilMaterialized()
+        // Another connection takes the patches table away: every transaction that stores a patch fails.
+        let saboteur = try SQLiteDatabase(path: folder + "/tandem.sqlite")
+        try saboteur.execute("ALTER TABLE patches RENAME TO patches_away")
+        for rev in 1...4 { try store.apply([.appendPatch(Self.patch(Int64(rev)))]) }
+        #expect(throws: StorageError.self) { try store.loadRoom("lobby") }
+        // The backlog is full and cannot be stored: the next write is refused, not journaled.
+        #expect(throws: StorageError.self) { try store.apply([.appendPatch(Self.patch(5))]) }
+        #expect(store.backlog == 4)
+        try saboteur.execute("ALTER TABLE patches_away RENAME TO patches")
+        try store.apply([.appendPatch(Self.patch(5))])
+        #expect(try store.loadRoom("lobby")?.patchesAfterSnapshot.map(\.rev) == [1, 2, 3, 4, 5])
+    }
+
     @Test func aWriteToAnUnknownRoomIsRefusedBeforeItIsJournaled() throws {
         let folder = Self.folder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
@@ -241,7 +310,7 @@ import Testing
         return String(decoding: handle.readDataToEndOfFile(), as: UTF8.self)
     }
 
-    @Test func theStorageThreadsAreNamedAndKeepTheNormalPriority() throws {
+    @Test func theMaterializerRunsAtTheLowestPriorityAndTheCheckpointerAtTheNormalOne() throws {
         let folder = Self.folder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let store = try Self.open(folder)
@@ -253,8 +322,9 @@ import Testing
             Thread.sleep(forTimeInterval: 0.01)
             nice = try Self.niceOfThread(named: "tandem-journal")
         }
-        // Normal priority: room loads on event loops wait for the materializer.
-        #expect(nice == 0)
+        // Nobody waits for the materializer (readers store what waits themselves); the WAL rewind waits for the
+        // checkpointer's lock, so the checkpointer keeps the normal priority.
+        #expect(nice == 19)
         #expect(try Self.niceOfThread(named: "tandem-wal-ckpt") == 0)
     }
     #endif

@@ -22,6 +22,9 @@ int tandem_accept_nonblocking(int fd);
 
 /// pthread_setname_np on the calling thread; `name` is truncated to the kernel's 15-byte limit.
 int tandem_set_thread_name(const char *name);
+
+/// setpriority on the calling thread only (Linux nice values are per thread): 0 normal, 19 lowest.
+int tandem_set_thread_nice(int value);
 #endif
 
 #endif

@@ -5,10 +5,7 @@ import Foundation
 
 /// Names storage threads where `top -H`, `ps -L` and `perf` show them.
 ///
-/// Foundation's `Thread.name` is not the kernel's thread name on Linux. The storage threads keep the
-/// normal priority on purpose: a room load on an event loop waits for the journal's materializer, and
-/// the WAL rewind for the checkpointer's lock, so a starved background thread would stall the servers'
-/// connections (measured and reverted, docs/bench/relays-profile.md).
+/// Foundation's `Thread.name` is not the kernel's thread name on Linux.
 enum ThreadName {
     /// Names the calling thread (cut to the kernel's 15 bytes).
     static func set(_ name: String) {

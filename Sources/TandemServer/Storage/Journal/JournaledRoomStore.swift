@@ -16,9 +16,10 @@ import Synchronization
 /// position in the transaction that applies it, so none is applied twice), then deletes the segments.
 /// A record cut short by a crash was never acknowledged and is ignored.
 ///
-/// Reads (`loadRoom`, `patches`, …) first wait until the materializer has stored everything appended
-/// before them, so a read sees every earlier write. Like every `RoomStore`, used by one thread at a
-/// time (the commit lane); the materializer is the only other user of the database, under a lock.
+/// Reads (`loadRoom`, `patches`, …) first store whatever the materializer has not stored yet, so a read
+/// sees every earlier write without waiting for the materializer's thread (which runs at the lowest
+/// priority). Like every `RoomStore`, used by one thread at a time (the commit lane); the materializer is
+/// the only other user of the database, under a lock.
 public final class JournaledRoomStore: RoomStore {
     private let segments: JournalSegments
     private let materializer: Materializer
@@ -36,14 +37,25 @@ public final class JournaledRoomStore: RoomStore {
     ///   - durability: `.full` also survives power loss: the journal is fdatasynced at every commit.
     ///   - segmentBytes: size at which the journal moves on to a new segment file.
     ///   - materializeInterval: how long the materializer lets records gather before it applies them in one
-    ///     transaction (a read that waits for them cuts it short).
+    ///     transaction (a read stores what waits at once).
     ///   - onMaterializeFailure: called (on the materializer's thread) when applying to SQLite failed; the
     ///     records stay in the journal and are tried again, so nothing is lost.
     /// - Throws: `StorageError` when the files cannot be opened, another process has the journal folder
     ///   open, the journal is damaged before its end, or replaying it fails.
-    public init(databasePath: String, journalFolder: String, durability: SQLiteRoomStore.Durability = .processCrash,
-                segmentBytes: Int = 8 << 20, materializeInterval: Duration = .milliseconds(20),
-                onMaterializeFailure: @escaping @Sendable (StorageError) -> Void = { _ in }) throws(StorageError) {
+    public convenience init(databasePath: String, journalFolder: String, durability: SQLiteRoomStore.Durability = .processCrash,
+                            segmentBytes: Int = 8 << 20, materializeInterval: Duration = .milliseconds(20),
+                            onMaterializeFailure: @escaping @Sendable (StorageError) -> Void = { _ in }) throws(StorageError) {
+        try self.init(databasePath: databasePath, journalFolder: journalFolder, durability: durability, segmentBytes: segmentBytes,
+                      materializeInterval: materializeInterval, onMaterializeFailure: onMaterializeFailure,
+                      maxWritesPerTransaction: 1024, maxPending: 1 << 16, runsMaterializer: true)
+    }
+
+    /// The store with the materializer's limits set (tests make them small): `maxWritesPerTransaction` per
+    /// SQLite transaction, `maxPending` records waiting before the lane stores them itself, and whether the
+    /// materializer's thread runs at all (without it, only reads, the lane and `close()` store records).
+    init(databasePath: String, journalFolder: String, durability: SQLiteRoomStore.Durability, segmentBytes: Int,
+         materializeInterval: Duration, onMaterializeFailure: @escaping @Sendable (StorageError) -> Void,
+         maxWritesPerTransaction: Int, maxPending: Int, runsMaterializer: Bool) throws(StorageError) {
         segments = JournalSegments(folder: journalFolder, segmentBytes: segmentBytes, syncEachAppend: durability == .full)
         try segments.claimFolder()
         let records = try segments.readAll()
@@ -62,8 +74,9 @@ public final class JournaledRoomStore: RoomStore {
         try segments.removeAll()
         nextPosition = max(applied, records.last?.position ?? 0) + 1
         knownRooms = try storage.roomNames()
-        materializer = Materializer(storage: storage, applied: nextPosition - 1, segments: segments,
-                                    interval: materializeInterval, onFailure: onMaterializeFailure)
+        materializer = Materializer(storage: storage, applied: nextPosition - 1, segments: segments, interval: materializeInterval,
+                                    maxWritesPerTransaction: maxWritesPerTransaction, maxPending: maxPending,
+                                    runsThread: runsMaterializer, onFailure: onMaterializeFailure)
     }
 
     deinit {
@@ -93,6 +106,7 @@ public final class JournaledRoomStore: RoomStore {
             case .saveInvite, .deleteInvite, .saveDenial, .deleteDenial: break
             }
         }
+        try materializer.storeBacklogIfFull()
         let record = JournalRecord(position: nextPosition, writes: writes)
         try segments.append(record.encoded(), position: record.position)
         nextPosition += 1
@@ -137,6 +151,9 @@ public final class JournaledRoomStore: RoomStore {
     /// Segment files the journal has now (tests look).
     var segmentCount: Int { segments.segmentCount }
 
+    /// Records journaled and not yet stored in the database (tests look).
+    var backlog: Int { materializer.backlog }
+
     /// Transactions the materializer has committed (tests look).
     var materializedBatches: Int { materializer.batches }
 }
@@ -144,153 +161,160 @@ public final class JournaledRoomStore: RoomStore {
 extension JournaledRoomStore {
     /// The thread that applies journaled records to SQLite, and the state it shares with the lane.
     ///
-    /// The lane hands records over through a `RecordInbox` (no lock: the lane never waits for this
-    /// background thread). Readers, which are rare, wait on `condition` for `applied` to catch up; the
-    /// database is shared with them under `databaseLock`.
+    /// The lane hands records over through a `RecordInbox` (no lock: appending never waits for this
+    /// thread). Whoever holds `databaseLock` may store what is waiting: the materializer's thread in the
+    /// background, a reader that needs everything stored before it reads, and the lane itself when the
+    /// backlog is full. So no caller ever waits for this thread to be scheduled, and the thread runs at the
+    /// lowest CPU priority (nice 19): its transactions use CPU the event loops leave over instead of taking
+    /// it from them (docs/bench/relays-profile.md). Each lock hold stores at most `maxWritesPerTransaction`
+    /// writes, so a caller that meets the thread mid-transaction waits for one bounded chunk at most.
     final class Materializer: @unchecked Sendable {
         private let inbox = RecordInbox()
-        private let condition = NSCondition()
+        /// Guards the database, `taken` and `batchCount`; its holder alone takes records from the inbox.
         private let databaseLock = NSLock()
         private let segments: JournalSegments
         private let interval: TimeInterval
+        private let maxWritesPerTransaction: Int
         private let onFailure: @Sendable (StorageError) -> Void
         /// Guarded by `databaseLock`; nil once stopped (the database is closed).
         private var storage: SQLiteRoomStore?
-        /// The last position handed over; written by the lane, read by readers (also on the lane).
-        private let appended: Atomic<UInt64>
-        private let readersWaiting = Atomic<Int>(0)
-        private let stopping = Atomic<Bool>(false)
-        // Guarded by `condition`.
-        private var applied: UInt64
-        private var failure: StorageError?
-        private var stopped = false
+        /// Guarded by `databaseLock`: records taken from the inbox and not stored yet (a failed
+        /// transaction's records stay here, oldest first, and are tried again before newer ones).
+        private var taken: [JournalRecord] = []
         private var batchCount = 0
-        /// Records waiting beyond this make `enqueue` wait: memory stays bounded if SQLite stalls.
-        private let maxPending = 1 << 16
+        /// The last position handed over; written by the lane.
+        private let appended: Atomic<UInt64>
+        /// The last position the database holds; written by the holder of `databaseLock`.
+        private let applied: Atomic<UInt64>
+        private let stopping = Atomic<Bool>(false)
+        private let stopped = DispatchSemaphore(value: 0)
+        /// A backlog this long is stored by the lane before it journals more: memory stays bounded, and
+        /// while SQLite fails, writes are refused rather than piling up.
+        let maxPending: Int
 
         init(storage: SQLiteRoomStore, applied: UInt64, segments: JournalSegments, interval: Duration,
+             maxWritesPerTransaction: Int, maxPending: Int, runsThread: Bool,
              onFailure: @escaping @Sendable (StorageError) -> Void) {
             self.storage = storage
             self.appended = Atomic(applied)
-            self.applied = applied
+            self.applied = Atomic(applied)
             self.segments = segments
             self.interval = Double(interval.components.seconds) + Double(interval.components.attoseconds) / 1e18
+            self.maxWritesPerTransaction = maxWritesPerTransaction
+            self.maxPending = maxPending
             self.onFailure = onFailure
-            Thread { [self] in run() }.start()
+            if runsThread {
+                Thread { [self] in run() }.start()
+            } else {
+                stopped.signal()
+            }
         }
 
-        var batches: Int { condition.withLock { batchCount } }
+        var batches: Int { databaseLock.withLock { batchCount } }
 
-        /// Hands a journaled record over. Waits only when the materializer is `maxPending` records behind.
+        /// Records handed over and not yet stored.
+        var backlog: Int { Int(appended.load(ordering: .acquiring) - applied.load(ordering: .acquiring)) }
+
+        /// Hands a journaled record over; never waits.
         func enqueue(_ record: JournalRecord) {
-            while inbox.count >= maxPending && !stopping.load(ordering: .relaxed) {
-                inbox.wake()
-                condition.lock()
-                _ = condition.wait(until: Date(timeIntervalSinceNow: 0.01))
-                condition.unlock()
-            }
             inbox.push(record)
             appended.store(record.position, ordering: .releasing)
         }
 
-        /// Runs `body` on the database once every record appended so far is applied.
-        /// - Throws: the materializer's last failure while it cannot catch up, or `.shutDown`.
+        /// Lane: stores the backlog when it reached `maxPending`, before more is journaled.
+        /// - Throws: the failure of storing it; the caller refuses the write it was about to journal.
+        func storeBacklogIfFull() throws(StorageError) {
+            guard backlog >= maxPending else { return }
+            try read { _ in }
+        }
+
+        /// Runs `body` on the database once every record handed over so far is stored, storing them
+        /// itself if the materializer has not yet.
+        /// - Throws: the failure of storing them (nothing is lost: they stay queued), or `.shutDown`.
         func read<T>(_ body: (SQLiteRoomStore) throws(StorageError) -> T) throws(StorageError) -> T {
             let target = appended.load(ordering: .acquiring)
-            readersWaiting.add(1, ordering: .sequentiallyConsistent)
-            defer { readersWaiting.subtract(1, ordering: .sequentiallyConsistent) }
-            inbox.wake()
-            condition.lock()
-            while applied < target {
-                if let failure {
-                    condition.unlock()
-                    throw failure
-                }
-                if stopped {
-                    condition.unlock()
-                    throw .shutDown
-                }
-                condition.wait()
-            }
-            condition.unlock()
             databaseLock.lock()
             defer { databaseLock.unlock() }
             guard let storage else { throw .shutDown }
+            while applied.load(ordering: .acquiring) < target {
+                guard try storeChunk() else { break }
+            }
             return try body(storage)
         }
 
-        /// Applies everything queued, closes the database, and ends the thread; waits for all of it.
+        /// Holder of `databaseLock`: stores the oldest waiting records, up to `maxWritesPerTransaction`
+        /// writes (at least one record), in one transaction. Returns false when nothing waits.
+        private func storeChunk() throws(StorageError) -> Bool {
+            taken.append(contentsOf: inbox.takeAll())
+            guard !taken.isEmpty else { return false }
+            guard let storage else { throw .shutDown }
+            var count = 0
+            var writes: [StorageWrite] = []
+            while count < taken.count, count == 0 || writes.count + taken[count].writes.count <= maxWritesPerTransaction {
+                writes.append(contentsOf: taken[count].writes)
+                count += 1
+            }
+            let through = taken[count - 1].position
+            try storage.apply(writes, throughJournalRecord: through)
+            taken.removeFirst(count)
+            batchCount += 1
+            applied.store(through, ordering: .releasing)
+            segments.discard(through: through)
+            return true
+        }
+
+        /// Applies everything queued (what fails stays in the journal for the next open), closes the
+        /// database, and ends the thread; waits for all of it.
         func stop() {
-            stopping.store(true, ordering: .sequentiallyConsistent)
+            guard !stopping.exchange(true, ordering: .sequentiallyConsistent) else { return }
             inbox.wake()
-            condition.lock()
-            while !stopped { condition.wait() }
-            condition.unlock()
+            stopped.wait()
+            databaseLock.withLock {
+                while (try? storeChunk()) == true {}
+                storage = nil
+            }
         }
 
         private func run() {
             ThreadName.set("tandem-journal")
+            ThreadPriority.lowest()
             var lastApply = DispatchTime.now()
-            var retryDelay = 0.05
-            // A batch that failed, tried again before anything newer.
-            var carried: [JournalRecord] = []
-            while true {
-                let isStopping = stopping.load(ordering: .sequentiallyConsistent)
-                if carried.isEmpty && inbox.count == 0 {
-                    if isStopping { break }
+            // Seconds until the next try after a failed transaction; nil while storing works.
+            var retryWait: Double?
+            while !stopping.load(ordering: .sequentiallyConsistent) {
+                if retryWait == nil && inbox.count == 0 {
                     inbox.wait(until: nil)
                     continue
                 }
-                // Let records gather for one interval after the last transaction, unless someone waits.
-                let due = lastApply + interval
-                while readersWaiting.load(ordering: .sequentiallyConsistent) == 0, !stopping.load(ordering: .sequentiallyConsistent),
-                      inbox.count < maxPending / 2, DispatchTime.now() < due {
+                // Let records gather for one interval after the last transaction: fewer, larger transactions.
+                let due = lastApply + (retryWait ?? interval)
+                while !stopping.load(ordering: .sequentiallyConsistent), inbox.count < maxPending / 2, DispatchTime.now() < due {
                     inbox.wait(until: due)
                 }
-                var batch = carried
-                batch.append(contentsOf: inbox.takeAll())
-                carried = []
-                guard let through = batch.last?.position else { continue }
-                var writes: [StorageWrite] = []
-                writes.reserveCapacity(batch.count * 2)
-                for record in batch { writes.append(contentsOf: record.writes) }
-                let result: StorageError? = databaseLock.withLock {
-                    do throws(StorageError) {
-                        try storage?.apply(writes, throughJournalRecord: through)
-                        return nil
-                    } catch {
-                        return error
+                // One chunk per lock hold: a reader or the lane never waits long for this thread.
+                var failure: StorageError?
+                chunks: while true {
+                    let result: Result<Bool, StorageError> = databaseLock.withLock {
+                        do throws(StorageError) { return .success(try storeChunk()) } catch { return .failure(error) }
+                    }
+                    switch result {
+                    case .success(true): continue chunks
+                    case .success(false): break chunks
+                    case .failure(let error):
+                        failure = error
+                        break chunks
                     }
                 }
                 lastApply = DispatchTime.now()
-                if let result {
-                    onFailure(result)
-                    // Nothing is lost: the records stay in the journal and are tried again.
-                    carried = batch
-                    condition.withLock {
-                        failure = result
-                        condition.broadcast()
-                    }
-                    if stopping.load(ordering: .sequentiallyConsistent) { break }
-                    inbox.wait(until: .now() + retryDelay)
-                    retryDelay = min(retryDelay * 2, 5)
+                if let failure {
+                    // Nothing is lost: the records stay queued and in the journal, and are tried again.
+                    onFailure(failure)
+                    retryWait = retryWait == nil ? 0.05 : min(retryWait! * 2, 5)
                 } else {
-                    segments.discard(through: through)
-                    retryDelay = 0.05
-                    condition.withLock {
-                        applied = through
-                        failure = nil
-                        batchCount += 1
-                        condition.broadcast()
-                    }
+                    retryWait = nil
                 }
             }
-            // Closes the database before `stop()` returns, so the same files can be opened again at once.
-            databaseLock.withLock { storage = nil }
-            condition.withLock {
-                stopped = true
-                condition.broadcast()
-            }
+            stopped.signal()
         }
     }
 }

@@ -7,8 +7,8 @@ import Synchronization
 ///
 /// A push links a node onto an atomic stack; the single consumer takes the whole stack at once and
 /// reverses it, so records come out in push order. Taking everything at once (never one node) is what
-/// makes the stack safe without ABA protection. Pushes may come from any thread; `takeAll` and `wait`
-/// only from the consumer.
+/// makes the stack safe without ABA protection. Pushes may come from any thread; `takeAll` from one
+/// consumer at a time (the journal's callers take turns under its database lock), `wait` from one thread.
 // @unchecked: the raw node pointers are owned as described above (a node belongs to the stack from its
 // push until the consumer takes it); every other field is an atomic or a semaphore.
 final class RecordInbox: @unchecked Sendable {
