@@ -232,6 +232,20 @@ import Testing
         #expect(try database.loadRoom("lobby")?.rev == 20)
     }
 
+    @Test func theLaneStoresOneChunkPerWriteNotTheWholeBacklog() throws {
+        let folder = Self.folder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let store = try Self.openWithoutMaterializer(folder, maxWritesPerTransaction: 2, maxPending: 8)
+        try store.apply([Self.create])
+        for rev in 1...40 {
+            try store.apply([.appendPatch(Self.patch(Int64(rev)))])
+            #expect(store.backlog <= 8)
+        }
+        // Two records per chunk: the backlog stays near the limit instead of dropping to nothing.
+        #expect(store.backlog >= 6)
+        #expect(try store.loadRoom("lobby")?.rev == 40)
+    }
+
     @Test func whileTheDatabaseFailsNothingIsLostAndAFullBacklogRefusesMoreWrites() throws {
         let folder = Self.folder()
         defer { try? FileManager.default.removeItem(atPath: folder) }

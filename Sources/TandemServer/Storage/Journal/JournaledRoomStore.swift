@@ -221,11 +221,15 @@ extension JournaledRoomStore {
             appended.store(record.position, ordering: .releasing)
         }
 
-        /// Lane: stores the backlog when it reached `maxPending`, before more is journaled.
+        /// Lane: when the backlog reached `maxPending`, stores its oldest chunk before more is journaled —
+        /// one chunk per write, so a materializer that cannot keep up (a saturated machine) hands the lane
+        /// a steady share of the work rather than one long stall.
         /// - Throws: the failure of storing it; the caller refuses the write it was about to journal.
         func storeBacklogIfFull() throws(StorageError) {
             guard backlog >= maxPending else { return }
-            try read { _ in }
+            databaseLock.lock()
+            defer { databaseLock.unlock() }
+            _ = try storeChunk()
         }
 
         /// Runs `body` on the database once every record handed over so far is stored, storing them
