@@ -280,13 +280,14 @@ extension JournaledRoomStore {
         }
 
         private func run() {
-            ThreadName.set("tandem-journal")
+            // Lowered before it is named, so that a thread with this name always has the low priority.
             ThreadPriority.lowest()
+            ThreadName.set("tandem-journal")
             var lastApply = DispatchTime.now()
             // Seconds until the next try after a failed transaction; nil while storing works.
             var retryWait: Double?
             while !stopping.load(ordering: .sequentiallyConsistent) {
-                if retryWait == nil && inbox.count == 0 {
+                if retryWait == nil && backlog == 0 {
                     inbox.wait(until: nil)
                     continue
                 }
@@ -295,9 +296,12 @@ extension JournaledRoomStore {
                 while !stopping.load(ordering: .sequentiallyConsistent), inbox.count < maxPending / 2, DispatchTime.now() < due {
                     inbox.wait(until: due)
                 }
-                // One chunk per lock hold: a reader or the lane never waits long for this thread.
+                // What waits now, one chunk per lock hold (a reader or the lane never waits long for this
+                // thread). Records that arrive meanwhile wait for the next pass: chasing them would cut the
+                // gathering short with ever smaller transactions, each paying for the pages it rewrites.
+                let target = appended.load(ordering: .acquiring)
                 var failure: StorageError?
-                chunks: while true {
+                chunks: while applied.load(ordering: .acquiring) < target {
                     let result: Result<Bool, StorageError> = databaseLock.withLock {
                         do throws(StorageError) { return .success(try storeChunk()) } catch { return .failure(error) }
                     }
