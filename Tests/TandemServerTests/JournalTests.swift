@@ -265,6 +265,26 @@ import Testing
         #expect(try store.loadRoom("lobby")?.patchesAfterSnapshot.map(\.rev) == [1, 2, 3, 4, 5])
     }
 
+    @Test func aBusyMaterializerAndTheLaneStoreEveryRecordOnce() throws {
+        let folder = Self.folder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        // No gathering: the materializer takes records while the lane is still handing them over.
+        let store = try JournaledRoomStore(databasePath: folder + "/tandem.sqlite", journalFolder: folder + "/journal",
+                                           durability: .processCrash, segmentBytes: 1 << 16, materializeInterval: .zero,
+                                           onMaterializeFailure: { _ in }, maxWritesPerTransaction: 64, maxPending: 256,
+                                           runsMaterializer: true)
+        try store.apply([Self.create])
+        var mostWaiting = 0
+        for rev in 1...20_000 {
+            try store.apply([.appendPatch(Self.patch(Int64(rev)))])
+            mostWaiting = max(mostWaiting, store.backlog)
+        }
+        #expect(mostWaiting <= 256)
+        let record = try #require(try store.loadRoom("lobby"))
+        #expect(record.rev == 20_000)
+        #expect(record.patchesAfterSnapshot.map(\.rev) == Array(1...20_000))
+    }
+
     @Test func aWriteToAnUnknownRoomIsRefusedBeforeItIsJournaled() throws {
         let folder = Self.folder()
         defer { try? FileManager.default.removeItem(atPath: folder) }

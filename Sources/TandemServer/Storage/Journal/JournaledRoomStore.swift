@@ -213,12 +213,18 @@ extension JournaledRoomStore {
         var batches: Int { databaseLock.withLock { batchCount } }
 
         /// Records handed over and not yet stored.
-        var backlog: Int { Int(appended.load(ordering: .acquiring) - applied.load(ordering: .acquiring)) }
+        var backlog: Int {
+            let stored = applied.load(ordering: .acquiring)
+            let handedOver = appended.load(ordering: .acquiring)
+            return handedOver > stored ? Int(handedOver - stored) : 0
+        }
 
         /// Hands a journaled record over; never waits.
         func enqueue(_ record: JournalRecord) {
-            inbox.push(record)
+            // `appended` first: the record can be stored as soon as it is pushed, and `applied` must never
+            // pass `appended` (a reader of both would see a negative backlog).
             appended.store(record.position, ordering: .releasing)
+            inbox.push(record)
         }
 
         /// Lane: when the backlog reached `maxPending`, stores its oldest chunk before more is journaled —
