@@ -4,10 +4,10 @@
 
 #ifdef __linux__
 #include <pthread.h>
-#include <sys/resource.h>
-#include <unistd.h>
 #include <sys/socket.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <unistd.h>
 
 int tandem_accept_nonblocking(int fd) {
     return accept4(fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);

@@ -37,6 +37,11 @@ import Testing
         StoredPatch(room: room, rev: rev, user: "alice", client: "c1", seq: rev, ops: Array(#"[{"op":"set","path":"/n","value":\#(rev)}]"#.utf8))
     }
 
+    /// Applies one patch per rev, each in a record of its own (one group commit each).
+    private static func appendPatches(_ revs: ClosedRange<Int>, to store: JournaledRoomStore) throws {
+        for rev in revs { try store.apply([.appendPatch(patch(Int64(rev)))]) }
+    }
+
     /// Expects `body` to throw `StorageError.journal` with a message containing `text`.
     private static func expectJournalError(containing text: String, sourceLocation: SourceLocation = #_sourceLocation,
                                            _ body: () throws -> Void) {
@@ -82,7 +87,7 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let store = try Self.open(folder)
         try store.apply([Self.create])
-        for rev in 1...50 { try store.apply([.appendPatch(Self.patch(Int64(rev)))]) }
+        try Self.appendPatches(1...50, to: store)
         // Nothing was materialized: the database alone would not have the room.
         #expect(store.materializedBatches == 0)
         let image = try Self.crashImage(of: folder)
@@ -162,7 +167,7 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let store = try Self.open(folder, segmentBytes: 512)
         try store.apply([Self.create])
-        for rev in 1...200 { try store.apply([.appendPatch(Self.patch(Int64(rev)))]) }
+        try Self.appendPatches(1...200, to: store)
         #expect(store.segmentCount > 20)
         try store.waitUntilMaterialized()
         // Only the segment being written remains.
@@ -177,7 +182,7 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let store = try Self.open(folder)
         try store.apply([Self.create])
-        for rev in 1...100 { try store.apply([.appendPatch(Self.patch(Int64(rev)))]) }
+        try Self.appendPatches(1...100, to: store)
         #expect(try store.patches(room: "lobby", after: 98, limit: 10).map(\.rev) == [99, 100])
         #expect(store.materializedBatches == 1)
     }
@@ -194,7 +199,7 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let store = try Self.openWithoutMaterializer(folder)
         try store.apply([Self.create])
-        for rev in 1...30 { try store.apply([.appendPatch(Self.patch(Int64(rev)))]) }
+        try Self.appendPatches(1...30, to: store)
         #expect(store.materializedBatches == 0)
         #expect(try store.loadRoom("lobby")?.rev == 30)
         #expect(store.materializedBatches == 1)
@@ -208,7 +213,7 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let store = try Self.openWithoutMaterializer(folder, maxWritesPerTransaction: 10)
         try store.apply([Self.create])
-        for rev in 1...99 { try store.apply([.appendPatch(Self.patch(Int64(rev)))]) }
+        try Self.appendPatches(1...99, to: store)
         // A record of 12 writes exceeds the bound alone: it still goes in (alone), never split.
         try store.apply((100...111).map { .appendPatch(Self.patch(Int64($0))) })
         #expect(try store.loadRoom("lobby")?.rev == 111)
@@ -255,7 +260,7 @@ import Testing
         // Another connection takes the patches table away: every transaction that stores a patch fails.
         let saboteur = try SQLiteDatabase(path: folder + "/tandem.sqlite")
         try saboteur.execute("ALTER TABLE patches RENAME TO patches_away")
-        for rev in 1...4 { try store.apply([.appendPatch(Self.patch(Int64(rev)))]) }
+        try Self.appendPatches(1...4, to: store)
         #expect(throws: StorageError.self) { try store.loadRoom("lobby") }
         // The backlog is full and cannot be stored: the next write is refused, not journaled.
         #expect(throws: StorageError.self) { try store.apply([.appendPatch(Self.patch(5))]) }

@@ -190,7 +190,7 @@ extension JournaledRoomStore {
         private let stopped = DispatchSemaphore(value: 0)
         /// A backlog this long is stored by the lane before it journals more: memory stays bounded, and
         /// while SQLite fails, writes are refused rather than piling up.
-        let maxPending: Int
+        private let maxPending: Int
 
         init(storage: SQLiteRoomStore, applied: UInt64, segments: JournalSegments, interval: Duration,
              maxWritesPerTransaction: Int, maxPending: Int, runsThread: Bool,
