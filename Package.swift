@@ -35,6 +35,8 @@ let package = Package(
 
         // Linux system calls the Glibc module does not export (epoll, eventfd, accept4).
         .target(name: "CTandemSystem"),
+        // A SQLite VFS that writes a WAL transaction's frames with one call (see its header).
+        .target(name: "CSQLiteWALBuffer", dependencies: ["CSQLite"]),
 
         // The architecture kit: Foundation-only, portable, standalone.
         .target(name: "TandemKit", swiftSettings: swiftSettings),
@@ -73,6 +75,7 @@ let package = Package(
                 "TandemWire",
                 "TandemRedis",
                 .target(name: "CSQLite", condition: .when(platforms: [.linux])),
+                .target(name: "CSQLiteWALBuffer", condition: .when(platforms: [.linux])),
                 .target(name: "CCrypto", condition: .when(platforms: [.linux])),
                 .target(name: "CTandemSystem", condition: .when(platforms: [.linux])),
             ],

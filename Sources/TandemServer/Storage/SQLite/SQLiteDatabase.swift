@@ -19,11 +19,16 @@ public final class SQLiteDatabase {
 
     /// Opens (creating if needed) the database at `path`; `":memory:"` opens a private in-memory one.
     /// - Throws: `SQLiteError` when the file cannot be opened.
-    public init(path: String) throws(SQLiteError) {
+    public convenience init(path: String) throws(SQLiteError) {
+        try self.init(path: path, fileSystem: SQLiteFileSystem.standard)
+    }
+
+    /// Opens the database at `path` through the VFS named `fileSystem` (nil: SQLite's default).
+    init(path: String, fileSystem: String?) throws(SQLiteError) {
         var connection: OpaquePointer?
         // NOMUTEX: the connection has one owner, so SQLite's own per-connection mutex is waste.
         let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
-        let status = sqlite3_open_v2(path, &connection, flags, nil)
+        let status = sqlite3_open_v2(path, &connection, flags, fileSystem)
         guard status == SQLITE_OK, let connection else {
             let message = connection.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"
             if let connection { sqlite3_close_v2(connection) }
