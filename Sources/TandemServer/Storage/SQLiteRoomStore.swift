@@ -62,41 +62,55 @@ public final class SQLiteRoomStore: RoomStore {
     ///   - durability: how hard each commit presses the data to disk.
     ///   - walSizeLimit: about how large, in bytes, the `-wal` file may grow before the writer rewinds it.
     /// - Throws: `StorageError.database` when the file cannot be opened or migrated.
-    public init(path: String, durability: Durability = .processCrash, walSizeLimit: Int = 32 << 20) throws(StorageError) {
+    public convenience init(path: String, durability: Durability = .processCrash, walSizeLimit: Int = 32 << 20) throws(StorageError) {
+        try self.init(path: path, durability: durability, walSizeLimit: walSizeLimit, writer: true)
+    }
+
+    /// A second connection to the database at `path` (which must exist, schema and all) that only reads:
+    /// no schema changes, no WAL limit, no checkpointer. For `snapshot(_:)`, which never waits for the writer.
+    static func reader(path: String) throws(StorageError) -> SQLiteRoomStore {
+        try SQLiteRoomStore(path: path, durability: .processCrash, walSizeLimit: 0, writer: false)
+    }
+
+    private init(path: String, durability: Durability, walSizeLimit: Int, writer: Bool) throws(StorageError) {
         do {
             database = try SQLiteDatabase(path: path)
-            try database.execute("""
-                PRAGMA page_size=\(Self.newDatabasePageSize);
-                PRAGMA busy_timeout=\(Self.busyTimeoutMilliseconds);
-                PRAGMA journal_mode=WAL;
-                PRAGMA wal_autocheckpoint=0;
-                PRAGMA synchronous=\(durability == .full ? "FULL" : "NORMAL");
-                CREATE TABLE IF NOT EXISTS rooms (
-                    room TEXT PRIMARY KEY, epoch TEXT NOT NULL, rev INTEGER NOT NULL,
-                    snapshot BLOB NOT NULL, snapshot_rev INTEGER NOT NULL
-                ) WITHOUT ROWID;
-                CREATE TABLE IF NOT EXISTS patches (
-                    room TEXT NOT NULL, rev INTEGER NOT NULL, user TEXT NOT NULL, client TEXT NOT NULL,
-                    seq INTEGER NOT NULL, ops BLOB NOT NULL, PRIMARY KEY (room, rev)
-                ) WITHOUT ROWID;
-                DROP INDEX IF EXISTS patches_by_client;
-                CREATE TABLE IF NOT EXISTS clients (
-                    room TEXT NOT NULL, client TEXT NOT NULL, last_seq INTEGER NOT NULL, last_rev INTEGER NOT NULL,
-                    PRIMARY KEY (room, client)
-                ) WITHOUT ROWID;
-                CREATE TABLE IF NOT EXISTS invites (
-                    code TEXT PRIMARY KEY, room TEXT NOT NULL, role TEXT NOT NULL, created_by TEXT NOT NULL,
-                    created_at INTEGER NOT NULL, expires_at INTEGER NOT NULL, uses_left INTEGER NOT NULL,
-                    revoked INTEGER NOT NULL
-                ) WITHOUT ROWID;
-                CREATE TABLE IF NOT EXISTS denials (
-                    room TEXT NOT NULL, user TEXT NOT NULL, until INTEGER NOT NULL, PRIMARY KEY (room, user)
-                ) WITHOUT ROWID;
-                CREATE TABLE IF NOT EXISTS journal (
-                    id INTEGER PRIMARY KEY CHECK (id = 1), applied INTEGER NOT NULL
-                );
-                INSERT OR IGNORE INTO journal (id, applied) VALUES (1, 0);
-                """)
+            if writer {
+                try database.execute("""
+                    PRAGMA page_size=\(Self.newDatabasePageSize);
+                    PRAGMA busy_timeout=\(Self.busyTimeoutMilliseconds);
+                    PRAGMA journal_mode=WAL;
+                    PRAGMA wal_autocheckpoint=0;
+                    PRAGMA synchronous=\(durability == .full ? "FULL" : "NORMAL");
+                    CREATE TABLE IF NOT EXISTS rooms (
+                        room TEXT PRIMARY KEY, epoch TEXT NOT NULL, rev INTEGER NOT NULL,
+                        snapshot BLOB NOT NULL, snapshot_rev INTEGER NOT NULL
+                    ) WITHOUT ROWID;
+                    CREATE TABLE IF NOT EXISTS patches (
+                        room TEXT NOT NULL, rev INTEGER NOT NULL, user TEXT NOT NULL, client TEXT NOT NULL,
+                        seq INTEGER NOT NULL, ops BLOB NOT NULL, PRIMARY KEY (room, rev)
+                    ) WITHOUT ROWID;
+                    DROP INDEX IF EXISTS patches_by_client;
+                    CREATE TABLE IF NOT EXISTS clients (
+                        room TEXT NOT NULL, client TEXT NOT NULL, last_seq INTEGER NOT NULL, last_rev INTEGER NOT NULL,
+                        PRIMARY KEY (room, client)
+                    ) WITHOUT ROWID;
+                    CREATE TABLE IF NOT EXISTS invites (
+                        code TEXT PRIMARY KEY, room TEXT NOT NULL, role TEXT NOT NULL, created_by TEXT NOT NULL,
+                        created_at INTEGER NOT NULL, expires_at INTEGER NOT NULL, uses_left INTEGER NOT NULL,
+                        revoked INTEGER NOT NULL
+                    ) WITHOUT ROWID;
+                    CREATE TABLE IF NOT EXISTS denials (
+                        room TEXT NOT NULL, user TEXT NOT NULL, until INTEGER NOT NULL, PRIMARY KEY (room, user)
+                    ) WITHOUT ROWID;
+                    CREATE TABLE IF NOT EXISTS journal (
+                        id INTEGER PRIMARY KEY CHECK (id = 1), applied INTEGER NOT NULL
+                    );
+                    INSERT OR IGNORE INTO journal (id, applied) VALUES (1, 0);
+                    """)
+            } else {
+                try database.execute("PRAGMA busy_timeout=\(Self.busyTimeoutMilliseconds); PRAGMA query_only=1;")
+            }
             insertRoom = try database.prepare("INSERT OR REPLACE INTO rooms (room, epoch, rev, snapshot, snapshot_rev) VALUES (?, ?, 0, ?, 0)")
             insertPatch = try database.prepare("INSERT INTO patches (room, rev, user, client, seq, ops) VALUES (?, ?, ?, ?, ?, ?)")
             insertPatchRows = try database.prepare("INSERT INTO patches (room, rev, user, client, seq, ops) VALUES "
@@ -133,9 +147,11 @@ public final class SQLiteRoomStore: RoomStore {
             updateJournal = try database.prepare("UPDATE journal SET applied = ? WHERE id = 1")
             selectJournal = try database.prepare("SELECT applied FROM journal WHERE id = 1")
             selectRoomNames = try database.prepare("SELECT room FROM rooms")
-            walLimit = try WALSizeLimiter(database: database, bytes: walSizeLimit, busyTimeoutMilliseconds: Self.busyTimeoutMilliseconds)
-            // After the schema exists, so the checkpointer's connection sees a WAL database.
-            checkpointer = try WALCheckpointer(path: path)
+            if writer {
+                walLimit = try WALSizeLimiter(database: database, bytes: walSizeLimit, busyTimeoutMilliseconds: Self.busyTimeoutMilliseconds)
+                // After the schema exists, so the checkpointer's connection sees a WAL database.
+                checkpointer = try WALCheckpointer(path: path)
+            }
         } catch {
             throw .database(error)
         }
@@ -291,6 +307,24 @@ public final class SQLiteRoomStore: RoomStore {
             return try selectJournal.step() ? UInt64(bitPattern: selectJournal.int64(at: 0)) : 0
         } catch {
             throw .database(error)
+        }
+    }
+
+    /// Runs `body` with the journal position the database holds, in one read transaction: everything
+    /// `body` reads is the state as of that position, whatever the writer commits meanwhile.
+    func snapshot<T>(_ body: (UInt64) throws(StorageError) -> T) throws(StorageError) -> T {
+        var failure: StorageError?
+        do {
+            return try database.readTransaction { () throws(SQLiteError) -> T in
+                do throws(StorageError) {
+                    return try body(journalPosition())
+                } catch {
+                    failure = error
+                    throw SQLiteError(code: 0, operation: "snapshot", message: error.description)
+                }
+            }
+        } catch {
+            throw failure ?? .database(error)
         }
     }
 

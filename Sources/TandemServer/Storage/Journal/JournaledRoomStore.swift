@@ -16,13 +16,19 @@ import Synchronization
 /// position in the transaction that applies it, so none is applied twice), then deletes the segments.
 /// A record cut short by a crash was never acknowledged and is ignored.
 ///
-/// Reads (`loadRoom`, `patches`, …) first store whatever the materializer has not stored yet, so a read
-/// sees every earlier write without waiting for the materializer's thread (which runs at the lowest
-/// priority). Like every `RoomStore`, used by one thread at a time (the commit lane); the materializer is
-/// the only other user of the database, under a lock.
+/// Reads (`loadRoom`, `patches`, …) see every earlier write without waiting for the materializer (a thread
+/// at the lowest CPU priority, perhaps preempted mid-transaction): they read a snapshot through a second connection (in WAL mode a reader
+/// never waits for the writer) and add what the lane journaled after it (`UnstoredWrites`). In the rare
+/// case that cannot answer (a room recreated or snapshotted in a record not yet stored), a read stores
+/// what waits itself first, under the database lock. Like every `RoomStore`, used by one thread at a time
+/// (the commit lane); the materializer is the only other writer of the database, under that lock.
 public final class JournaledRoomStore: RoomStore {
     private let segments: JournalSegments
     private let materializer: Materializer
+    /// Lane-only: the read-only connection of snapshot reads; nil once closed.
+    private var reader: SQLiteRoomStore?
+    /// Lane-only: what the lane journaled that the database may not hold yet.
+    private var unstored = UnstoredWrites()
     /// Lane-only: every room that exists in storage or in the journal, to refuse writes to unknown rooms
     /// before they are journaled (the materializer must never meet a write it cannot apply).
     private var knownRooms: Set<String>
@@ -74,12 +80,15 @@ public final class JournaledRoomStore: RoomStore {
         try segments.removeAll()
         nextPosition = max(applied, records.last?.position ?? 0) + 1
         knownRooms = try storage.roomNames()
+        reader = try SQLiteRoomStore.reader(path: databasePath)
         materializer = Materializer(storage: storage, applied: nextPosition - 1, segments: segments, interval: materializeInterval,
                                     maxWritesPerTransaction: maxWritesPerTransaction, maxPending: maxPending,
                                     runsThread: runsMaterializer, onFailure: onMaterializeFailure)
     }
 
     deinit {
+        // The reader first, so the writer's connection is the last one and removes the WAL as it closes.
+        reader = nil
         materializer.stop()
         segments.release()
     }
@@ -88,6 +97,7 @@ public final class JournaledRoomStore: RoomStore {
     /// Deinitialization does the same; this is for code that must reopen the files at once.
     func close() {
         closed = true
+        reader = nil
         materializer.stop()
         segments.release()
     }
@@ -111,6 +121,8 @@ public final class JournaledRoomStore: RoomStore {
         try segments.append(record.encoded(), position: record.position)
         nextPosition += 1
         knownRooms.formUnion(created)
+        unstored.forget(through: materializer.storedThrough)
+        unstored.append(record)
         materializer.enqueue(record)
     }
 
@@ -120,27 +132,69 @@ public final class JournaledRoomStore: RoomStore {
 
     /// See `RoomStore.loadRoom(_:)`.
     public func loadRoom(_ room: String) throws(StorageError) -> RoomRecord? {
-        try materializer.read { (storage) throws(StorageError) in try storage.loadRoom(room) }
+        let answer: RoomRecord?? = try readSnapshot { (storage, position) throws(StorageError) in
+            unstored.touchesRoom(room, after: position) ? nil : .some(try storage.loadRoom(room))
+        }
+        if let answer { return answer }
+        return try materializer.read { (storage) throws(StorageError) in try storage.loadRoom(room) }
     }
 
     /// See `RoomStore.patches(room:after:limit:)`.
     public func patches(room: String, after: Int64, limit: Int) throws(StorageError) -> [StoredPatch] {
-        try materializer.read { (storage) throws(StorageError) in try storage.patches(room: room, after: after, limit: limit) }
+        let answer: [StoredPatch]? = try readSnapshot { (storage, position) throws(StorageError) in
+            guard !unstored.reshapes(room, after: position) else { return nil }
+            let stored = try storage.patches(room: room, after: after, limit: limit)
+            return unstored.patches(of: room, after: after, limit: limit, stored: stored, position: position)
+        }
+        if let answer { return answer }
+        return try materializer.read { (storage) throws(StorageError) in try storage.patches(room: room, after: after, limit: limit) }
     }
 
     /// See `RoomStore.revision(room:client:seq:)`.
     public func revision(room: String, client: String, seq: Int64) throws(StorageError) -> Int64? {
-        try materializer.read { (storage) throws(StorageError) in try storage.revision(room: room, client: client, seq: seq) }
+        let answer: Int64?? = try readSnapshot { (storage, position) throws(StorageError) in
+            guard !unstored.reshapes(room, after: position) else { return nil }
+            if let rev = unstored.revision(room: room, client: client, seq: seq, after: position) { return .some(rev) }
+            return .some(try storage.revision(room: room, client: client, seq: seq))
+        }
+        if let answer { return answer }
+        return try materializer.read { (storage) throws(StorageError) in try storage.revision(room: room, client: client, seq: seq) }
     }
 
     /// See `RoomStore.invites()`.
     public func invites() throws(StorageError) -> [StoredInvite] {
-        try materializer.read { (storage) throws(StorageError) in try storage.invites() }
+        let answer: [StoredInvite]? = try readSnapshot { (storage, position) throws(StorageError) in
+            unstored.touchesInvites(after: position) ? nil : try storage.invites()
+        }
+        if let answer { return answer }
+        return try materializer.read { (storage) throws(StorageError) in try storage.invites() }
     }
 
     /// See `RoomStore.denials()`.
     public func denials() throws(StorageError) -> [StoredDenial] {
-        try materializer.read { (storage) throws(StorageError) in try storage.denials() }
+        let answer: [StoredDenial]? = try readSnapshot { (storage, position) throws(StorageError) in
+            unstored.touchesDenials(after: position) ? nil : try storage.denials()
+        }
+        if let answer { return answer }
+        return try materializer.read { (storage) throws(StorageError) in try storage.denials() }
+    }
+
+    /// Runs `body` on a snapshot of the database (the reader connection) with the journal position the
+    /// snapshot holds; `body` answers from it and the unstored records after that position, or returns nil
+    /// when those records do not tell enough (the caller then stores them and reads again).
+    private func readSnapshot<T>(_ body: (SQLiteRoomStore, UInt64) throws(StorageError) -> T?) throws(StorageError) -> T? {
+        guard let reader else { throw .shutDown }
+        // Records the database held before the snapshot began are no news to it: positions only grow.
+        unstored.forget(through: materializer.storedThrough)
+        let answer = try reader.snapshot { (position) throws(StorageError) in try body(reader, position) }
+        if answer == nil { fallbackReads += 1 }
+        return answer
+    }
+
+    /// Holds the database lock from another thread until `release` is signalled, like the materializer in
+    /// the middle of a transaction (tests).
+    func holdDatabaseLock(until release: DispatchSemaphore) {
+        materializer.holdLock(until: release)
     }
 
     /// Waits until the database holds every record appended so far (tests).
@@ -150,6 +204,9 @@ public final class JournaledRoomStore: RoomStore {
 
     /// Segment files the journal has now (tests look).
     var segmentCount: Int { segments.segmentCount }
+
+    /// Reads that had to store the unstored records first (tests look).
+    private(set) var fallbackReads = 0
 
     /// Records journaled and not yet stored in the database (tests look).
     var backlog: Int { materializer.backlog }
@@ -163,11 +220,12 @@ extension JournaledRoomStore {
     ///
     /// The lane hands records over through a `RecordInbox` (no lock: appending never waits for this
     /// thread). Whoever holds `databaseLock` may store what is waiting: the materializer's thread in the
-    /// background, a reader that needs everything stored before it reads, and the lane itself when the
-    /// backlog is full. So no caller ever waits for this thread to be scheduled, and the thread runs at the
-    /// lowest CPU priority (nice 19): its transactions use CPU the event loops leave over instead of taking
-    /// it from them (docs/bench/relays-profile.md). Each lock hold stores at most `maxWritesPerTransaction`
-    /// writes, so a caller that meets the thread mid-transaction waits for one bounded chunk at most.
+    /// background, a read that the unstored records cannot answer (reads normally take no lock:
+    /// `JournaledRoomStore.readSnapshot`), and the lane itself when the backlog is full. So no caller waits
+    /// for this thread to be scheduled, and it runs at the lowest CPU priority (nice 19): its transactions
+    /// use CPU the event loops leave over instead of taking it from them (docs/bench/relays-profile.md).
+    /// Each lock hold stores at most `maxWritesPerTransaction` writes, so a caller that meets the thread
+    /// mid-transaction waits for one bounded chunk at most.
     final class Materializer: @unchecked Sendable {
         private let inbox = RecordInbox()
         /// Guards the database, `taken` and `batchCount`; its holder alone takes records from the inbox.
@@ -211,6 +269,22 @@ extension JournaledRoomStore {
         }
 
         var batches: Int { databaseLock.withLock { batchCount } }
+
+        /// Takes the database lock on a thread of its own and keeps it until `release` is signalled, as
+        /// this thread does mid-transaction; returns once it is held (tests).
+        func holdLock(until release: DispatchSemaphore) {
+            let held = DispatchSemaphore(value: 0)
+            Thread { [self] in
+                databaseLock.withLock {
+                    held.signal()
+                    release.wait()
+                }
+            }.start()
+            held.wait()
+        }
+
+        /// The last journal position the database holds.
+        var storedThrough: UInt64 { applied.load(ordering: .acquiring) }
 
         /// Records handed over and not yet stored.
         var backlog: Int {

@@ -15,6 +15,7 @@ public final class SQLiteDatabase {
     /// `execute` would parse them every time. Raw handles rather than `SQLiteStatement`s, which keep
     /// their database alive: held here, they would keep it from ever closing.
     private var begin: OpaquePointer?
+    private var beginRead: OpaquePointer?
     private var commit: OpaquePointer?
 
     /// Opens (creating if needed) the database at `path`; `":memory:"` opens a private in-memory one.
@@ -40,6 +41,7 @@ public final class SQLiteDatabase {
 
     deinit {
         sqlite3_finalize(begin)
+        sqlite3_finalize(beginRead)
         sqlite3_finalize(commit)
         sqlite3_close_v2(handle)
     }
@@ -82,7 +84,22 @@ public final class SQLiteDatabase {
     /// Runs `body` inside `BEGIN IMMEDIATE … COMMIT`, rolling back when it throws.
     /// - Throws: the body's error after the rollback, or `SQLiteError` from BEGIN/COMMIT.
     public func transaction<T>(_ body: () throws(SQLiteError) -> T) throws(SQLiteError) -> T {
-        try run("BEGIN IMMEDIATE", cached: &begin)
+        try transaction(beginning: { () throws(SQLiteError) in try run("BEGIN IMMEDIATE", cached: &begin) }, body)
+    }
+
+    /// Runs `body` inside `BEGIN … COMMIT` without taking the write lock: every statement in it reads the
+    /// same snapshot, the one committed when its first statement ran. In WAL mode such a reader does not
+    /// wait for a writer, and a writer does not wait for it.
+    /// - Throws: the body's error after the transaction ends, or `SQLiteError` from BEGIN/COMMIT.
+    public func readTransaction<T>(_ body: () throws(SQLiteError) -> T) throws(SQLiteError) -> T {
+        try transaction(beginning: { () throws(SQLiteError) in try run("BEGIN", cached: &beginRead) }, body)
+    }
+
+    /// `begin` runs the BEGIN statement; it is a closure rather than an `inout` statement so that a nested
+    /// transaction (which SQLite refuses at BEGIN) does not overlap the outer one's access to it.
+    private func transaction<T>(beginning begin: () throws(SQLiteError) -> Void,
+                                _ body: () throws(SQLiteError) -> T) throws(SQLiteError) -> T {
+        try begin()
         do {
             let result = try body()
             try run("COMMIT", cached: &commit)
