@@ -75,42 +75,7 @@ public final class SQLiteRoomStore: RoomStore {
     private init(path: String, durability: Durability, walSizeLimit: Int, writer: Bool) throws(StorageError) {
         do {
             database = try SQLiteDatabase(path: path)
-            if writer {
-                try database.execute("""
-                    PRAGMA page_size=\(Self.newDatabasePageSize);
-                    PRAGMA busy_timeout=\(Self.busyTimeoutMilliseconds);
-                    PRAGMA journal_mode=WAL;
-                    PRAGMA wal_autocheckpoint=0;
-                    PRAGMA synchronous=\(durability == .full ? "FULL" : "NORMAL");
-                    CREATE TABLE IF NOT EXISTS rooms (
-                        room TEXT PRIMARY KEY, epoch TEXT NOT NULL, rev INTEGER NOT NULL,
-                        snapshot BLOB NOT NULL, snapshot_rev INTEGER NOT NULL
-                    ) WITHOUT ROWID;
-                    CREATE TABLE IF NOT EXISTS patches (
-                        room TEXT NOT NULL, rev INTEGER NOT NULL, user TEXT NOT NULL, client TEXT NOT NULL,
-                        seq INTEGER NOT NULL, ops BLOB NOT NULL, PRIMARY KEY (room, rev)
-                    ) WITHOUT ROWID;
-                    DROP INDEX IF EXISTS patches_by_client;
-                    CREATE TABLE IF NOT EXISTS clients (
-                        room TEXT NOT NULL, client TEXT NOT NULL, last_seq INTEGER NOT NULL, last_rev INTEGER NOT NULL,
-                        PRIMARY KEY (room, client)
-                    ) WITHOUT ROWID;
-                    CREATE TABLE IF NOT EXISTS invites (
-                        code TEXT PRIMARY KEY, room TEXT NOT NULL, role TEXT NOT NULL, created_by TEXT NOT NULL,
-                        created_at INTEGER NOT NULL, expires_at INTEGER NOT NULL, uses_left INTEGER NOT NULL,
-                        revoked INTEGER NOT NULL
-                    ) WITHOUT ROWID;
-                    CREATE TABLE IF NOT EXISTS denials (
-                        room TEXT NOT NULL, user TEXT NOT NULL, until INTEGER NOT NULL, PRIMARY KEY (room, user)
-                    ) WITHOUT ROWID;
-                    CREATE TABLE IF NOT EXISTS journal (
-                        id INTEGER PRIMARY KEY CHECK (id = 1), applied INTEGER NOT NULL
-                    );
-                    INSERT OR IGNORE INTO journal (id, applied) VALUES (1, 0);
-                    """)
-            } else {
-                try database.execute("PRAGMA busy_timeout=\(Self.busyTimeoutMilliseconds); PRAGMA query_only=1;")
-            }
+            try database.execute(writer ? Self.writerSetup(durability) : Self.readerSetup)
             insertRoom = try database.prepare("INSERT OR REPLACE INTO rooms (room, epoch, rev, snapshot, snapshot_rev) VALUES (?, ?, 0, ?, 0)")
             insertPatch = try database.prepare("INSERT INTO patches (room, rev, user, client, seq, ops) VALUES (?, ?, ?, ?, ?, ?)")
             insertPatchRows = try database.prepare("INSERT INTO patches (room, rev, user, client, seq, ops) VALUES "
@@ -156,6 +121,45 @@ public final class SQLiteRoomStore: RoomStore {
             throw .database(error)
         }
     }
+
+    /// The writer's settings and schema; idempotent (an existing database keeps its page size and tables).
+    private static func writerSetup(_ durability: Durability) -> String {
+        """
+        PRAGMA page_size=\(Self.newDatabasePageSize);
+        PRAGMA busy_timeout=\(Self.busyTimeoutMilliseconds);
+        PRAGMA journal_mode=WAL;
+        PRAGMA wal_autocheckpoint=0;
+        PRAGMA synchronous=\(durability == .full ? "FULL" : "NORMAL");
+        CREATE TABLE IF NOT EXISTS rooms (
+            room TEXT PRIMARY KEY, epoch TEXT NOT NULL, rev INTEGER NOT NULL,
+            snapshot BLOB NOT NULL, snapshot_rev INTEGER NOT NULL
+        ) WITHOUT ROWID;
+        CREATE TABLE IF NOT EXISTS patches (
+            room TEXT NOT NULL, rev INTEGER NOT NULL, user TEXT NOT NULL, client TEXT NOT NULL,
+            seq INTEGER NOT NULL, ops BLOB NOT NULL, PRIMARY KEY (room, rev)
+        ) WITHOUT ROWID;
+        DROP INDEX IF EXISTS patches_by_client;
+        CREATE TABLE IF NOT EXISTS clients (
+            room TEXT NOT NULL, client TEXT NOT NULL, last_seq INTEGER NOT NULL, last_rev INTEGER NOT NULL,
+            PRIMARY KEY (room, client)
+        ) WITHOUT ROWID;
+        CREATE TABLE IF NOT EXISTS invites (
+            code TEXT PRIMARY KEY, room TEXT NOT NULL, role TEXT NOT NULL, created_by TEXT NOT NULL,
+            created_at INTEGER NOT NULL, expires_at INTEGER NOT NULL, uses_left INTEGER NOT NULL,
+            revoked INTEGER NOT NULL
+        ) WITHOUT ROWID;
+        CREATE TABLE IF NOT EXISTS denials (
+            room TEXT NOT NULL, user TEXT NOT NULL, until INTEGER NOT NULL, PRIMARY KEY (room, user)
+        ) WITHOUT ROWID;
+        CREATE TABLE IF NOT EXISTS journal (
+            id INTEGER PRIMARY KEY CHECK (id = 1), applied INTEGER NOT NULL
+        );
+        INSERT OR IGNORE INTO journal (id, applied) VALUES (1, 0);
+        """
+    }
+
+    /// A reader's settings: it waits for a lock like the writer does, and cannot write.
+    private static let readerSetup = "PRAGMA busy_timeout=\(busyTimeoutMilliseconds); PRAGMA query_only=1;"
 
     deinit {
         // Before the writer's connection closes (which checkpoints the rest and removes the WAL).
