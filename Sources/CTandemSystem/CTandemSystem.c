@@ -4,6 +4,7 @@
 
 #ifdef __linux__
 #include <pthread.h>
+#include <sched.h>
 #include <sys/socket.h>
 #include <string.h>
 #include <sys/resource.h>
@@ -24,5 +25,11 @@ int tandem_set_thread_name(const char *name) {
 int tandem_set_thread_nice(int value) {
     // On Linux a nice value belongs to a thread: PRIO_PROCESS with a thread id changes that thread alone.
     return setpriority(PRIO_PROCESS, (id_t)gettid(), value);
+}
+
+int tandem_set_thread_idle_policy(void) {
+    // Pid 0 is the calling thread: scheduling policies, too, are per thread on Linux.
+    struct sched_param parameters = { .sched_priority = 0 };
+    return sched_setscheduler(0, SCHED_IDLE, &parameters);
 }
 #endif

@@ -25,6 +25,10 @@ int tandem_set_thread_name(const char *name);
 
 /// setpriority on the calling thread only (Linux nice values are per thread): 0 normal, 19 lowest.
 int tandem_set_thread_nice(int value);
+
+/// sched_setscheduler(SCHED_IDLE) on the calling thread only: it then runs on CPU time no other thread wants,
+/// and the scheduler counts a core running nothing else as idle when it places a waking thread.
+int tandem_set_thread_idle_policy(void);
 #endif
 
 #endif

@@ -17,7 +17,7 @@ import Synchronization
 /// A record cut short by a crash was never acknowledged and is ignored.
 ///
 /// Reads (`loadRoom`, `patches`, …) see every earlier write without waiting for the materializer (a thread
-/// at the lowest CPU priority, perhaps preempted mid-transaction): they read a snapshot through a second connection (in WAL mode a reader
+/// that runs only on CPU time nobody else wants, perhaps preempted mid-transaction): they read a snapshot through a second connection (in WAL mode a reader
 /// never waits for the writer) and add what the lane journaled after it (`UnstoredWrites`). In the rare
 /// case that cannot answer (a room recreated or snapshotted in a record not yet stored), a read stores
 /// what waits itself first, under the database lock. Like every `RoomStore`, used by one thread at a time
@@ -221,11 +221,11 @@ extension JournaledRoomStore {
     /// The lane hands records over through a `RecordInbox` (no lock: appending never waits for this
     /// thread). Whoever holds `databaseLock` may store what is waiting: the materializer's thread in the
     /// background, a read that the unstored records cannot answer (reads normally take no lock:
-    /// `JournaledRoomStore.readSnapshot`), and the lane itself when the backlog is full. So no caller waits
-    /// for this thread to be scheduled, and it runs at the lowest CPU priority (nice 19): its transactions
-    /// use CPU the event loops leave over instead of taking it from them (docs/bench/relays-profile.md).
-    /// Each lock hold stores at most `maxWritesPerTransaction` writes, so a caller that meets the thread
-    /// mid-transaction waits for one bounded chunk at most.
+    /// `JournaledRoomStore.readSnapshot`), and the lane when the backlog is long (without waiting for the
+    /// lock unless it is very long). So in normal operation no caller waits for this thread to be
+    /// scheduled, and it runs at `SCHED_IDLE` (`ThreadPriority`): on CPU time the event loops leave over,
+    /// without making the scheduler crowd other threads onto their cores (docs/bench/relays-profile.md).
+    /// Each lock hold stores at most `maxWritesPerTransaction` writes.
     final class Materializer: @unchecked Sendable {
         private let inbox = RecordInbox()
         /// Guards the database, `taken` and `batchCount`; its holder alone takes records from the inbox.
@@ -301,13 +301,21 @@ extension JournaledRoomStore {
             inbox.push(record)
         }
 
-        /// Lane: when the backlog reached `maxPending`, stores its oldest chunk before more is journaled —
-        /// one chunk per write, so a materializer that cannot keep up (a saturated machine) hands the lane
-        /// a steady share of the work rather than one long stall.
-        /// - Throws: the failure of storing it; the caller refuses the write it was about to journal.
+        /// Lane: from `maxPending` records on, stores the oldest chunk itself before more is journaled — one
+        /// chunk per write, so a materializer that cannot keep up (a saturated machine) hands the lane a
+        /// steady share of the work rather than one long stall. It does so only when the database lock is
+        /// free: the materializer holding it is mid-transaction and, at `SCHED_IDLE`, may get no CPU for a
+        /// while, so the write is journaled anyway — until the backlog reaches four times `maxPending`,
+        /// where the lane waits for the lock: memory stays bounded.
+        /// - Throws: the failure of storing; the caller refuses the write it was about to journal.
         func storeBacklogIfFull() throws(StorageError) {
-            guard backlog >= maxPending else { return }
-            databaseLock.lock()
+            let waiting = backlog
+            guard waiting >= maxPending else { return }
+            if waiting >= 4 * maxPending {
+                databaseLock.lock()
+            } else if !databaseLock.try() {
+                return
+            }
             defer { databaseLock.unlock() }
             _ = try storeChunk()
         }
