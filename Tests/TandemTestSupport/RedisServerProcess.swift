@@ -42,9 +42,28 @@ public final class RedisServerProcess: Sendable {
     /// - Throws: `RedisServerProcessError` when redis-server is missing or does not come up within `timeout`.
     public static func start(port: Int? = nil, directory: URL? = nil, appendOnly: Bool = false, timeout: Duration = .seconds(30)) async throws -> RedisServerProcess {
         guard let executable else { throw RedisServerProcessError.notInstalled }
-        let port = try port ?? freeLoopbackPort()
+        let ownDirectory = directory == nil
         let directory = directory ?? FileManager.default.temporaryDirectory.appendingPathComponent("tandem-redis-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        // A port found free can be taken by another test's server before this one binds it; this one then
+        // exits, and when it picked the port itself it tries another.
+        var attempt = 1
+        while true {
+            do {
+                return try await launch(executable, port: try port ?? freeLoopbackPort(), directory: directory,
+                                        appendOnly: appendOnly, timeout: timeout)
+            } catch RedisServerProcessError.portTaken where port == nil && attempt < 5 {
+                attempt += 1
+            } catch {
+                if ownDirectory { try? FileManager.default.removeItem(at: directory) }
+                throw error
+            }
+        }
+    }
+
+    /// Runs redis-server on `port` and waits for its own log to say it is ready: another process accepting
+    /// on the port must not pass for this one (its clients would share that server's data and see it die).
+    private static func launch(_ executable: String, port: Int, directory: URL, appendOnly: Bool, timeout: Duration) async throws -> RedisServerProcess {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = ["--port", "\(port)", "--bind", "127.0.0.1", "--save", "", "--appendonly", appendOnly ? "yes" : "no",
@@ -53,12 +72,19 @@ public final class RedisServerProcess: Sendable {
         process.standardError = FileHandle.nullDevice
         try process.run()
         let server = RedisServerProcess(port: port, directory: directory, process: process)
+        // Lines of this process only: a restart on the same directory appends to the previous one's log.
+        let prefix = "\(process.processIdentifier):"
+        func ownLog() -> String {
+            let log = (try? String(contentsOf: directory.appendingPathComponent("redis.log"), encoding: .utf8)) ?? ""
+            return log.split(separator: "\n").filter { $0.hasPrefix(prefix) }.joined(separator: "\n")
+        }
         let clock = ContinuousClock()
         let deadline = clock.now.advanced(by: timeout)
-        while !LoopbackPort.isAccepting(port) {
+        while !ownLog().contains("Ready to accept connections") || !LoopbackPort.isAccepting(port) {
             guard process.isRunning, clock.now < deadline else {
-                let log = (try? String(contentsOf: directory.appendingPathComponent("redis.log"), encoding: .utf8)) ?? ""
-                await server.stop()
+                let log = ownLog()
+                await server.stop(keepingData: true)
+                if log.contains("Address already in use") { throw RedisServerProcessError.portTaken(port: port, log: String(log.suffix(2_000))) }
                 throw RedisServerProcessError.didNotStart(port: port, log: String(log.suffix(2_000)))
             }
             try await Task.sleep(for: .milliseconds(5))
@@ -90,11 +116,14 @@ public enum RedisServerProcessError: Error, CustomStringConvertible {
     case notInstalled
     /// The server did not accept connections in time.
     case didNotStart(port: Int, log: String)
+    /// Another process listens on the port (retried with another port when the caller did not pick it).
+    case portTaken(port: Int, log: String)
 
     public var description: String {
         switch self {
         case .notInstalled: "redis-server is not installed: run scripts/test (it installs the Debian package) or `apt-get install redis-server`"
         case .didNotStart(let port, let log): "redis-server did not accept connections on 127.0.0.1:\(port) in time; its log ends with:\n\(log)"
+        case .portTaken(let port, let log): "another process listens on 127.0.0.1:\(port); redis-server's log ends with:\n\(log)"
         }
     }
 }
