@@ -50,7 +50,8 @@ static int flush(BufferedWAL *wal) {
     if (wal->length == 0) return SQLITE_OK;
     int length = wal->length;
     wal->length = 0;
-    wal->commitEnd = -1;
+    // A commit frame still being written (its page not yet here) keeps its mark: only its end flushes it.
+    if (wal->commitEnd >= 0 && wal->start + length >= wal->commitEnd) wal->commitEnd = -1;
     return writeThrough(wal, wal->buffer, length, wal->start);
 }
 
@@ -121,7 +122,7 @@ static int walWrite(sqlite3_file *file, const void *data, int amount, sqlite3_in
     if (wal->length == 0) wal->start = offset;
     memcpy(wal->buffer + wal->length, bytes, (size_t)amount);
     wal->length += amount;
-    if (wal->commitEnd >= 0 && wal->start + wal->length >= wal->commitEnd) return flush(wal);
+    if (wal->commitEnd >= 0 && offset + amount >= wal->commitEnd) return flush(wal);
     return SQLITE_OK;
 }
 

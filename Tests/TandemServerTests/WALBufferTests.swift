@@ -83,6 +83,24 @@ import Testing
         }
     }
 
+    @Test func aCommitFrameThatDoesNotFitTheBufferIsStillWrittenAtTheCommit() throws {
+        let fixture = try Fixture()
+        defer { fixture.remove() }
+        let writer = try fixture.open()
+        let reader = try fixture.open(buffered: false)
+        let count = try reader.prepare("SELECT count(*), coalesce(sum(length(body)), 0) FROM rows")
+        // Transactions of 40 to 80 pages: for some of them the commit frame's page no longer fits the 64 KiB
+        // buffer, which is written out first; the commit frame must still reach the file before the commit returns.
+        var rows: Int64 = 0
+        for size in Int64(40)...80 {
+            try insert((rows + 1)...(rows + size), bodyBytes: 900, into: writer)
+            rows += size
+            defer { count.reset() }
+            #expect(try count.step())
+            #expect(count.int64(at: 0) == rows && count.int64(at: 1) == 900 * rows, "after a transaction of \(size) rows")
+        }
+    }
+
     @Test(arguments: [70_000, 140_000, 400_000])
     func aTransactionLargerThanTheBufferIsStoredWhole(bytes: Int) throws {
         let fixture = try Fixture()

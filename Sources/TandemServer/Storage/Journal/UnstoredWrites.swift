@@ -51,7 +51,7 @@ struct UnstoredWrites {
         }
     }
 
-    /// Whether a record after `position` saves or deletes an invite (`invites`) or a denial.
+    /// Whether a record after `position` saves or deletes an invite.
     func touchesInvites(after position: UInt64) -> Bool {
         writes(after: position).contains { write in
             if case .saveInvite = write { return true }
