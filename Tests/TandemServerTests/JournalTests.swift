@@ -205,10 +205,7 @@ import Testing
         try Self.appendPatches(1...10, to: store)
         try store.waitUntilMaterialized()
         // The materializer is mid-transaction (and may get no CPU for a while): reads must not wait for it.
-        let release = DispatchSemaphore(value: 0)
-        store.holdDatabaseLock(until: release)
-        var released = false
-        defer { if !released { release.signal() } }
+        let hold = store.holdDatabaseLock()
         try Self.appendPatches(11...20, to: store)
         try store.apply([.appendPatch(Self.patch(1, room: "hall"))])
         #expect(try store.patches(room: "lobby", after: 5, limit: 100).map(\.rev) == Array(6...20))
@@ -223,8 +220,7 @@ import Testing
         #expect(try store.invites().map(\.code) == ["i1"])
         #expect(try store.denials().isEmpty)
         #expect(store.fallbackReads == 0)
-        release.signal()
-        released = true
+        hold.release()
         // Only the transaction before the lock was taken: no read stored anything.
         #expect(store.materializedBatches == 1)
     }
@@ -260,10 +256,7 @@ import Testing
         nonisolated(unsafe) let store = try Self.openWithoutMaterializer(folder, maxPending: 4)
         try store.apply([Self.create])
         try store.waitUntilMaterialized()
-        let release = DispatchSemaphore(value: 0)
-        store.holdDatabaseLock(until: release)
-        var released = false
-        defer { if !released { release.signal() } }
+        let hold = store.holdDatabaseLock()
         // Past the limit the lane does not wait for the lock: it journals on.
         try Self.appendPatches(1...16, to: store)
         #expect(store.backlog == 16)
@@ -275,8 +268,7 @@ import Testing
             done.signal()
         }.start()
         #expect(done.wait(timeout: .now() + .milliseconds(200)) == .timedOut)
-        release.signal()
-        released = true
+        hold.release()
         #expect(done.wait(timeout: .now() + .seconds(10)) == .success)
         #expect(failure == nil)
         #expect(store.backlog < 17)

@@ -191,10 +191,27 @@ public final class JournaledRoomStore: RoomStore {
         return answer
     }
 
-    /// Holds the database lock from another thread until `release` is signalled, like the materializer in
-    /// the middle of a transaction (tests).
-    func holdDatabaseLock(until release: DispatchSemaphore) {
-        materializer.holdLock(until: release)
+    /// Holds the database lock from another thread, like the materializer in the middle of a transaction,
+    /// until the returned hold is released or dropped (tests).
+    func holdDatabaseLock() -> DatabaseLockHold {
+        let hold = DatabaseLockHold()
+        materializer.holdLock(until: hold.semaphore)
+        return hold
+    }
+
+    /// The database lock held by another thread (tests): `release()` or dropping it lets go.
+    final class DatabaseLockHold {
+        fileprivate let semaphore = DispatchSemaphore(value: 0)
+        private var released = false
+
+        /// Lets the holding thread release the lock (once; later calls do nothing).
+        func release() {
+            guard !released else { return }
+            released = true
+            semaphore.signal()
+        }
+
+        deinit { release() }
     }
 
     /// Waits until the database holds every record appended so far (tests).
