@@ -55,6 +55,13 @@ import Testing
         return result
     }
 
+    /// The rows and body bytes `reader` sees now (another connection's view of what was committed).
+    private func rowsAndBytes(seenBy reader: SQLiteDatabase) throws -> (rows: Int64, bytes: Int64) {
+        let query = try reader.prepare("SELECT count(*), coalesce(sum(length(body)), 0) FROM rows")
+        guard try query.step() else { return (0, 0) }
+        return (query.int64(at: 0), query.int64(at: 1))
+    }
+
     @Test func aTransactionsFramesReachTheWALInOneWrite() throws {
         let fixture = try Fixture()
         defer { fixture.remove() }
@@ -73,13 +80,10 @@ import Testing
         defer { fixture.remove() }
         let writer = try fixture.open()
         let reader = try fixture.open(buffered: false)
-        let count = try reader.prepare("SELECT count(*), coalesce(sum(length(body)), 0) FROM rows")
         for id in Int64(1)...200 {
             try insert(id...id, bodyBytes: Int(id) * 7, into: writer)
-            defer { count.reset() }
-            #expect(try count.step())
-            #expect(count.int64(at: 0) == id)
-            #expect(count.int64(at: 1) == 7 * id * (id + 1) / 2)
+            let seen = try rowsAndBytes(seenBy: reader)
+            #expect(seen.rows == id && seen.bytes == 7 * id * (id + 1) / 2)
         }
     }
 
@@ -88,16 +92,14 @@ import Testing
         defer { fixture.remove() }
         let writer = try fixture.open()
         let reader = try fixture.open(buffered: false)
-        let count = try reader.prepare("SELECT count(*), coalesce(sum(length(body)), 0) FROM rows")
         // Transactions of 40 to 80 pages: for some of them the commit frame's page no longer fits the 64 KiB
         // buffer, which is written out first; the commit frame must still reach the file before the commit returns.
         var rows: Int64 = 0
         for size in Int64(40)...80 {
             try insert((rows + 1)...(rows + size), bodyBytes: 900, into: writer)
             rows += size
-            defer { count.reset() }
-            #expect(try count.step())
-            #expect(count.int64(at: 0) == rows && count.int64(at: 1) == 900 * rows, "after a transaction of \(size) rows")
+            let seen = try rowsAndBytes(seenBy: reader)
+            #expect(seen.rows == rows && seen.bytes == 900 * rows, "after a transaction of \(size) rows")
         }
     }
 
