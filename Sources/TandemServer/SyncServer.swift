@@ -32,6 +32,10 @@ public final class SyncServer: Sendable {
     /// How many event-loop threads serve connections.
     public var eventLoopCount: Int { group.loops.count }
 
+    /// Whether the server's event loops poll longer between events while busy (see
+    /// `ServerConfiguration.loopsPollLongerWhenBusy(threads:cores:)`).
+    public var eventLoopsPollLongerWhenBusy: Bool { group.loops.first?.pollsLongerWhenBusy ?? false }
+
     /// This node's name in the cluster; nil when the server runs alone.
     public var nodeID: String? { cluster?.settings.nodeID }
 
@@ -101,8 +105,11 @@ public final class SyncServer: Sendable {
         _ = try? FileDescriptorLimit.raiseSoftLimitToHard()
         let group: EventLoopGroup
         do {
-            group = try EventLoopGroup(threads: configuration.eventLoopThreads ?? ServerConfiguration.defaultEventLoopThreads(
-                cores: EventLoopGroup.defaultThreadCount, durableStorage: configuration.storesDurably))
+            let cores = EventLoopGroup.defaultThreadCount
+            let threads = configuration.eventLoopThreads
+                ?? ServerConfiguration.defaultEventLoopThreads(cores: cores, durableStorage: configuration.storesDurably)
+            group = try EventLoopGroup(
+                threads: threads, pollsLongerWhenBusy: ServerConfiguration.loopsPollLongerWhenBusy(threads: threads, cores: cores))
         } catch {
             commits.shutdown()
             throw .eventLoops("\(error)")

@@ -56,6 +56,12 @@ import TandemWire
         defer { durableServer.shutdown() }
         #expect(durableServer.eventLoopCount == ServerConfiguration.defaultEventLoopThreads(
             cores: EventLoopGroup.defaultThreadCount, durableStorage: true))
+        // Loops poll longer while busy only when they leave a core free: the durable default does.
+        #expect(ServerConfiguration.loopsPollLongerWhenBusy(threads: 1, cores: 2))
+        #expect(!ServerConfiguration.loopsPollLongerWhenBusy(threads: 2, cores: 2))
+        #expect(!ServerConfiguration.loopsPollLongerWhenBusy(threads: 1, cores: 1))
+        #expect(durableServer.eventLoopsPollLongerWhenBusy == (durableServer.eventLoopCount < EventLoopGroup.defaultThreadCount))
+        #expect(!server.eventLoopsPollLongerWhenBusy || EventLoopGroup.defaultThreadCount > 3)
     }
 
     @Test func aLoopCountOutsideItsRangeIsAUsageError() async {

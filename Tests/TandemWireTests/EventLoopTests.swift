@@ -29,6 +29,22 @@ import TandemTestSupport
         #expect(!loop.inEventLoop)
     }
 
+    @Test func aBusyLoopPollsLongerOnlyWhenItsGroupAllowsIt() async throws {
+        for allowed in [true, false] {
+            let group = try EventLoopGroup(threads: 1, pollsLongerWhenBusy: allowed)
+            defer { group.shutdown() }
+            let loop = group.next()
+            #expect(loop.pollsLongerWhenBusy == allowed)
+            #expect(try await loop.submit { loop.pollWindow.current } == PollWindow.short)
+            // Work for longer than an epoch: the loop is busy by any measure.
+            try await loop.submit {
+                let start = MonotonicTime.now()
+                while MonotonicTime.now() - start < PollWindow.epoch + PollWindow.epoch / 2 {}
+            }
+            #expect(try await loop.submit { loop.pollWindow.current } == (allowed ? PollWindow.long : PollWindow.short))
+        }
+    }
+
     @Test func wakeUpsRequestedInsideABatchHappenOncePerLoopWhenItEnds() async throws {
         let group = try EventLoopGroup(threads: 2)
         defer { group.shutdown() }

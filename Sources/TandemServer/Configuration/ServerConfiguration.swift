@@ -88,6 +88,13 @@ public struct ServerConfiguration: Sendable, Equatable {
         max(1, durableStorage ? cores - 1 : cores)
     }
 
+    /// Whether `threads` event loops on `cores` cores poll longer between events while busy
+    /// (`EventLoopGroup(pollsLongerWhenBusy:)`): only when they leave a core free, so that their polling never
+    /// takes the core another thread of the machine is waiting for. True for the durable default.
+    public static func loopsPollLongerWhenBusy(threads: Int, cores: Int) -> Bool {
+        threads < cores
+    }
+
     /// The defaults of the product specification.
     public init() {}
 }

@@ -82,9 +82,16 @@ public final class EventLoop: @unchecked Sendable {
         var generation: UInt32 = 0
     }
 
-    init(index: Int, idleSweepInterval: Duration, readBufferSize: Int) throws {
+    /// Whether the loop keeps polling for events longer while it is busy, before it sleeps (set by its group).
+    public let pollsLongerWhenBusy: Bool
+    /// Loop-thread state: how long the loop polls after its current work.
+    private(set) var pollWindow: PollWindow
+
+    init(index: Int, idleSweepInterval: Duration, readBufferSize: Int, pollsLongerWhenBusy: Bool = false) throws {
         self.index = index
         self.idleSweepInterval = idleSweepInterval
+        self.pollsLongerWhenBusy = pollsLongerWhenBusy
+        pollWindow = PollWindow(adapts: pollsLongerWhenBusy, now: MonotonicTime.now())
         selector = try makeSelector()
         readBuffer = .allocate(byteCount: readBufferSize, alignment: 16)
         ioVectors = .allocate(capacity: Self.ioVectorCapacity)
@@ -210,13 +217,13 @@ public final class EventLoop: @unchecked Sendable {
         threadID.store(Self.currentThreadID(), ordering: .releasing)
         Self.currentSlot.set(self)
         defer { Self.currentSlot.set(nil) }
-        // Until this instant the loop polls instead of sleeping (see `Self.spinWindow`).
-        var spinUntil: UInt64 = 0
+        // Until this instant the loop polls instead of sleeping (see `PollWindow`).
+        var pollUntil: UInt64 = 0
         while true {
             let (hasWork, stopping) = inbox.withLock { ($0.wakeupRequested || !$0.tasks.isEmpty, $0.shutdownRequested) }
             if stopping { break }
             var timeout: UInt64?
-            if hasWork || MonotonicTime.now() < spinUntil {
+            if hasWork || MonotonicTime.now() < pollUntil {
                 timeout = 0
             } else if let deadline = timers.nextDeadline {
                 let current = MonotonicTime.now()
@@ -241,16 +248,14 @@ public final class EventLoop: @unchecked Sendable {
             runDueTimers()
             let ranWork = runSubmittedWork()
             flushPending()
-            if handledIO || ranWork { spinUntil = now &+ Self.spinWindow }
+            if handledIO || ranWork {
+                let end = MonotonicTime.now()
+                pollWindow.worked(from: now, to: end)
+                pollUntil = end &+ pollWindow.current
+            }
         }
         tearDown()
     }
-
-    /// How long, in nanoseconds, a loop that just did some work keeps polling before it sleeps. A reply
-    /// usually brings the next message within tens of microseconds; a loop that sleeps in between pays a
-    /// thread wake-up for each one (on a virtual machine with idle cores, a halted virtual CPU's wake-up,
-    /// which is much slower). Costs at most this much CPU after each burst of work.
-    static let spinWindow: UInt64 = 50_000
 
     private func dispatch(token: UInt64, events: IOEvents) {
         let fd = Int(truncatingIfNeeded: token & 0xFFFF_FFFF)
