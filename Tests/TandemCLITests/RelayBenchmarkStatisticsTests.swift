@@ -24,6 +24,35 @@ import Testing
         #expect(LoadStatistics.cpuTicks(procStat: "garbage") == nil)
     }
 
+    @Test func hostStealIsTheEighthFieldOfTheCPULineOverItsFirstEight() {
+        let stat = "cpu  6544754 64473 1354477 3924881 98559 0 348780 78995 11 22\ncpu0 1 2 3 4 5 6 7 8 0 0\nintr 1 2\n"
+        let ticks = LoadStatistics.hostCPUTicks(procStat: stat)
+        #expect(ticks?.total == 6544754 + 64473 + 1354477 + 3924881 + 98559 + 0 + 348780 + 78995)
+        #expect(ticks?.stolen == 78995)
+        #expect(LoadStatistics.hostCPUTicks(procStat: "cpu0 1 2 3 4 5 6 7 8\n") == nil)
+        #expect(LoadStatistics.hostCPUTicks(procStat: "cpu  1 2 3 4 5 6 7\n") == nil, "a kernel without a steal field")
+        #expect(LoadStatistics.stolenShare(from: (total: 1_000, stolen: 10), to: (total: 1_400, stolen: 110)) == 0.25)
+        #expect(LoadStatistics.stolenShare(from: (total: 1_000, stolen: 10), to: (total: 1_000, stolen: 10)) == nil)
+        #expect(LoadStatistics.stolenShare(from: nil, to: (total: 1_000, stolen: 10)) == nil)
+        #if os(Linux)
+        #expect(LoadStatistics.hostCPUTicks() != nil)
+        #endif
+    }
+
+    @Test func theHostStealOfAFixedRateRunIsInItsLineAndInThePerRunTable() throws {
+        let rate = RelayScenarios.FixedRate(p50Milliseconds: 0.2, p99Milliseconds: 1.5, lost: 0, expected: 96_000,
+                                            serverCores: 0.8, loadCores: 0.6, hostSteal: 0.17)
+        let run = RelayBenchmark.Run(kind: .go, round: 1, loadAverage: 1.2, fixedRate: rate)
+        #expect(RelayReport.line(run).contains("(b) p50 0.20 ms p99 1.50 ms lost 0/96000, host steal 17 %"))
+        var unmeasured = run
+        unmeasured.fixedRate?.hostSteal = nil
+        #expect(!RelayReport.line(unmeasured).contains("steal"))
+        let report = RelayReport(runs: [run], settings: try RelayBenchmark.Settings(environment: [:]), rounds: 1, started: .now, finished: .now)
+        let markdown = report.markdown()
+        #expect(markdown.contains("| (b) lost | (b) host steal | (c) kB/conn |"))
+        #expect(markdown.contains("| 1.50 | 0/96000 | 17 % | — |"))
+    }
+
     @Test func residentBytesComeFromTheVmRSSLine() {
         let status = "Name:\ttandem\nVmPeak:\t  999 kB\nVmRSS:\t    5584 kB\nThreads:\t3\n"
         #expect(LoadStatistics.residentBytes(procStatus: status) == 5584 * 1024)

@@ -31,6 +31,29 @@ enum LoadStatistics {
         return user + system
     }
 
+    /// The machine's CPU time since boot in clock ticks, all cores, and the part of it the hypervisor gave to
+    /// other guests (steal), from the text of `/proc/stat`: its `cpu` line holds user, nice, system, idle,
+    /// iowait, irq, softirq and steal (guest time, which follows, is already inside user and nice). Nil when
+    /// the line is missing or short.
+    static func hostCPUTicks(procStat text: String) -> (total: Int, stolen: Int)? {
+        guard let line = text.split(separator: "\n").first(where: { $0.hasPrefix("cpu ") }) else { return nil }
+        let fields = line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().prefix(8).compactMap { Int($0) }
+        guard fields.count == 8 else { return nil }
+        return (fields.reduce(0, +), fields[7])
+    }
+
+    /// ``hostCPUTicks(procStat:)`` of this machine now, or nil without `/proc/stat`.
+    static func hostCPUTicks() -> (total: Int, stolen: Int)? {
+        (try? String(contentsOfFile: "/proc/stat", encoding: .utf8)).flatMap { hostCPUTicks(procStat: $0) }
+    }
+
+    /// The share (0...1) of the machine's CPU time stolen by the hypervisor between two readings of
+    /// ``hostCPUTicks()``; nil when either is missing or no time passed.
+    static func stolenShare(from start: (total: Int, stolen: Int)?, to end: (total: Int, stolen: Int)?) -> Double? {
+        guard let start, let end, end.total > start.total else { return nil }
+        return Double(end.stolen - start.stolen) / Double(end.total - start.total)
+    }
+
     /// The resident set size in bytes from the text of `/proc/PID/status` (its `VmRSS:` line, in kB).
     static func residentBytes(procStatus text: String) -> Int? {
         for line in text.split(separator: "\n") where line.hasPrefix("VmRSS:") {

@@ -31,7 +31,8 @@ struct RelayReport {
             parts.append("(a) \(grouped(peak.messagesPerSecond)) msg/s, server \(percent(peak.serverCores)) CPU\(redis) (\(fixed(peak.serverMicrosecondsPerDelivery, 2)) µs/delivery), generator \(percent(peak.loadCores)), p99 \(fixed(peak.p99Milliseconds, 2)) ms, lost \(peak.lost)")
         }
         if let rate = run.fixedRate {
-            parts.append("(b) p50 \(fixed(rate.p50Milliseconds, 2)) ms p99 \(fixed(rate.p99Milliseconds, 2)) ms lost \(rate.lost)/\(rate.expected)")
+            let steal = rate.hostSteal.map { ", host steal \(percent($0))" } ?? ""
+            parts.append("(b) p50 \(fixed(rate.p50Milliseconds, 2)) ms p99 \(fixed(rate.p99Milliseconds, 2)) ms lost \(rate.lost)/\(rate.expected)\(steal)")
         }
         if let idle = run.idle { parts.append("(c) \(fixed(idle.bytesPerConnection / 1000, 1)) kB/conn, \(idle.held) held") }
         if let resume = run.resume { parts.append("(d) \(fixed(resume.seconds, 2)) s, \(resume.snapshots) snapshots") }
@@ -87,8 +88,11 @@ struct RelayReport {
         (`tandem bench relays`, one TandemWire event-loop thread) drives them all.
 
         **Noise warning.** This machine has \(ProcessInfo.processInfo.activeProcessorCount) cores shared with other builds; the 1-minute load
-        average at the start of every run is in the per-run table. Absolute numbers move a lot between runs;
-        compare servers inside one run, and rerun the command on a quiet machine before drawing conclusions.
+        average at the start of every run is in the per-run table, and so is the share of the machine's CPU
+        time a hypervisor gave to other guests during (b) ("host steal", from `/proc/stat`): while it is high, a
+        stalled virtual CPU stalls whatever thread ran on it, and the (b) tail measures the host more than the
+        server. Absolute numbers move a lot between runs; compare servers inside one run, and rerun the command
+        on a quiet machine before drawing conclusions.
 
         \(Self.machineFacts())
 
@@ -129,8 +133,8 @@ struct RelayReport {
 
         ## Per run
 
-        | round | server | load avg (1 min) | (a) msg/s | (a) server CPU | (a) µs/delivery | (a) gen. CPU | (b) p99 ms | (b) lost | (c) kB/conn | (d) s | notes |
-        | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |
+        | round | server | load avg (1 min) | (a) msg/s | (a) server CPU | (a) µs/delivery | (a) gen. CPU | (b) p99 ms | (b) lost | (b) host steal | (c) kB/conn | (d) s | notes |
+        | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |
 
         """
         for run in runs {
@@ -142,6 +146,7 @@ struct RelayReport {
                 run.peak.map { Self.percent($0.loadCores) } ?? "—",
                 run.fixedRate.map { Self.fixed($0.p99Milliseconds, 2) } ?? "—",
                 run.fixedRate.map { "\($0.lost)/\($0.expected)" } ?? "—",
+                run.fixedRate?.hostSteal.map { Self.percent($0) } ?? "—",
                 run.idle.map { Self.fixed($0.bytesPerConnection / 1000, 1) } ?? "—",
                 run.resume.map { Self.fixed($0.seconds, 2) } ?? "—",
                 run.failures.joined(separator: "; ").replacingOccurrences(of: "|", with: "/"),

@@ -41,6 +41,9 @@ enum RelayScenarios {
         var audit = DeliveryAudit()
         /// Cluster deployments only: deliveries that never arrived, even after `Sizes.clusterDrain`.
         var neverDelivered: Int? = nil
+        /// The share of the machine's CPU time the hypervisor gave to other guests while the messages were sent
+        /// (nil where `/proc/stat` has no steal figure): a high share means the tail measures the host.
+        var hostSteal: Double? = nil
     }
 
     /// (c) Server memory per idle connection.
@@ -85,6 +88,7 @@ enum RelayScenarios {
         let redisCallsStart: [String: Int]?
         let ownStart: Double
         let wallStart: Int
+        let hostStart: (total: Int, stolen: Int)?
 
         init(_ server: RelayDeployment) {
             self.server = server
@@ -93,6 +97,12 @@ enum RelayScenarios {
             redisCallsStart = server.redis?.commandCalls()
             ownStart = LoadStatistics.ownCPUSeconds()
             wallStart = LoadStatistics.nowNanoseconds()
+            hostStart = LoadStatistics.hostCPUTicks()
+        }
+
+        /// The share of the machine's CPU time stolen by the hypervisor since the window started.
+        func hostSteal() -> Double? {
+            LoadStatistics.stolenShare(from: hostStart, to: LoadStatistics.hostCPUTicks())
         }
 
         func cores() -> (server: Double, load: Double, redis: Double?) {
@@ -186,6 +196,7 @@ enum RelayScenarios {
         }
         try await session.waitUntil(timeout: sizes.measure + .seconds(30), "the paced sends") { $0.sent >= total }
         let cores = cpu.cores()
+        let steal = cpu.hostSteal()
         let expected = total * (sizes.rateRoomSize - 1)
         let acked = !server.kind.speaksTandem
         try? await session.waitUntil(timeout: .seconds(3), "the last deliveries") { $0.delivered >= expected && (acked || $0.acks >= total) }
@@ -205,7 +216,7 @@ enum RelayScenarios {
             p50Milliseconds: milliseconds(LoadStatistics.percentile(0.5, ofSorted: sorted)),
             p99Milliseconds: milliseconds(LoadStatistics.percentile(0.99, ofSorted: sorted)),
             lost: max(0, expected - delivered), expected: expected, serverCores: cores.server, loadCores: cores.load,
-            redisCores: cores.redis, audit: audit, neverDelivered: neverDelivered)
+            redisCores: cores.redis, audit: audit, neverDelivered: neverDelivered, hostSteal: steal)
     }
 
     static func idle(_ server: RelayDeployment, loop: EventLoop, secret: [UInt8], tag: String, sizes: Sizes) async throws -> Idle {
