@@ -32,4 +32,11 @@ int tandem_set_thread_idle_policy(void) {
     struct sched_param parameters = { .sched_priority = 0 };
     return sched_setscheduler(0, SCHED_IDLE, &parameters);
 }
+
+int tandem_affinity_cpu_count(void) {
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    if (sched_getaffinity(0, sizeof(set), &set) != 0) return -1;
+    return CPU_COUNT(&set);
+}
 #endif

@@ -29,6 +29,9 @@ int tandem_set_thread_nice(int value);
 /// sched_setscheduler(SCHED_IDLE) on the calling thread only: it then runs on CPU time no other thread wants,
 /// and the scheduler counts a core running nothing else as idle when it places a waking thread.
 int tandem_set_thread_idle_policy(void);
+
+/// The number of CPUs the calling thread may run on (sched_getaffinity: taskset, a container's cpuset), or -1.
+int tandem_affinity_cpu_count(void);
 #endif
 
 #endif

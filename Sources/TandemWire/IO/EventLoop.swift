@@ -223,8 +223,13 @@ public final class EventLoop: @unchecked Sendable {
             let (hasWork, stopping) = inbox.withLock { ($0.wakeupRequested || !$0.tasks.isEmpty, $0.shutdownRequested) }
             if stopping { break }
             var timeout: UInt64?
-            if hasWork || MonotonicTime.now() < pollUntil {
+            if hasWork {
                 timeout = 0
+            } else if MonotonicTime.now() < pollUntil {
+                timeout = 0
+                // Between polls any other thread that wants this core goes first: polling uses only CPU time
+                // nobody else asks for, and a machine shared with other work loses nothing to it.
+                sched_yield()
             } else if let deadline = timers.nextDeadline {
                 let current = MonotonicTime.now()
                 timeout = deadline > current ? deadline - current : 0

@@ -18,9 +18,10 @@ public final class EventLoopGroup: Sendable {
     private let cursor = Atomic<Int>(0)
     private let threads: Mutex<[LoopThread]>
 
-    /// The number of online processor cores (at least 1): the default thread count.
+    /// The number of cores this process may use (at least 1): the online cores, limited by its CPU affinity and
+    /// a container's CPU quota. The default thread count.
     public static var defaultThreadCount: Int {
-        max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))
+        AvailableCores.count()
     }
 
     /// Starts `threads` loops and returns once every loop thread is running.

@@ -4,9 +4,10 @@
 /// A loop that sleeps pays a wake-up for its next event; on a virtual machine the halted virtual CPU it slept on
 /// must first be rescheduled by the hypervisor, and the woken thread may be placed behind another one. A loop
 /// that polls keeps its core and sees the next event at once, but burns CPU while nothing comes. So a loop polls
-/// for `short` after work, and for `long` once work filled at least `busyShare` of the last `epoch`: it is busy
-/// anyway, its next event is near, and the polling costs at most the rest of that core. With `adapts` false the
-/// window stays `short`. Measured in docs/bench/relays-profile.md ("Polling longer while a loop is busy").
+/// for `short` after work, and for `long` once work filled at least `busyPercent` of the last `epoch`: it is busy
+/// anyway, its next event is near, and the polling costs at most the rest of that core (the loop yields it
+/// between polls to any thread that wants it). With `adapts` false the window stays `short`. Measured in
+/// docs/bench/relays-profile.md ("Polling longer while a loop is busy").
 ///
 /// Value type, owned by one loop thread; all times are monotonic nanoseconds.
 struct PollWindow: Sendable, Equatable {
