@@ -10,7 +10,7 @@ import CTandemSystem
 /// Why: thread counts and busy polling sized by the machine's cores alone oversubscribe a container limited to
 /// fewer: a quota spent by polling throttles every thread of the process until the next period.
 enum AvailableCores {
-    /// This process's count, read once from the system (`/proc`, `/sys/fs/cgroup`, `sched_getaffinity`).
+    /// This process's count, read from the system at each call (`/proc`, `/sys/fs/cgroup`, `sched_getaffinity`).
     static func count() -> Int {
         let online = max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))
         #if os(Linux)
