@@ -35,7 +35,8 @@ let package = Package(
 
         // Linux system calls the Glibc module does not export (epoll, eventfd, accept4).
         .target(name: "CTandemSystem"),
-        // A SQLite VFS that writes a WAL transaction's frames with one call (see its header).
+        // A SQLite VFS that writes a WAL transaction's frames with one call, and yield points for background
+        // SQLite work (see its headers).
         .target(name: "CSQLiteWALBuffer", dependencies: ["CSQLite"]),
 
         // The architecture kit: Foundation-only, portable, standalone.

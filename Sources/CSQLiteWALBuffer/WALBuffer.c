@@ -1,4 +1,5 @@
 #include "CSQLiteWALBuffer.h"
+#include "CSQLiteYieldPoints.h"
 
 #include <sqlite3.h>
 #include <stdlib.h>
@@ -75,6 +76,7 @@ static int walClose(sqlite3_file *file) {
 
 static int walRead(sqlite3_file *file, void *data, int amount, sqlite3_int64 offset) {
     BufferedWAL *wal = (BufferedWAL *)file;
+    tandem_sqlite_yield_point();
     int rc = flush(wal);
     if (rc != SQLITE_OK) return rc;
     return wal->real->pMethods->xRead(wal->real, data, amount, offset);
@@ -82,6 +84,7 @@ static int walRead(sqlite3_file *file, void *data, int amount, sqlite3_int64 off
 
 static int walWrite(sqlite3_file *file, const void *data, int amount, sqlite3_int64 offset) {
     BufferedWAL *wal = (BufferedWAL *)file;
+    tandem_sqlite_yield_point();
     const unsigned char *bytes = data;
     int rc;
     if (offset == 0 && amount >= WAL_HEADER_SIZE) {

@@ -358,6 +358,26 @@ import Testing
         #expect(record.patchesAfterSnapshot.map(\.rev) == Array(1...20_000))
     }
 
+    @Test func theMaterializerYieldsItsCoreWhileItStores() throws {
+        let folder = Self.folder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        // Yielding at every yield point, so that any transaction yields.
+        let store = try JournaledRoomStore(databasePath: folder + "/tandem.sqlite", journalFolder: folder + "/journal",
+                                           durability: .processCrash, segmentBytes: 8 << 20, materializeInterval: .zero,
+                                           onMaterializeFailure: { _ in }, maxWritesPerTransaction: 1024, maxPending: 1 << 16,
+                                           runsMaterializer: true, yieldInterval: .zero)
+        defer { store.close() }
+        try store.apply([Self.create])
+        try Self.appendPatches(1...200, to: store)
+        // Nothing here reads, so the materializer's thread stores every record.
+        let deadline = ContinuousClock.now + .seconds(10)
+        while store.materializerYields == 0, ContinuousClock.now < deadline {
+            Thread.sleep(forTimeInterval: 0.005)
+        }
+        #expect(store.materializerYields > 0)
+        #expect(store.materializedBatches > 0)
+    }
+
     @Test func aWriteToAnUnknownRoomIsRefusedBeforeItIsJournaled() throws {
         let folder = Self.folder()
         defer { try? FileManager.default.removeItem(atPath: folder) }

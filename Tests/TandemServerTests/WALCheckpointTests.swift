@@ -98,4 +98,24 @@ import Testing
         let reopened = try SQLiteRoomStore(path: path)
         #expect(try reopened.loadRoom("lobby")?.rev == rev)
     }
+
+    @Test func theCheckpointerYieldsItsCoreWhileItCopies() throws {
+        let (folder, path) = try temporaryDatabase()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        // A WAL of ≈ 75 pages that nobody has checkpointed yet.
+        let database = try SQLiteDatabase(path: path)
+        try database.execute("""
+            PRAGMA journal_mode=WAL; PRAGMA wal_autocheckpoint=0; CREATE TABLE t (x BLOB);
+            INSERT INTO t SELECT randomblob(1000) FROM (WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 300) SELECT i FROM n);
+            """)
+        // Yielding at every yield point: one per page copied.
+        let checkpointer = try WALCheckpointer(path: path, interval: .milliseconds(5), yieldInterval: .zero)
+        defer { checkpointer.stop() }
+        let deadline = ContinuousClock.now + .seconds(10)
+        while checkpointer.completedCount == 0, ContinuousClock.now < deadline {
+            Thread.sleep(forTimeInterval: 0.005)
+        }
+        #expect(checkpointer.completedCount > 0)
+        #expect(checkpointer.yieldCount > 50)
+    }
 }

@@ -14,8 +14,12 @@
 // `xWrite` of that frame, so a failure fails the commit. It is also written out before any read, sync,
 // truncate, size query, file control or close of the WAL, and before a write that does not continue it.
 // Other files (the database, rollback journals) go straight to the wrapped VFS.
+//
+// Every read and write of a WAL file is also a yield point (CSQLiteYieldPoints.h).
 
 #include <stdint.h>
+
+#include "CSQLiteYieldPoints.h"
 
 /// Registers (once per name) a buffering VFS called `name` that wraps the process's default VFS; returns
 /// SQLITE_OK or an SQLite error code. Thread-safe. Open databases with this name as `sqlite3_open_v2`'s

@@ -172,6 +172,12 @@ public final class SQLiteRoomStore: RoomStore {
     /// Times the writer rewound the WAL because it reached `walSizeLimit`.
     var walRestarts: Int { walLimit?.restarts ?? 0 }
 
+    /// Yield points in the statements of this store's connection, for a background thread that opted in
+    /// (`SQLiteYieldPoints`).
+    func addYieldPoints() {
+        database.addYieldPoints()
+    }
+
     /// See `RoomStore.loadRoom(_:)`.
     public func loadRoom(_ room: String) throws(StorageError) -> RoomRecord? {
         do {

@@ -58,10 +58,12 @@ public final class JournaledRoomStore: RoomStore {
 
     /// The store with the materializer's limits set (tests make them small): `maxWritesPerTransaction` per
     /// SQLite transaction, `maxPending` records waiting before the lane stores them itself, and whether the
-    /// materializer's thread runs at all (without it, only reads, the lane and `close()` store records).
+    /// materializer's thread runs at all (without it, only reads, the lane and `close()` store records), and how
+    /// long that thread works before it yields its core (`SQLiteYieldPoints`).
     init(databasePath: String, journalFolder: String, durability: SQLiteRoomStore.Durability, segmentBytes: Int,
          materializeInterval: Duration, onMaterializeFailure: @escaping @Sendable (StorageError) -> Void,
-         maxWritesPerTransaction: Int, maxPending: Int, runsMaterializer: Bool) throws(StorageError) {
+         maxWritesPerTransaction: Int, maxPending: Int, runsMaterializer: Bool,
+         yieldInterval: Duration = SQLiteYieldPoints.interval) throws(StorageError) {
         segments = JournalSegments(folder: journalFolder, segmentBytes: segmentBytes, syncEachAppend: durability == .full)
         try segments.claimFolder()
         let records = try segments.readAll()
@@ -83,7 +85,7 @@ public final class JournaledRoomStore: RoomStore {
         reader = try SQLiteRoomStore.reader(path: databasePath)
         materializer = Materializer(storage: storage, applied: nextPosition - 1, segments: segments, interval: materializeInterval,
                                     maxWritesPerTransaction: maxWritesPerTransaction, maxPending: maxPending,
-                                    runsThread: runsMaterializer, onFailure: onMaterializeFailure)
+                                    runsThread: runsMaterializer, yieldInterval: yieldInterval, onFailure: onMaterializeFailure)
     }
 
     deinit {
@@ -230,6 +232,9 @@ public final class JournaledRoomStore: RoomStore {
 
     /// Transactions the materializer has committed (tests look).
     var materializedBatches: Int { materializer.batches }
+
+    /// Times the materializer's thread yielded its core mid-work, as of its last pass (tests look).
+    var materializerYields: Int { materializer.yields }
 }
 
 extension JournaledRoomStore {
@@ -241,7 +246,9 @@ extension JournaledRoomStore {
     /// `JournaledRoomStore.readSnapshot`), and the lane when the backlog is long (without waiting for the
     /// lock unless it is very long). So in normal operation no caller waits for this thread to be
     /// scheduled, and it runs at `SCHED_IDLE` (`ThreadPriority`): on CPU time the event loops leave over,
-    /// without making the scheduler crowd other threads onto their cores (docs/bench/relays-profile.md).
+    /// without making the scheduler crowd other threads onto their cores (docs/bench/relays-profile.md). It
+    /// yields its core every `yieldInterval` of SQLite work (`SQLiteYieldPoints`): a loop that shares the core
+    /// waits at most that long for it, not until the scheduler's next tick.
     /// Each lock hold stores at most `maxWritesPerTransaction` writes.
     final class Materializer: @unchecked Sendable {
         private let inbox = RecordInbox()
@@ -263,14 +270,18 @@ extension JournaledRoomStore {
         private let applied: Atomic<UInt64>
         private let stopping = Atomic<Bool>(false)
         private let stopped = DispatchSemaphore(value: 0)
+        private let yieldInterval: Duration
+        /// The thread's yields so far, published after each pass.
+        private let yieldCount = Atomic<Int>(0)
         /// A backlog this long is stored by the lane before it journals more: memory stays bounded, and
         /// while SQLite fails, writes are refused rather than piling up.
         private let maxPending: Int
 
         init(storage: SQLiteRoomStore, applied: UInt64, segments: JournalSegments, interval: Duration,
-             maxWritesPerTransaction: Int, maxPending: Int, runsThread: Bool,
+             maxWritesPerTransaction: Int, maxPending: Int, runsThread: Bool, yieldInterval: Duration,
              onFailure: @escaping @Sendable (StorageError) -> Void) {
             self.storage = storage
+            self.yieldInterval = yieldInterval
             self.appended = Atomic(applied)
             self.applied = Atomic(applied)
             self.segments = segments
@@ -286,6 +297,8 @@ extension JournaledRoomStore {
         }
 
         var batches: Int { databaseLock.withLock { batchCount } }
+
+        var yields: Int { yieldCount.load(ordering: .relaxed) }
 
         /// Takes the database lock on a thread of its own and keeps it until `release` is signalled, as
         /// this thread does mid-transaction; returns once it is held (tests).
@@ -388,6 +401,8 @@ extension JournaledRoomStore {
             // Lowered before it is named, so that a thread with this name always has the low priority.
             ThreadPriority.lowest()
             ThreadName.set("tandem-journal")
+            SQLiteYieldPoints.enableOnCurrentThread(every: yieldInterval)
+            databaseLock.withLock { storage?.addYieldPoints() }
             var lastApply = DispatchTime.now()
             // Seconds until the next try after a failed transaction; nil while storing works.
             var retryWait: Double?
@@ -419,6 +434,7 @@ extension JournaledRoomStore {
                     }
                 }
                 lastApply = DispatchTime.now()
+                yieldCount.store(SQLiteYieldPoints.yieldsOnCurrentThread, ordering: .relaxed)
                 if let failure {
                     // Nothing is lost: the records stay queued and in the journal, and are tried again.
                     onFailure(failure)

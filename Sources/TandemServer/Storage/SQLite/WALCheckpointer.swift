@@ -8,20 +8,26 @@ import Foundation
 /// the writer's thread, and includes an fsync even at `synchronous=NORMAL`; every ack of that group
 /// commit waited for it (the relay benchmark's durable p99 went from 21 ms to 3 ms without it). A
 /// passive checkpoint never blocks the writer, and durability is unchanged: what was committed is
-/// already in the WAL. Thread-safe; `stop()` waits for the thread and is idempotent.
+/// already in the WAL. The thread yields its core every `SQLiteYieldPoints.interval` of copying (a yield
+/// point per page), so an event loop sharing the core waits for at most that much of it. Thread-safe;
+/// `stop()` waits for the thread and is idempotent.
 final class WALCheckpointer: @unchecked Sendable {
     private let path: String
     private let interval: TimeInterval
+    private let yieldInterval: Duration
     private let condition = NSCondition()
     /// Guarded by `condition`.
     private var stopping = false
     private var finished = false
     private var completed = 0
+    private var yields = 0
 
-    /// Starts checkpointing the database at `path` every `interval`.
+    /// Starts checkpointing the database at `path` every `interval`, yielding the core every `yieldInterval`
+    /// of work (tests make it zero).
     /// - Throws: `SQLiteError` when the checkpointer's own connection cannot be opened.
-    init(path: String, interval: Duration = .milliseconds(200)) throws(SQLiteError) {
+    init(path: String, interval: Duration = .milliseconds(200), yieldInterval: Duration = SQLiteYieldPoints.interval) throws(SQLiteError) {
         self.path = path
+        self.yieldInterval = yieldInterval
         self.interval = Double(interval.components.seconds) + Double(interval.components.attoseconds) / 1e18
         // Opened here so a failure reaches the caller; from then on only the thread uses it.
         nonisolated(unsafe) let database = try SQLiteDatabase(path: path)
@@ -33,6 +39,13 @@ final class WALCheckpointer: @unchecked Sendable {
         condition.lock()
         defer { condition.unlock() }
         return completed
+    }
+
+    /// Times the thread has yielded its core mid-checkpoint, as of its last completed checkpoint (tests).
+    var yieldCount: Int {
+        condition.lock()
+        defer { condition.unlock() }
+        return yields
     }
 
     /// Stops the thread after its current checkpoint and waits for it to end.
@@ -50,6 +63,7 @@ final class WALCheckpointer: @unchecked Sendable {
 
     private func run(_ database: SQLiteDatabase) {
         ThreadName.set("tandem-wal-ckpt")
+        SQLiteYieldPoints.enableOnCurrentThread(every: yieldInterval)
         condition.lock()
         while !stopping {
             _ = condition.wait(until: Date(timeIntervalSinceNow: interval))
@@ -59,6 +73,7 @@ final class WALCheckpointer: @unchecked Sendable {
             let ok = (try? database.execute("PRAGMA wal_checkpoint(PASSIVE)")) != nil
             condition.lock()
             if ok { completed += 1 }
+            yields = SQLiteYieldPoints.yieldsOnCurrentThread
         }
         finished = true
         condition.broadcast()
