@@ -44,6 +44,8 @@ enum RelayScenarios {
         /// The share of the machine's CPU time the hypervisor gave to other guests while the messages were sent
         /// (nil where `/proc/stat` has no steal figure): a high share means the tail measures the host.
         var hostSteal: Double? = nil
+        /// Runs of (b) it took to get this one (`HostStealRule`).
+        var attempts = 1
     }
 
     /// (c) Server memory per idle connection.
