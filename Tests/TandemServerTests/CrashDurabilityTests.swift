@@ -23,26 +23,15 @@ import TandemWire
 
     /// Starts `tandem serve` on a free port; returns the process and its sync URL.
     static func serve(data: String, secret: String = "crash-test", extra: [String] = []) throws -> (Process, String) {
-        let process = Process()
-        process.executableURL = try tandemBinary()
-        process.arguments = ["serve", "--port", "0", "--data", data, "--rate-limit", "0", "--log-level", "error"] + extra
-        process.environment = ["TANDEM_SECRET": secret, "PATH": "/usr/bin:/bin"]
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        var text = ""
-        let deadline = Date().addingTimeInterval(20)
-        while Date() < deadline {
-            let chunk = output.fileHandleForReading.availableData
-            if chunk.isEmpty { break }
-            text += String(decoding: chunk, as: UTF8.self)
-            if let line = text.split(separator: "\n").first(where: { $0.contains("listening") }),
-               let url = line.split(separator: " ").last(where: { $0.hasPrefix("ws://") }) {
-                return (process, String(url))
-            }
+        let server = try ServeProcess.start(["serve", "--port", "0", "--data", data, "--rate-limit", "0", "--log-level", "error"] + extra,
+                                            secret: secret)
+        func listeningURL(_ text: String) -> String? {
+            guard let line = text.split(separator: "\n").first(where: { $0.contains("listening") }) else { return nil }
+            return line.split(separator: " ").last(where: { $0.hasPrefix("ws://") }).map(String.init)
         }
-        process.terminate()
+        let text = server.read { listeningURL($0) != nil }
+        if let url = listeningURL(text) { return (server.process, url) }
+        server.process.terminate()
         throw CrashTestError("tandem serve did not report where it listens; output: \(text)")
     }
 

@@ -29,7 +29,8 @@ import Testing
         }
         #expect(store!.walRestarts > 0)
         // Without the limiter the WAL reaches ~13 MB here. A rewind that meets the background checkpointer's
-        // lock is retried after the next commit, so on a busy machine the WAL may pass the limit by a few commits.
+        // lock is retried after the next commit, and from twice the limit on the writer waits for it (up to
+        // 100 ms), so on a busy machine the WAL may pass the limit by a few commits.
         #expect(largest <= 4 * limit, "the WAL grew to \(largest) bytes with a \(limit)-byte limit")
         store = nil
         let reopened = try SQLiteRoomStore(path: path)
@@ -117,5 +118,57 @@ import Testing
         }
         #expect(checkpointer.completedCount > 0)
         #expect(checkpointer.yieldCount > 50)
+    }
+
+    /// A WAL database with automatic checkpoints off, its size limiter, and a reader connection.
+    private func limitedDatabase(limit: Int, backstopWait: Duration) throws -> (folder: String, writer: SQLiteDatabase, limiter: WALSizeLimiter, reader: SQLiteDatabase) {
+        let (folder, path) = try temporaryDatabase()
+        let writer = try SQLiteDatabase(path: path)
+        try writer.execute("PRAGMA page_size=1024; PRAGMA journal_mode=WAL; PRAGMA wal_autocheckpoint=0; CREATE TABLE t (x BLOB);")
+        let limiter = try WALSizeLimiter(database: writer, bytes: limit, busyTimeoutMilliseconds: 5000, backstopWait: backstopWait)
+        return (folder, writer, limiter, try SQLiteDatabase(path: path))
+    }
+
+    /// One transaction of ≈ 4 pages, with the limiter's check before it, as `SQLiteRoomStore.apply` does.
+    private static func commit(_ writer: SQLiteDatabase, _ limiter: WALSizeLimiter) throws {
+        limiter.restartIfNeeded()
+        try writer.execute("INSERT INTO t VALUES (randomblob(3000))")
+    }
+
+    @Test func pastTwiceTheLimitTheWriterWaitsForTheRewind() throws {
+        let limit = 64 << 10
+        let (folder, writer, limiter, reader) = try limitedDatabase(limit: limit, backstopWait: .seconds(5))
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        // A reader on an old snapshot makes every rewind busy, as a checkpoint in progress does.
+        try reader.execute("BEGIN; SELECT count(*) FROM t;")
+        // Up to twice the limit the writer never waits: nothing is rewound.
+        while limiter.frameCount < 2 * limiter.frameLimit { try Self.commit(writer, limiter) }
+        #expect(limiter.restarts == 0)
+        // Past it, the writer retries until the reader lets go.
+        let released = DispatchSemaphore(value: 0)
+        nonisolated(unsafe) let heldReader = reader
+        Thread {
+            Thread.sleep(forTimeInterval: 0.05)
+            try? heldReader.execute("COMMIT")
+            released.signal()
+        }.start()
+        try Self.commit(writer, limiter)
+        released.wait()
+        #expect(limiter.restarts == 1)
+    }
+
+    @Test func aWriterWaitsForTheRewindNoLongerThanItsBackstop() throws {
+        let (folder, writer, limiter, reader) = try limitedDatabase(limit: 64 << 10, backstopWait: .milliseconds(50))
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        try reader.execute("BEGIN; SELECT count(*) FROM t;")
+        while limiter.frameCount < 2 * limiter.frameLimit { try Self.commit(writer, limiter) }
+        // The reader never lets go: each call past twice the limit gives up after the backstop and commits on.
+        let start = ContinuousClock.now
+        for _ in 0..<3 { try Self.commit(writer, limiter) }
+        #expect(limiter.restarts == 0)
+        #expect(ContinuousClock.now - start >= .milliseconds(150))
+        try reader.execute("COMMIT")
+        limiter.restartIfNeeded()
+        #expect(limiter.restarts == 1)
     }
 }

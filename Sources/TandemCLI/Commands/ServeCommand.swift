@@ -161,8 +161,12 @@ enum ServeCommand {
             await server.shutdown()
             return ExitCode.failure
         }
+        // Until here a signal ends the process at once (a slow start stays interruptible). From before the banner
+        // says the server is up, the first one is recorded: one sent as soon as the banner appears used to arrive
+        // between ignoring the signal and watching for it, was lost, and the server ran on.
+        let termination = TerminationSignals()
         for line in banner(server) { context.console.out(line) }
-        let signalName = await waitForTermination()
+        let signalName = await termination.first()
         context.console.out("tandem serve: \(signalName) received, shutting down")
         await server.shutdown()
         return ExitCode.success
@@ -207,40 +211,54 @@ enum ServeCommand {
             "Stop with Ctrl-C (SIGINT) or SIGTERM: connections close with 1001 and storage is flushed.",
         ]
     }
-
-    /// Suspends until SIGINT or SIGTERM arrives; returns its name.
-    private static func waitForTermination() async -> String {
-        await withCheckedContinuation { (continuation: CheckedContinuation<String, Never>) in
-            let queue = DispatchQueue(label: "tandem.signals")
-            let once = SignalOnce(continuation)
-            for (number, name) in [(SIGINT, "SIGINT"), (SIGTERM, "SIGTERM")] {
-                signal(number, SIG_IGN)
-                let source = DispatchSource.makeSignalSource(signal: number, queue: queue)
-                source.setEventHandler { once.fire(name) }
-                source.resume()
-                once.keep(source)
-            }
-        }
-    }
 }
 
-/// Resumes the waiting task on the first signal only, and keeps the signal sources alive.
-private final class SignalOnce: Sendable {
-    private let state: Mutex<(continuation: CheckedContinuation<String, Never>?, sources: [any DispatchSourceSignal])>
-
-    init(_ continuation: CheckedContinuation<String, Never>) {
-        state = Mutex((continuation, []))
+/// Watches for SIGINT and SIGTERM from its creation on and remembers the first one, so that `first()` returns it
+/// whether it arrived before or after the call. Keeps its signal sources alive.
+private final class TerminationSignals: Sendable {
+    private struct State {
+        var received: String?
+        var waiter: CheckedContinuation<String, Never>?
     }
 
-    func keep(_ source: any DispatchSourceSignal) {
-        state.withLock { $0.sources.append(source) }
-    }
+    private let state = Mutex(State())
+    /// Written only while `init` runs, never read: it keeps the sources alive as long as this object.
+    nonisolated(unsafe) private var sources: [any DispatchSourceSignal] = []
 
-    func fire(_ name: String) {
-        let continuation = state.withLock { state in
-            defer { state.continuation = nil }
-            return state.continuation
+    /// Starts watching: the signals' default action (ending the process at once) is replaced by the record.
+    init() {
+        let queue = DispatchQueue(label: "tandem.signals")
+        for (number, name) in [(SIGINT, "SIGINT"), (SIGTERM, "SIGTERM")] {
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: queue)
+            source.setEventHandler { [weak self] in self?.receive(name) }
+            source.resume()
+            sources.append(source)
         }
-        continuation?.resume(returning: name)
+    }
+
+    /// The name of the first signal received, once one is.
+    func first() async -> String {
+        await withCheckedContinuation { (continuation: CheckedContinuation<String, Never>) in
+            if let received = register(continuation) { continuation.resume(returning: received) }
+        }
+    }
+
+    /// Keeps `waiter` for the first signal, unless one was received already: then returns its name.
+    private func register(_ waiter: CheckedContinuation<String, Never>) -> String? {
+        state.withLock { state -> String? in
+            if state.received == nil { state.waiter = waiter }
+            return state.received
+        }
+    }
+
+    private func receive(_ name: String) {
+        let waiter = state.withLock { state -> CheckedContinuation<String, Never>? in
+            guard state.received == nil else { return nil }
+            state.received = name
+            defer { state.waiter = nil }
+            return state.waiter
+        }
+        waiter?.resume(returning: name)
     }
 }

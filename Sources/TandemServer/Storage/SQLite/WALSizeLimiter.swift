@@ -1,3 +1,4 @@
+import Foundation
 #if canImport(CSQLite)
 import CSQLite
 #elseif canImport(SQLite3)
@@ -16,22 +17,34 @@ import SQLite3
 /// the limit, `restartIfNeeded()` — called by the writer between transactions — runs a `RESTART`
 /// checkpoint on the writer's own connection, which copies what the background checkpointer has not
 /// copied yet and rewinds the WAL, and `journal_size_limit` truncates a file that grew past the limit.
-/// It never waits for a lock: if the background checkpointer holds one, the next call tries again.
-/// Confined to the writer's thread, like its connection.
+/// Up to twice the limit it never waits for a lock: if the background checkpointer is mid-checkpoint (it
+/// yields its core while it copies, so on a busy machine that can span many commits) or a reader is on an
+/// older snapshot, the next call tries again. From twice the limit on it retries for up to
+/// `backstopWait`, so the WAL stays bounded however long checkpoints take. Confined to the writer's
+/// thread, like its connection.
 final class WALSizeLimiter {
     private let database: SQLiteDatabase
     /// The WAL's length in frames after the last commit, written by the hook.
     private let frames: UnsafeMutablePointer<Int32>
-    private let frameLimit: Int32
+    /// The limit in frames.
+    let frameLimit: Int32
     private let busyTimeoutMilliseconds: Int32
     /// Restarts done (tests check that the limit is enforced by restarts, not by luck).
     private(set) var restarts = 0
+    /// The WAL's length in frames after the last commit (tests).
+    var frameCount: Int32 { frames.pointee }
+    /// How long a writer at twice the limit keeps retrying the rewind before it commits on (and tries again
+    /// at its next call).
+    private let backstopWait: Duration
 
     /// Limits the WAL of `database` (the writer's connection, in WAL mode, with automatic checkpoints off:
     /// `PRAGMA wal_autocheckpoint` would replace the hook) to about `bytes`.
-    /// - Parameter busyTimeoutMilliseconds: the connection's busy timeout, restored after each restart.
-    init(database: SQLiteDatabase, bytes: Int, busyTimeoutMilliseconds: Int32) throws(SQLiteError) {
+    /// - Parameters:
+    ///   - busyTimeoutMilliseconds: the connection's busy timeout, restored after each restart.
+    ///   - backstopWait: how long a writer at twice the limit retries the rewind before committing on.
+    init(database: SQLiteDatabase, bytes: Int, busyTimeoutMilliseconds: Int32, backstopWait: Duration = .milliseconds(100)) throws(SQLiteError) {
         self.database = database
+        self.backstopWait = backstopWait
         self.busyTimeoutMilliseconds = busyTimeoutMilliseconds
         let pageSizeQuery = try database.prepare("PRAGMA page_size")
         let pageSize = try pageSizeQuery.step() ? pageSizeQuery.int64(at: 0) : 4096
@@ -54,12 +67,25 @@ final class WALSizeLimiter {
     /// Rewinds the WAL if it reached the limit. Call between transactions on the writer's thread.
     func restartIfNeeded() {
         guard frames.pointee >= frameLimit else { return }
+        if restart() { return }
+        guard frames.pointee / 2 >= frameLimit else { return }
+        // A busy checkpoint lock does not call the busy handler (SQLite returns SQLITE_BUSY at once), so
+        // the wait is a loop of short sleeps.
+        let deadline = ContinuousClock.now + backstopWait
+        while ContinuousClock.now < deadline {
+            usleep(200)
+            if restart() { return }
+        }
+    }
+
+    /// One `RESTART` checkpoint without waiting for any lock; true when the WAL was rewound.
+    private func restart() -> Bool {
         sqlite3_busy_timeout(database.handle, 0)
         let status = sqlite3_wal_checkpoint_v2(database.handle, nil, SQLITE_CHECKPOINT_RESTART, nil, nil)
         sqlite3_busy_timeout(database.handle, busyTimeoutMilliseconds)
-        if status == SQLITE_OK {
-            frames.pointee = 0
-            restarts += 1
-        }
+        guard status == SQLITE_OK else { return false }
+        frames.pointee = 0
+        restarts += 1
+        return true
     }
 }
