@@ -369,8 +369,9 @@ import Testing
         defer { store.close() }
         try store.apply([Self.create])
         try Self.appendPatches(1...200, to: store)
-        // Nothing here reads, so the materializer's thread stores every record.
-        let deadline = ContinuousClock.now + .seconds(10)
+        // Nothing here reads, so the materializer's thread stores every record. It runs at `SCHED_IDLE`: in a busy
+        // test run it may wait long for a core, so the deadline is generous (the loop ends as soon as it yielded).
+        let deadline = ContinuousClock.now + .seconds(60)
         while store.materializerYields == 0, ContinuousClock.now < deadline {
             Thread.sleep(forTimeInterval: 0.005)
         }
