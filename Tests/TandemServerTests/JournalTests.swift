@@ -379,6 +379,25 @@ import Testing
         #expect(store.materializedBatches > 0)
     }
 
+    @Test func aSegmentACrashCaughtMidDeletionIsRemovedAtOpenAndIgnored() throws {
+        let folder = Self.folder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        do {
+            let store = try Self.open(folder)
+            try store.apply([Self.create])
+            try Self.appendPatches(1...3, to: store)
+            store.close()
+        }
+        // What a crash leaves of a segment being deleted: renamed away, shortened mid-record.
+        let leftover = folder + "/journal/00000000000000000001.log" + JournalSegments.discardedSuffix
+        let torn = Array(JournalRecord(position: 1, writes: [Self.create, .appendPatch(Self.patch(1))]).encoded().prefix(25))
+        #expect(FileManager.default.createFile(atPath: leftover, contents: Data(torn)))
+        let reopened = try Self.open(folder)
+        defer { reopened.close() }
+        #expect(try reopened.loadRoom("lobby")?.rev == 3)
+        #expect(!FileManager.default.fileExists(atPath: leftover))
+    }
+
     @Test func aWriteToAnUnknownRoomIsRefusedBeforeItIsJournaled() throws {
         let folder = Self.folder()
         defer { try? FileManager.default.removeItem(atPath: folder) }

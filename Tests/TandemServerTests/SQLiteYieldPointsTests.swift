@@ -90,5 +90,31 @@ import Testing
         #expect(copiedFrames > 50)
         #expect(afterCheckpoint * 10 >= copiedFrames * 9)
     }
+
+    @Test func aDiscardedJournalSegmentIsDeletedInStepsThatYield() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("tandem-yield-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let (yields, leftovers) = try Self.onOwnThread { () throws -> (Int, [String]) in
+            SQLiteYieldPoints.enableOnCurrentThread(every: .zero)
+            let segments = JournalSegments(folder: folder, segmentBytes: 1 << 20, syncEachAppend: false)
+            try segments.claimFolder()
+            defer { segments.release() }
+            // Records of ≈ 16 KiB: the first segment passes 1 MiB with record 64, and record 65 starts the second.
+            let ops = Array(repeating: UInt8(ascii: "x"), count: 16 << 10)
+            for position in UInt64(1)...66 {
+                let patch = StoredPatch(room: "lobby", rev: Int64(position), user: "u", client: "c", seq: Int64(position), ops: ops)
+                try segments.append(JournalRecord(position: position, writes: [.appendPatch(patch)]).encoded(), position: position)
+            }
+            #expect(segments.segmentCount == 2)
+            let before = SQLiteYieldPoints.yieldsOnCurrentThread
+            segments.discard(through: 64)
+            #expect(segments.segmentCount == 1)
+            return (SQLiteYieldPoints.yieldsOnCurrentThread - before,
+                    try FileManager.default.contentsOfDirectory(atPath: folder).sorted())
+        }
+        // ≈ 1 MiB in steps of 256 KiB, a yield point after each.
+        #expect(yields >= 3)
+        #expect(leftovers == ["00000000000000000065.log", "LOCK"])
+    }
 }
 #endif

@@ -15,8 +15,9 @@ import CSQLiteWALBuffer
 /// p99 (docs/bench/relays-profile.md, "Storage threads yield"). With yield points every 50 µs such stalls
 /// became rare. A yield costs one system call when nobody waits for the core.
 ///
-/// Yield points are the progress handler of connections given `SQLiteDatabase.addYieldPoints()` and every read
-/// and write of a WAL file (so a checkpoint reaches one per page). Only threads that called
+/// Yield points are the progress handler of connections given `SQLiteDatabase.addYieldPoints()`, every read
+/// and write of a WAL file (so a checkpoint reaches one per page), and `yieldPoint()` in other storage work (the
+/// steps of deleting a journal segment). Only threads that called
 /// `enableOnCurrentThread(every:)` yield there; any other thread passes them at once. Linux only (the points
 /// live in the buffering VFS); elsewhere these calls do nothing.
 enum SQLiteYieldPoints {
@@ -31,6 +32,13 @@ enum SQLiteYieldPoints {
         #if canImport(CSQLiteWALBuffer)
         let (seconds, attoseconds) = interval.components
         tandem_sqlite_yield_every(max(0, seconds * 1_000_000_000 + attoseconds / 1_000_000_000))
+        #endif
+    }
+
+    /// A yield point in a storage thread's own work outside SQLite (deleting a journal segment piece by piece).
+    static func yieldPoint() {
+        #if canImport(CSQLiteWALBuffer)
+        tandem_sqlite_yield_point()
         #endif
     }
 
