@@ -7,8 +7,8 @@ import Foundation
 /// Why: SQLite's automatic checkpoint runs inside the commit that crosses the WAL size threshold, on
 /// the writer's thread, and includes an fsync even at `synchronous=NORMAL`; every ack of that group
 /// commit waited for it (the relay benchmark's durable p99 went from 21 ms to 3 ms without it). A
-/// passive checkpoint never blocks the writer, and durability is unchanged: what was committed is
-/// already in the WAL. The thread yields its core every `SQLiteYieldPoints.interval` of copying (a yield
+/// passive checkpoint never blocks the writer (only a WAL at twice its limit makes the writer wait for
+/// it, `WALSizeLimiter`), and durability is unchanged: what was committed is already in the WAL. The thread yields its core every `SQLiteYieldPoints.interval` of copying (a yield
 /// point per page), so an event loop sharing the core waits for at most that much of it. Thread-safe;
 /// `stop()` waits for the thread and is idempotent.
 final class WALCheckpointer: @unchecked Sendable {
