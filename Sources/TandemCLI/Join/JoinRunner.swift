@@ -112,6 +112,8 @@ public struct JoinRunner: Sendable {
             console.err("tandem join: server error \(code.wireValue): \(message)")
         case .resyncNeeded(let reason):
             console.err("tandem join: resynchronizing: \(reason)")
+        case .protocolError(let error):
+            console.err("tandem join: protocol error: \(error)")
         case .acknowledged, .roundTrip:
             break // visible through the state lines
         }

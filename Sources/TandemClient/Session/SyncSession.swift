@@ -50,6 +50,8 @@ public actor SyncSession {
     private var outbox: AsyncStream<[UInt8]>.Continuation?
     private var generation = 0
     private var helloSentAt: Int64?
+    /// Set once the current connection sent something unreadable: its remaining frames are ignored while it closes.
+    private var discardingFrames = false
     private var timer: (deadline: Int64, task: Task<Void, Never>)?
     private var runTask: Task<Void, Never>?
     private var backoffTask: Task<Void, Never>?
@@ -304,6 +306,7 @@ public actor SyncSession {
         }
         generation += 1
         socket = client
+        discardingFrames = false
         let (queue, sink) = AsyncStream<[UInt8]>.makeStream()
         outbox = sink
         Task {
@@ -356,9 +359,17 @@ public actor SyncSession {
     // MARK: - Receiving
 
     private func receive(_ bytes: [UInt8]) {
+        guard !discardingFrames else { return }
         let now = clock()
         heartbeat?.frameReceived(now: now)
-        guard let message = try? ServerMessage.decode(bytes) else { return }
+        let message: ServerMessage
+        do throws(MessageDecodingError) {
+            message = try ServerMessage.decode(bytes)
+        } catch {
+            // A type from a newer protocol revision is skipped; anything else unreadable ends the connection.
+            if case .unknownType = error { return }
+            return abandonConnection(.unreadableMessage(type: SyncProtocolError.leadingType(of: bytes), bytes: bytes.count, reason: error))
+        }
         switch message {
         case .welcome(let welcome):
             helloSentAt = nil
@@ -386,6 +397,16 @@ public actor SyncSession {
         case .patch, .ack, .reject: report(engine.receive(message), participants: [])
         }
         flush()
+    }
+
+    /// Reports `error` and closes the connection with 1007; the connection loop then reconnects per the
+    /// policy. Nothing more of this connection is read: a half-read stream cannot be trusted.
+    private func abandonConnection(_ error: SyncProtocolError) {
+        guard let socket else { return }
+        discardingFrames = true
+        eventSink.yield(.protocolError(error))
+        cancelTimer()
+        Task { await socket.close(code: CloseCode.invalidUTF8.rawValue, reason: "unreadable message") }
     }
 
     private func report(_ changes: [EngineEvent], participants: [Participant]) {

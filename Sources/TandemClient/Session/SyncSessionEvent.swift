@@ -30,6 +30,9 @@ public enum SyncSessionEvent: Sendable, Hashable {
     case serverError(code: ErrorCode, message: String)
     /// The engine lost track of the server's history; the next connection asks for a snapshot.
     case resyncNeeded(reason: String)
+    /// The server sent something this client cannot read; the connection was closed (1007) and the
+    /// session reconnects with its backoff.
+    case protocolError(SyncProtocolError)
 }
 
 /// What the app renders: the visible document (confirmed state with pending patches on top), the

@@ -225,7 +225,7 @@ public struct SyncEngine: Sendable {
             return
         }
         do {
-            try confirmed.apply(event.ops, limits: PatchLimits(maxOps: .max, maxDocument: .max))
+            try confirmed.apply(event.ops, limits: PatchLimits.unlimited)
         } catch {
             needsSnapshot = true
             events.append(.resyncNeeded(reason: "rev \(event.rev) does not apply to the confirmed state: \(error)"))
@@ -249,7 +249,7 @@ public struct SyncEngine: Sendable {
             // Applied earlier at a rev confirmed already holds.
         } else if ackRev == rev + 1 {
             do {
-                try confirmed.apply(patch.ops, limits: PatchLimits(maxOps: .max, maxDocument: .max))
+                try confirmed.apply(patch.ops, limits: PatchLimits.unlimited)
                 rev = ackRev
             } catch {
                 needsSnapshot = true
@@ -277,7 +277,7 @@ public struct SyncEngine: Sendable {
     private mutating func recomputeVisible(before: Document, into events: inout [EngineEvent]) {
         var rebuilt = confirmed
         for patch in pending {
-            try? rebuilt.apply(patch.ops, limits: PatchLimits(maxOps: .max, maxDocument: .max))
+            try? rebuilt.apply(patch.ops, limits: PatchLimits.unlimited)
         }
         visible = rebuilt
         if visible != before { events.append(.visibleChanged) }

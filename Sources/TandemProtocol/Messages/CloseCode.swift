@@ -17,7 +17,8 @@ public struct CloseCode: RawRepresentable, Sendable, Hashable, CustomStringConve
     public static let goingAway = CloseCode(rawValue: 1001)
     /// 1002: WebSocket protocol error.
     public static let protocolError = CloseCode(rawValue: 1002)
-    /// 1007: a text frame was not valid UTF-8.
+    /// 1007: a message's data does not fit its type: a text frame that is not valid UTF-8, or a
+    /// message the receiver cannot decode.
     public static let invalidUTF8 = CloseCode(rawValue: 1007)
     /// 1008: policy violation (for example a first message that is not `hello`).
     public static let policyViolation = CloseCode(rawValue: 1008)

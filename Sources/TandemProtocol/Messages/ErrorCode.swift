@@ -11,6 +11,9 @@ public enum ErrorCode: Sendable, Hashable, CustomStringConvertible {
     case unknownType
     /// A second `hello` on an established connection. The connection stays open.
     case unexpectedHello
+    /// Presence or signal data nested deeper than `limits.maxDepth`: it was not applied or relayed.
+    /// The connection stays open.
+    case tooDeep
     /// The first message was not `hello`; closed with 1008.
     case helloRequired
     /// No `hello` arrived in time; closed with 4008.
@@ -40,7 +43,7 @@ public enum ErrorCode: Sendable, Hashable, CustomStringConvertible {
 
     /// Every code this version defines (all but `.other`).
     public static let allDefined: [ErrorCode] = [
-        .badJSON, .badMessage, .unknownType, .unexpectedHello, .helloRequired, .helloTimeout, .unauthorized,
+        .badJSON, .badMessage, .unknownType, .unexpectedHello, .tooDeep, .helloRequired, .helloTimeout, .unauthorized,
         .forbidden, .roomFull, .rateLimited, .messageTooLarge, .slowConsumer, .replaced, .idleTimeout,
         .shuttingDown, .internal,
     ]
@@ -52,6 +55,7 @@ public enum ErrorCode: Sendable, Hashable, CustomStringConvertible {
         case .badMessage: "bad_message"
         case .unknownType: "unknown_type"
         case .unexpectedHello: "unexpected_hello"
+        case .tooDeep: "too_deep"
         case .helloRequired: "hello_required"
         case .helloTimeout: "hello_timeout"
         case .unauthorized: "unauthorized"
@@ -76,7 +80,7 @@ public enum ErrorCode: Sendable, Hashable, CustomStringConvertible {
     /// The close code that follows this error, or `nil` when the connection stays open.
     public var closeCode: CloseCode? {
         switch self {
-        case .badJSON, .badMessage, .unknownType, .unexpectedHello, .other: nil
+        case .badJSON, .badMessage, .unknownType, .unexpectedHello, .tooDeep, .other: nil
         case .helloRequired: .policyViolation
         case .helloTimeout: .helloTimeout
         case .unauthorized: .badToken

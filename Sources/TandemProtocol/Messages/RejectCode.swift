@@ -14,6 +14,8 @@ public enum RejectCode: Sendable, Hashable, CustomStringConvertible {
     case tooManyOps
     /// The document would exceed `limits.maxDocument` bytes after the patch.
     case tooLarge
+    /// The document would nest deeper than `limits.maxDepth` after the patch.
+    case tooDeep
     /// A code from a newer protocol revision.
     case other(String)
 
@@ -25,6 +27,7 @@ public enum RejectCode: Sendable, Hashable, CustomStringConvertible {
         case .invalidOp: "invalid_op"
         case .tooManyOps: "too_many_ops"
         case .tooLarge: "too_large"
+        case .tooDeep: "too_deep"
         case .other(let code): code
         }
     }
@@ -37,6 +40,7 @@ public enum RejectCode: Sendable, Hashable, CustomStringConvertible {
         case "invalid_op": self = .invalidOp
         case "too_many_ops": self = .tooManyOps
         case "too_large": self = .tooLarge
+        case "too_deep": self = .tooDeep
         default: self = .other(wireValue)
         }
     }

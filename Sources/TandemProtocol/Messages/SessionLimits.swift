@@ -11,18 +11,24 @@ public struct SessionLimits: Sendable, Hashable {
     public var maxOps: Int
     /// The largest serialized document in bytes (default 1 MiB).
     public var maxDocument: Int
+    /// The deepest nesting of the document, presence and signal data (default 32; see
+    /// `PatchLimits.maxDepth`). A server that announces none is read as `PatchLimits.deepestAllowed`,
+    /// the most any client can read back.
+    public var maxDepth: Int
 
     /// Creates limits; the defaults are protocol v1's defaults.
-    public init(rate: Double = 60, burst: Int = 120, maxMessage: Int = 64 << 10, maxOps: Int = 100, maxDocument: Int = 1 << 20) {
+    public init(rate: Double = 60, burst: Int = 120, maxMessage: Int = 64 << 10, maxOps: Int = 100, maxDocument: Int = 1 << 20,
+                maxDepth: Int = PatchLimits.defaultMaxDepth) {
         self.rate = rate
         self.burst = burst
         self.maxMessage = maxMessage
         self.maxOps = maxOps
         self.maxDocument = maxDocument
+        self.maxDepth = maxDepth
     }
 
     /// The patch-related part, as `Document.apply` takes it.
     public var patchLimits: PatchLimits {
-        PatchLimits(maxOps: maxOps, maxDocument: maxDocument)
+        PatchLimits(maxOps: maxOps, maxDocument: maxDocument, maxDepth: maxDepth)
     }
 }

@@ -88,6 +88,8 @@ public struct Welcome: Sendable, Hashable {
         JSONWriter.write(integer: Int64(limits.maxOps), into: &out)
         JSONWriter.raw(#","maxDocument":"#, into: &out)
         JSONWriter.write(integer: Int64(limits.maxDocument), into: &out)
+        JSONWriter.raw(#","maxDepth":"#, into: &out)
+        JSONWriter.write(integer: Int64(limits.maxDepth), into: &out)
         JSONWriter.raw(#"}}"#, into: &out)
     }
 
@@ -112,7 +114,8 @@ public struct Welcome: Sendable, Hashable {
         guard rate >= 0 else { throw .invalidField(bounds.name("rate"), expected: "a number of messages per second, 0 for no limit") }
         limits = SessionLimits(
             rate: rate, burst: try bounds.int("burst"), maxMessage: try bounds.int("maxMessage"),
-            maxOps: try bounds.int("maxOps"), maxDocument: try bounds.int("maxDocument"))
+            maxOps: try bounds.int("maxOps"), maxDocument: try bounds.int("maxDocument"),
+            maxDepth: bounds.has("maxDepth") ? try bounds.int("maxDepth") : PatchLimits.deepestAllowed)
     }
 }
 

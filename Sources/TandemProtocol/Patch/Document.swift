@@ -33,14 +33,25 @@ public struct Document: Sendable, Hashable {
     /// Refuses the whole patch, leaving the document unchanged, when it has more than
     /// `limits.maxOps` ops (`too_many_ops`), when any op is invalid (`invalid_path`,
     /// `invalid_op`; see `PatchOp` for the rules) or when the result would serialize to more
-    /// than `limits.maxDocument` bytes (`too_large`). Intermediate states may exceed the size
-    /// limit; only the final one counts.
+    /// than `limits.maxDocument` bytes (`too_large`), or when a `set` would land a value deeper than
+    /// `limits.maxDepth` (`too_deep`: its path's tokens plus the value's own depth). The depth rule is
+    /// checked per op, before the op walks its path, so no write ever deepens the document past the
+    /// limit while parts that were already deeper (stored before the limit shrank) stay readable and
+    /// removable. Intermediate states may exceed the size limit; only the final one counts.
     public mutating func apply(_ ops: [PatchOp], limits: PatchLimits = PatchLimits()) throws(PatchError) {
         guard ops.count <= limits.maxOps else { throw .tooManyOps(count: ops.count, limit: limits.maxOps) }
         var undo: [(path: ArraySlice<String>, previous: JSONValue?)] = []
         undo.reserveCapacity(ops.count)
         var size = byteCount
         for (index, op) in ops.enumerated() {
+            if limits.maxDepth != .max, case .set(let path, let value) = op {
+                let room = limits.maxDepth - path.tokens.count
+                if room < 0 || value.depth(exceeding: room) == nil {
+                    revert(undo)
+                    let depth = path.tokens.count + (room < 0 ? 0 : value.depth)
+                    throw .tooDeep(op: index, depth: depth, limit: limits.maxDepth)
+                }
+            }
             do {
                 try applyOne(op, size: &size, undo: &undo)
             } catch {

@@ -9,6 +9,9 @@ public enum PatchError: Error, Sendable, Hashable, CustomStringConvertible {
     case tooManyOps(count: Int, limit: Int)
     /// The document would be `size` bytes; at most `limit` are allowed.
     case tooLarge(size: Int, limit: Int)
+    /// Op number `op` (zero-based) would nest the document `depth` levels deep (or more); at most
+    /// `limit` are allowed.
+    case tooDeep(op: Int, depth: Int, limit: Int)
     /// The sender may not change the document (role check done by the server).
     case forbidden(reason: String)
 
@@ -19,6 +22,7 @@ public enum PatchError: Error, Sendable, Hashable, CustomStringConvertible {
         case .invalidOp: .invalidOp
         case .tooManyOps: .tooManyOps
         case .tooLarge: .tooLarge
+        case .tooDeep: .tooDeep
         case .forbidden: .forbidden
         }
     }
@@ -26,7 +30,7 @@ public enum PatchError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The zero-based index of the op at fault, for errors about one op.
     public var opIndex: Int? {
         switch self {
-        case .invalidPath(let op, _, _), .invalidOp(let op, _): op
+        case .invalidPath(let op, _, _), .invalidOp(let op, _), .tooDeep(let op, _, _): op
         case .tooManyOps, .tooLarge, .forbidden: nil
         }
     }
@@ -38,6 +42,8 @@ public enum PatchError: Error, Sendable, Hashable, CustomStringConvertible {
         case .invalidOp(let op, let reason): "op \(op): \(reason)"
         case .tooManyOps(let count, let limit): "patch has \(count) ops; at most \(limit) are allowed"
         case .tooLarge(let size, let limit): "document would be \(size) bytes; at most \(limit) are allowed"
+        case .tooDeep(let op, let depth, let limit):
+            "op \(op): the document would nest \(depth) levels deep; at most \(limit) are allowed (flatten the value or set it at a shallower path)"
         case .forbidden(let reason): "forbidden: \(reason)"
         }
     }

@@ -12,8 +12,6 @@ struct ClusterDocumentReplica: ClusterReplica {
         var description: String
     }
 
-    static let unlimited = PatchLimits(maxOps: .max, maxDocument: .max)
-
     private(set) var document: Document
     /// The limits a new patch must respect.
     let limits: PatchLimits
@@ -29,7 +27,7 @@ struct ClusterDocumentReplica: ClusterReplica {
             return
         }
         do {
-            guard let document = Document(try JSONValue.parse(snapshot.state)) else { throw UnreadableSnapshot(description: "not a JSON object") }
+            guard let document = Document(try JSONValue.parseStored(snapshot.state)) else { throw UnreadableSnapshot(description: "not a JSON object") }
             self.document = document
         } catch let error as UnreadableSnapshot {
             throw error
@@ -39,7 +37,7 @@ struct ClusterDocumentReplica: ClusterReplica {
     }
 
     mutating func fold(_ patch: SequencedPatch) throws {
-        try document.apply(try Self.ops(patch.ops), limits: Self.unlimited)
+        try document.apply(try Self.ops(patch.ops), limits: .unlimited)
     }
 
     var state: [UInt8] { document.root.serializedBytes() }
@@ -57,7 +55,7 @@ struct ClusterDocumentReplica: ClusterReplica {
 
     /// The ops of a logged patch (a JSON array).
     static func ops(_ bytes: [UInt8]) throws -> [PatchOp] {
-        try PatchOp.list(from: try JSONValue.parse(bytes))
+        try PatchOp.list(from: try JSONValue.parseStored(bytes))
     }
 }
 

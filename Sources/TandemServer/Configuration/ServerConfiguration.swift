@@ -1,3 +1,5 @@
+import TandemProtocol
+
 /// Every tunable of `tandem serve`, with the defaults of the product specification.
 ///
 /// A value type: build one, adjust what you need, hand it to the server. Durations are in
@@ -13,6 +15,9 @@ public struct ServerConfiguration: Sendable, Equatable {
     public var maxMessageBytes = 64 * 1024
     /// Largest room document after a patch, in bytes of compact JSON (larger is rejected `too_large`).
     public var maxDocumentBytes = 1024 * 1024
+    /// Deepest nesting of a room document, presence and signal data (deeper is rejected `too_deep`); at
+    /// most `PatchLimits.deepestAllowed`, so that every message carrying such a value stays readable.
+    public var maxDepth = PatchLimits.defaultMaxDepth
     /// Most ops in one patch (more is rejected `too_many_ops`).
     public var maxOpsPerPatch = 100
     /// Messages per second per connection (token bucket refill); 0 turns rate limiting off.

@@ -313,7 +313,7 @@ final class Room: Sendable {
                 do {
                     let events = try result.get().map { (patch) throws -> PatchEvent in
                         PatchEvent(rev: patch.rev, user: patch.user, client: patch.client, seq: patch.seq,
-                                   ops: try PatchOp.list(from: try JSONValue.parse(patch.ops)))
+                                   ops: try PatchOp.list(from: try JSONValue.parseStored(patch.ops)))
                     }
                     guard events.count == Int(through - after) else { throw StorageError.unknownRoom(room) }
                     welcome(.replay(events))

@@ -61,7 +61,7 @@ struct RoomCore: Sendable {
     static func restore(from record: RoomRecord, settings: Settings) throws(RoomRestoreError) -> RoomCore {
         let snapshot: JSONValue
         do {
-            snapshot = try JSONValue.parse(record.snapshot)
+            snapshot = try JSONValue.parseStored(record.snapshot)
         } catch {
             throw .corruptSnapshot(room: record.room, reason: error.description)
         }
@@ -69,12 +69,12 @@ struct RoomCore: Sendable {
         var recent = RecentHistory(capacity: settings.recentCapacity)
         var expected = record.snapshotRev + 1
         // Stored patches passed the limits when they were applied; limits may have shrunk since.
-        let unlimited = PatchLimits(maxOps: .max, maxDocument: .max)
+        let unlimited = PatchLimits.unlimited
         for patch in record.patchesAfterSnapshot {
             guard patch.rev == expected else { throw .gap(room: record.room, expected: expected, found: patch.rev) }
             let ops: [PatchOp]
             do {
-                ops = try PatchOp.list(from: try JSONValue.parse(patch.ops))
+                ops = try PatchOp.list(from: try JSONValue.parseStored(patch.ops))
                 try document.apply(ops, limits: unlimited)
             } catch {
                 throw .corruptPatch(room: record.room, rev: patch.rev, reason: "\(error)")
@@ -102,7 +102,7 @@ struct RoomCore: Sendable {
     /// - Throws: `PatchError` when the patch does not apply, i.e. this copy diverged and must be reloaded.
     mutating func fold(_ event: PatchEvent) throws(PatchError) {
         precondition(event.rev == rev + 1, "folds arrive in rev order")
-        try document.apply(event.ops, limits: PatchLimits(maxOps: .max, maxDocument: .max))
+        try document.apply(event.ops, limits: PatchLimits.unlimited)
         rev = event.rev
         progress[event.client] = ClientProgress(lastSeq: event.seq, lastRev: event.rev)
         recent.append(event)

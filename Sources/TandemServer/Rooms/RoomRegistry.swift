@@ -109,6 +109,12 @@ final class RoomRegistry: Sendable {
             case .success(let record?):
                 do throws(RoomRestoreError) {
                     let core = try RoomCore.restore(from: record, settings: settings.core)
+                    let limit = settings.core.limits.maxDepth
+                    if core.document.root.depth(exceeding: limit) == nil {
+                        // Stored before the limit was this low: it is served as it is; writes that land deeper are refused.
+                        logger.warning("room.deeper_than_limit", LogField("room", name), LogField("depth", "\(core.document.root.depth)"),
+                                       LogField("limit", "\(limit)"))
+                    }
                     finishLoading(name, with: .success(makeRoom(core)))
                 } catch {
                     // The stored history cannot be trusted: start a new epoch so every client

@@ -12,13 +12,15 @@ struct RoomSettings: Sendable {
 
     init(_ configuration: ServerConfiguration) {
         core = RoomCore.Settings(
-            limits: PatchLimits(maxOps: configuration.maxOpsPerPatch, maxDocument: configuration.maxDocumentBytes),
+            limits: PatchLimits(maxOps: configuration.maxOpsPerPatch, maxDocument: configuration.maxDocumentBytes,
+                                maxDepth: configuration.maxDepth),
             historyWindow: Int64(configuration.historyWindow))
         presenceGrace = .milliseconds(configuration.presenceGraceMilliseconds)
         maxParticipants = configuration.maxParticipantsPerRoom
         heartbeat = HeartbeatSettings(interval: configuration.heartbeatIntervalMilliseconds, timeout: configuration.idleTimeoutMilliseconds)
         limits = SessionLimits(
             rate: Double(configuration.rateLimit), burst: configuration.rateBurst, maxMessage: configuration.maxMessageBytes,
-            maxOps: configuration.maxOpsPerPatch, maxDocument: configuration.maxDocumentBytes)
+            maxOps: configuration.maxOpsPerPatch, maxDocument: configuration.maxDocumentBytes,
+            maxDepth: configuration.maxDepth)
     }
 }

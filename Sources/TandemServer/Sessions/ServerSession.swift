@@ -101,8 +101,11 @@ final class ServerSession: Sendable {
                 }
                 let identity = SessionIdentity(user: claims.sub, client: hello.client, role: claims.role)
                 state.phase = .joining(identity, queued: [])
-                let presence: JSONValue = if case .object? = hello.presence { hello.presence! } else { .emptyObject }
-                return .join(claims.room, JoinRequest(identity: identity, name: claims.name, tokenExpiry: claims.exp, presence: presence, resume: hello.resume))
+                var presence: JSONValue = if case .object? = hello.presence { hello.presence! } else { .emptyObject }
+                let refusal = depthRefusal(of: presence, "hello.presence")
+                if refusal != nil { presence = .emptyObject }
+                return .join(claims.room, JoinRequest(identity: identity, name: claims.name, tokenExpiry: claims.exp, presence: presence, resume: hello.resume),
+                             refusal: refusal)
             case .joining(let identity, var queued):
                 if case .hello = message { return .reply(.error(code: .unexpectedHello, message: "hello was already received")) }
                 if case .ping(let t) = message { return .reply(.pong(t: t)) }
@@ -135,7 +138,8 @@ final class ServerSession: Sendable {
         case none
         case reply(ServerMessage)
         case close(CloseCode, ErrorCode, String, (Room, SessionIdentity)?)
-        case join(String, JoinRequest)
+        /// Enter the room; `refusal` (presence that was not taken) is sent first.
+        case join(String, JoinRequest, refusal: ServerMessage?)
         case forward(Room, SessionIdentity, ClientMessage)
     }
 
@@ -149,7 +153,8 @@ final class ServerSession: Sendable {
             if let (room, identity) = left { room.disconnect(id, client: identity.client, clean: false) }
             context.logger.info("session.closed", LogField("connection", id.description), LogField("code", "\(code.rawValue)"), LogField("reason", message))
             sink.close(code, error: OutboundMessage(.error(code: error, message: message)))
-        case .join(let roomName, let request):
+        case .join(let roomName, let request, let refusal):
+            if let refusal { sink.send(OutboundMessage(refusal)) }
             enter(roomName, request, attempts: 3)
         case .forward(let room, let identity, let message):
             forward(message, to: room, as: identity)
@@ -161,8 +166,10 @@ final class ServerSession: Sendable {
         case .patch(let seq, let ops):
             room.submit(seq: seq, ops: ops, from: id, client: identity.client)
         case .presence(let data):
+            if let refusal = depthRefusal(of: data, "presence.data") { return sink.send(OutboundMessage(refusal)) }
             room.updatePresence(data, from: id, client: identity.client)
         case .signal(let event, let data):
+            if let refusal = depthRefusal(of: data, "signal.data") { return sink.send(OutboundMessage(refusal)) }
             room.signal(event: event, data: data, from: id, client: identity.client)
         case .ping(let t):
             sink.send(OutboundMessage(.pong(t: t)))
@@ -233,6 +240,14 @@ final class ServerSession: Sendable {
         if expired {
             sink.close(.helloTimeout, error: OutboundMessage(.error(code: .helloTimeout, message: "no hello within \(context.configuration.helloTimeoutMilliseconds) ms of the upgrade")))
         }
+    }
+
+    /// The `too_deep` error for ephemeral data nested deeper than the document may be (the same bound,
+    /// so that every message relaying it stays readable), `nil` when it fits.
+    private func depthRefusal(of data: JSONValue, _ field: String) -> ServerMessage? {
+        let limits = PatchLimits(maxDepth: context.configuration.maxDepth)
+        guard let depth = limits.excessDepth(of: data) else { return nil }
+        return .error(code: .tooDeep, message: "\(field) nests \(depth) levels deep; at most \(limits.maxDepth) are allowed, so it was not applied")
     }
 
     private func leaveRoom(_ state: inout State) -> (Room, SessionIdentity)? {
