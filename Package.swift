@@ -92,7 +92,7 @@ let package = Package(
         .executableTarget(name: "tandem", dependencies: ["TandemCLI"], swiftSettings: swiftSettings),
 
         // Helpers shared by the test targets: bounded waits, mailboxes, Python interop peers.
-        .target(name: "TandemTestSupport", dependencies: ["TandemWire"], path: "Tests/TandemTestSupport", swiftSettings: swiftSettings),
+        .target(name: "TandemTestSupport", dependencies: ["TandemKit", "TandemProtocol", "TandemWire"], path: "Tests/TandemTestSupport", swiftSettings: swiftSettings),
 
         .testTarget(name: "TandemKitTests", dependencies: ["TandemKit", "TandemKitTesting"], swiftSettings: swiftSettings),
         .testTarget(name: "TandemProtocolTests", dependencies: ["TandemProtocol"], swiftSettings: swiftSettings),

@@ -251,6 +251,72 @@ struct BrowserParticipantTests {
         await room.shutdown()
     }
 
+    /// Whatever the server accepts, every participant reads back the same: random patches at the edges of the
+    /// limits (deepest values, most ops, largest messages, a document filled towards its size limit, awkward keys
+    /// and numbers) are acknowledged, then read by Swift sessions (patch by patch and as a snapshot), by pages
+    /// (patch by patch and as a snapshot) and by the Python peer, all equal to the generator's own model.
+    @Test(arguments: [UInt64(27), 2_027])
+    func patchesAtTheLimitsReadTheSameInSwiftTheBrowserAndPython(seed: UInt64) async throws {
+        let room = try BrowserRoom(maxDocument: 160_000)
+        let follower = room.session(user: "follower", client: "follower-1")
+        await follower.start()
+        let browser = try await BrowserDriver()
+        try await browser.open([("live", room.pageURL(user: "live", role: .guest))])
+        try await browser.waitUntil("live", "return tandemPage.snapshot().status.state === 'connected'")
+
+        let writer = room.syncSession(user: "writer", client: "writer-1")
+        let rejects = StreamLog(writer.events)
+        await writer.start()
+        #expect(await writer.waitUntilConnected(timeout: .seconds(30)))
+        var generator = BoundaryPatches(seed: seed, limits: SessionLimits(maxDocument: 160_000))
+        var patches = 0, deepest = 0, mostOps = 0, largest = 0
+        while let ops = generator.next() {
+            try await writer.apply(ops)
+            patches += 1
+            mostOps = max(mostOps, ops.count)
+            largest = max(largest, ClientMessage.patch(seq: 1, ops: ops).encoded().count)
+            for case .set(let path, let value) in ops { deepest = max(deepest, path.tokens.count + value.depth) }
+        }
+        #expect(await writer.drain(timeout: .seconds(60)))
+        let refused = rejects.all.compactMap { if case .rejected(_, let code, let message, _) = $0 { "\(code): \(message)" } else { nil } }
+        #expect(refused == [], "the server refused patches the limits allow")
+        #expect(deepest == PatchLimits.defaultMaxDepth && mostOps == 100 && largest > 48_000 && generator.document.byteCount > 140_000,
+                "the patches reach the limits: depth \(deepest), ops \(mostOps), largest message \(largest) bytes, \(generator.document.byteCount) bytes in \(patches) patches")
+        let expected = try #require(generator.document.root["edge"])
+        let rev = await writer.snapshot.rev
+
+        // Swift: the writer, a follower that got every patch event, and a late joiner's snapshot.
+        #expect(await writer.snapshot.state["edge"] == expected)
+        #expect(await eventually { follower.state["edge"] == expected }, "the following Swift session differs")
+        let late = room.syncSession(user: "late", client: "late-1", role: .viewer)
+        await late.start()
+        #expect(await late.waitUntilConnected(timeout: .seconds(30)))
+        #expect(await late.snapshot.state["edge"] == expected, "the Swift snapshot differs")
+
+        // The browser: the page that followed every patch, and a page opened now.
+        try await browser.open([("late", room.pageURL(user: "latepage", role: .viewer))])
+        for page in ["live", "late"] {
+            try await browser.waitUntil(page, "return tandemPage.snapshot().rev === \(rev)", timeout: .seconds(60))
+            let text = try await browser.evaluate(page, "return JSON.stringify(tandemPage.snapshot().state.edge)", as: String.self)
+            #expect(try JSONValue.parseStored(Array(text.utf8)) == expected, "the \(page) page reads a different state")
+        }
+        #expect(try await browser.consoleErrors("live") == [])
+
+        // Python's json module, through a third-party WebSocket client.
+        let python = try PythonPeer(script: "read_room.py", arguments: [room.syncURL, room.token(user: "py", name: nil, role: .viewer), "py-1"])
+        #expect(try await python.exitStatus(timeout: .seconds(30)) == 0, "python reader failed: \(python.stderr)")
+        let line = try #require(python.stdout.split(separator: "\n").first)
+        let read = try JSONValue.parseStored(Array(line.utf8))
+        #expect(read["rev"] == .number(Double(rev)))
+        #expect(read["state"]?["edge"] == expected, "the Python peer reads a different state")
+
+        await late.stop()
+        await writer.stop()
+        await follower.stop()
+        await browser.quit()
+        await room.shutdown()
+    }
+
     @Test func aViewerPageShowsEverythingButCannotChangeAnything() async throws {
         let room = try BrowserRoom()
         let swift = room.session(user: "swift", client: "swift-1")
@@ -542,20 +608,24 @@ private final class BrowserRoom: Sendable {
     private let current: Mutex<SyncServer?>
     private let group: EventLoopGroup
     private let presenceGrace: Int
+    private let maxDocument: Int
 
-    /// `presenceGrace` (ms) is how long a dropped page stays in the participant list.
-    init(presenceGrace: Int = ServerConfiguration().presenceGraceMilliseconds) throws {
+    /// `presenceGrace` (ms) is how long a dropped page stays in the participant list; `maxDocument` the
+    /// room's document size limit.
+    init(presenceGrace: Int = ServerConfiguration().presenceGraceMilliseconds, maxDocument: Int = ServerConfiguration().maxDocumentBytes) throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("tandem-browser-\(UUID().uuidString)").path
         self.presenceGrace = presenceGrace
-        let server = try SyncServer(configuration: Self.configuration(directory: directory, port: 0, presenceGrace: presenceGrace),
+        self.maxDocument = maxDocument
+        let server = try SyncServer(configuration: Self.configuration(directory: directory, port: 0, presenceGrace: presenceGrace, maxDocument: maxDocument),
                                     environment: ["TANDEM_SECRET": "browser"], logger: .discarding)
         port = server.port
         current = Mutex(server)
         group = try EventLoopGroup(threads: 1)
     }
 
-    private static func configuration(directory: String, port: Int, presenceGrace: Int) -> ServerConfiguration {
+    private static func configuration(directory: String, port: Int, presenceGrace: Int, maxDocument: Int) -> ServerConfiguration {
         var configuration = ServerConfiguration()
+        configuration.maxDocumentBytes = maxDocument
         configuration.port = port
         configuration.presenceGraceMilliseconds = presenceGrace
         configuration.dataDirectory = directory
@@ -585,11 +655,17 @@ private final class BrowserRoom: Sendable {
     }
 
     func session(user: String, client: String, presence: JSONValue? = nil) -> SwiftParticipant {
-        let minted = token(user: user, name: nil, role: .host)
-        let configuration = SyncSessionConfiguration(reconnect: ReconnectPolicy(backoff: ReconnectBackoff(base: 0.05, cap: 0.5)))
-        return SwiftParticipant(session: SyncSession(url: "ws://127.0.0.1:\(port)/v1/sync", clientID: client, tokenProvider: { minted },
-                                                     presence: presence, configuration: configuration, group: group))
+        SwiftParticipant(session: syncSession(user: user, client: client, presence: presence))
     }
+
+    /// A session whose events the test reads itself.
+    func syncSession(user: String, client: String, role: Role = .host, presence: JSONValue? = nil) -> SyncSession {
+        let minted = token(user: user, name: nil, role: role)
+        let configuration = SyncSessionConfiguration(reconnect: ReconnectPolicy(backoff: ReconnectBackoff(base: 0.05, cap: 0.5)))
+        return SyncSession(url: syncURL, clientID: client, tokenProvider: { minted }, presence: presence, configuration: configuration, group: group)
+    }
+
+    var syncURL: String { "ws://127.0.0.1:\(port)/v1/sync" }
 
     func stopServer() async {
         let server = current.withLock { server in
@@ -604,7 +680,7 @@ private final class BrowserRoom: Sendable {
         var lastError: (any Error)?
         for _ in 0..<50 {
             do {
-                let server = try SyncServer(configuration: Self.configuration(directory: directory, port: port, presenceGrace: presenceGrace), environment: ["TANDEM_SECRET": "browser"], logger: .discarding)
+                let server = try SyncServer(configuration: Self.configuration(directory: directory, port: port, presenceGrace: presenceGrace, maxDocument: maxDocument), environment: ["TANDEM_SECRET": "browser"], logger: .discarding)
                 current.withLock { $0 = server }
                 return
             } catch {

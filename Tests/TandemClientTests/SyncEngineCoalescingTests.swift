@@ -1,4 +1,5 @@
 import Testing
+import TandemKit
 import TandemProtocol
 @testable import TandemClient
 
@@ -17,6 +18,95 @@ import TandemProtocol
         try engine.localChange([F.set("/marks/a", true), F.set("/tabIndex", 1)])
         try engine.localChange([F.set("/marks", ["b": true])])
         #expect(engine.pending.map(\.ops) == [[F.set("/tabIndex", 1)], [F.set("/marks", ["b": true])]])
+    }
+
+    @Test func anOpTheNewChangeNeedsBeforeItsSupersedingOpIsKept() throws {
+        var engine = F.connectedEngine()
+        try engine.localChange([F.set("/a", "text")])
+        _ = engine.nextOutgoing(now: 0)
+        try engine.localChange([F.set("/a", .emptyObject)])
+        // `/a/k` relies on the object the previous change made; the later `set /a` supersedes that change
+        // only after `/a/k` has used it.
+        try engine.localChange([F.set("/a/k", 1), F.set("/a", ["k": 2])])
+        #expect(engine.pending.map(\.ops) == [[F.set("/a", "text")], [F.set("/a", .emptyObject)], [F.set("/a/k", 1), F.set("/a", ["k": 2])]])
+        var replay = engine.confirmed
+        for patch in engine.pending { try replay.apply(patch.ops) }
+        #expect(replay == engine.visible)
+    }
+
+    @Test func anOpALaterOpOfItsOwnPatchNeedsIsKept() throws {
+        var engine = F.connectedEngine()
+        try engine.localChange([F.set("/a", 1)])
+        _ = engine.nextOutgoing(now: 0)
+        // Within one patch: the remove makes room for the object the set below creates.
+        try engine.localChange([F.remove("/a"), F.set("/a/b", true)])
+        try engine.localChange([F.remove("/a")])
+        var replay = engine.confirmed
+        for patch in engine.pending { try replay.apply(patch.ops) }
+        #expect(replay == engine.visible)
+        #expect(engine.visible.root == .emptyObject)
+    }
+
+    /// Random local changes over a few overlapping paths, acknowledged at random moments: after every step the
+    /// confirmed state with the pending patches on top, applied in order as the server will, is the visible state.
+    @Test(arguments: 0..<8)
+    func theOutboxAlwaysReplaysToTheVisibleState(batch: Int) async throws {
+        for seed in 0..<40 {
+            await Task.yield()
+            var random = SeededRandom(seed: UInt64(batch * 40 + seed) &* 0x9E37_79B9_7F4A_7C15 &+ 1)
+            var engine = F.connectedEngine()
+            var server = Document()
+            var serverRev: Int64 = 0
+            var unanswered: [(seq: Int64, rev: Int64)] = []
+            for step in 0..<60 {
+                let ops = Self.change(fitting: engine.visible, using: &random)
+                guard !ops.isEmpty else { continue }
+                try engine.localChange(ops)
+                // The outbox is sent now and then, so unsent patches pile up and get merged.
+                for case .patch(let seq, let sent) in random.next() % 4 == 0 ? engine.nextOutgoing(now: Int64(step)) : [] {
+                    // What the server does with the patch: it must apply where the visible state said it would.
+                    try server.apply(sent, limits: .unlimited)
+                    serverRev += 1
+                    unanswered.append((seq, serverRev))
+                }
+                while !unanswered.isEmpty, random.next() % 3 != 0 {
+                    let answer = unanswered.removeFirst()
+                    _ = engine.receive(.ack(seq: answer.seq, rev: answer.rev, duplicate: false))
+                }
+                var replay = engine.confirmed
+                for patch in engine.pending { try replay.apply(patch.ops, limits: .unlimited) }
+                #expect(replay == engine.visible, "seed \(batch * 40 + seed), step \(step)")
+                if replay != engine.visible { return }
+            }
+            // Every change acknowledged: the server holds what the app saw.
+            for answer in unanswered { _ = engine.receive(.ack(seq: answer.seq, rev: answer.rev, duplicate: false)) }
+            while !engine.pending.isEmpty {
+                for case .patch(let seq, let sent) in engine.nextOutgoing(now: 1_000) {
+                    try server.apply(sent, limits: .unlimited)
+                    serverRev += 1
+                    _ = engine.receive(.ack(seq: seq, rev: serverRev, duplicate: false))
+                }
+            }
+            #expect(server == engine.visible && server == engine.confirmed)
+        }
+    }
+
+    /// Up to four ops over three keys and two levels that apply to `document` one after the other.
+    private static func change(fitting document: Document, using random: inout SeededRandom) -> [PatchOp] {
+        let keys = ["a", "b", "c"]
+        var trial = document
+        var ops: [PatchOp] = []
+        for _ in 0..<(Int(random.next() % 4) + 1) {
+            var tokens = [keys[Int(random.next() % 3)]]
+            if random.next() % 2 == 0 { tokens.append(keys[Int(random.next() % 3)]) }
+            let path = JSONPointer(tokens: tokens)
+            let values: [JSONValue] = [1, "s", .emptyObject, .array([]), ["a": 1], .null]
+            let op: PatchOp = random.next() % 4 == 0 ? .remove(path) : .set(path, values[Int(random.next() % UInt64(values.count))])
+            guard let next = try? trial.applying([op]) else { continue }
+            trial = next
+            ops.append(op)
+        }
+        return ops
     }
 
     @Test func inFlightPatchIsNeverMerged() throws {

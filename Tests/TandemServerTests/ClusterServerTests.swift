@@ -117,6 +117,32 @@ struct ClusterServerTests {
         await redis.stop()
     }
 
+    @Test("the sequencer applies the depth rule: a patch nesting past --max-depth is rejected too_deep on every node, the room stays readable")
+    func theDepthRuleHoldsAcrossNodes() async throws {
+        let redis = try await RedisServerProcess.start()
+        let nodes = try (0..<2).map { _ in try Self.startNode(redisPort: redis.port) { $0.maxDepth = 8 } }
+        let group = try EventLoopGroup(threads: 1)
+        let (writer, welcome) = try await Self.join(nodes[0].syncURL, user: "g", client: "g1", role: .guest, loop: group.next())
+        #expect(welcome.limits.maxDepth == 8)
+        let deep = JSONPointer(tokens: Array(repeating: "x", count: 9))
+        try await writer.send(.patch(seq: 1, ops: [.set(deep, 1)]))
+        var reply: ServerMessage?
+        while let message = await writer.next(timeout: .seconds(30)) {
+            if case .reject = message { reply = message; break }
+            if case .ack = message { reply = message; break }
+        }
+        guard case .reject(1, .tooDeep, let text)? = reply else { Issue.record("expected too_deep, got \(String(describing: reply))"); return }
+        #expect(text.contains("9 levels deep; at most 8"))
+        try await writer.send(.patch(seq: 2, ops: [.set(JSONPointer(tokens: Array(repeating: "x", count: 8)), 1)]))
+        #expect(await Self.revs(writer, count: 1) == [1])
+        let (_, other) = try await Self.join(nodes[1].syncURL, user: "h", client: "h1", loop: group.next())
+        guard case .state(let state) = other.sync else { Issue.record("expected a snapshot"); return }
+        #expect(state.depth == 8)
+        for node in nodes { await node.shutdown() }
+        await Self.shutDown(group)
+        await redis.stop()
+    }
+
     @Test("a node is killed with SIGKILL: its client resumes on another node by replay, and no acknowledged patch is lost")
     func killedNodeClientsResumeElsewhere() async throws {
         let redis = try await RedisServerProcess.start()

@@ -26,4 +26,13 @@ extension PatchOp {
         case (.set, .remove): false
         }
     }
+
+    /// True when `self` can be dropped from an unsent patch that `newer` follows: the first op of `newer`
+    /// that touches this op's path supersedes it. An op of `newer` that touches the path before a
+    /// superseding one sees what `self` left there (it may set a member inside an object `self` created),
+    /// so then `self` must stay.
+    func isDecided(by newer: [PatchOp]) -> Bool {
+        guard let first = newer.first(where: { $0.path.overlaps(path) }) else { return false }
+        return isSuperseded(by: first)
+    }
 }

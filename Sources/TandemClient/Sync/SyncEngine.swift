@@ -100,15 +100,17 @@ public struct SyncEngine: Sendable {
     /// Drops ops of mergeable pending patches that `ops` supersedes, merges high-rate changes into
     /// the single unsent value of their path, and appends the rest as a new pending patch.
     private mutating func coalesce(into ops: [PatchOp]) {
-        // Paths written by patches between a candidate and the new change: an op of the candidate
-        // that overlaps one of them must stay, or the patch in between would see another state.
+        // Paths written by the ops that stay after a candidate (later in its own patch or in a later
+        // patch): an op that overlaps one of them must stay too, or that op would see another state.
         var touchedLater: [JSONPointer] = []
         var index = pending.count - 1
         while index >= 0, pending[index].isMergeable {
-            let kept = pending[index].ops.filter { op in
-                !ops.contains(where: op.isSuperseded(by:)) || touchedLater.contains(where: op.path.overlaps)
+            var kept: [PatchOp] = []
+            for op in pending[index].ops.reversed() where !op.isDecided(by: ops) || touchedLater.contains(where: op.path.overlaps) {
+                kept.append(op)
+                touchedLater.append(op.path)
             }
-            touchedLater.append(contentsOf: kept.map(\.path))
+            kept.reverse()
             if kept.isEmpty {
                 pending.remove(at: index)
             } else {
