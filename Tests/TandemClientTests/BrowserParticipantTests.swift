@@ -317,6 +317,77 @@ struct BrowserParticipantTests {
         await room.shutdown()
     }
 
+    /// The report's attack on real processes: a guest of a real `tandem serve` sends a patch 70 levels deep and
+    /// one with a value 60 deep under 10 levels of path; both are refused, and then `tandem join` and the
+    /// page still join that room and work in it.
+    @Test func aGuestsDeepPatchesAreRefusedAndTandemJoinAndThePageStillWork() async throws {
+        let data = FileManager.default.temporaryDirectory.appendingPathComponent("tandem-poison-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: data) }
+        let secret = "poison"
+        let (server, url) = try await offload { try ServeProcess.serve(data: data, secret: secret) }
+        defer { server.terminate(); server.waitUntilExit() }
+        let tokens = TokenVerifier(secret: Array(secret.utf8), hmac: { Digest.hmacSHA256(key: $0, message: $1) },
+                                   now: { Int64(Date().timeIntervalSince1970) })
+        func token(_ user: String, _ role: Role) -> String {
+            tokens.mint(TokenClaims(sub: user, room: "shop", role: role, exp: tokens.currentTime + 600))
+        }
+
+        // The guest speaks the protocol directly, as a hostile client would.
+        let group = try EventLoopGroup(threads: 1)
+        defer { group.shutdown() }
+        let guest = try await WebSocketClient.connect(url: url, subprotocols: [TandemProtocol.subprotocol], on: group.next())
+        let inbox = Mailbox<WebSocketClientEvent>()
+        Task { for await event in guest.events { inbox.push(event) } }
+        func nextMessage() async -> ServerMessage? {
+            while case .text(let bytes)? = await inbox.next(timeout: .seconds(10)) {
+                if let message = try? ServerMessage.decode(bytes), message.type != "join", message.type != "presence" { return message }
+            }
+            return nil
+        }
+        var deepPath = JSONPointer(tokens: Array(repeating: "x", count: 70))
+        var deepValue: JSONValue = 1
+        for _ in 0..<60 { deepValue = ["x": deepValue] }
+        try await guest.send(text: ClientMessage.hello(Hello(token: token("mallory", .guest), client: "m1")).encoded())
+        guard case .welcome? = await nextMessage() else { Issue.record("no welcome for the guest"); return }
+        try await guest.send(text: ClientMessage.patch(seq: 1, ops: [.set(deepPath, 1)]).encoded())
+        guard case .reject(1, .tooDeep, _)? = await nextMessage() else { Issue.record("the 70-level path was not refused"); return }
+        deepPath = JSONPointer(tokens: Array(repeating: "x", count: 10))
+        try await guest.send(text: ClientMessage.patch(seq: 2, ops: [.set(deepPath, deepValue)]).encoded())
+        guard case .reject(2, .tooDeep, _)? = await nextMessage() else { Issue.record("the 60-level value was not refused"); return }
+        try await guest.send(text: ClientMessage.patch(seq: 3, ops: [.set(JSONPointer(tokens: ["note"]), "hi")]).encoded())
+        guard case .ack(3, _, _)? = await nextMessage() else { Issue.record("the guest's ordinary patch was not acknowledged"); return }
+
+        // `tandem join`, the real binary: joins, applies a line, prints the state and exits 0.
+        let join = Process()
+        join.executableURL = try ServeProcess.tandemBinary()
+        join.arguments = ["join", "--url", url, "--token", token("alice", .host), "--client", "cli-1", "--drain-timeout", "20"]
+        let input = Pipe(), output = Pipe(), errors = Pipe()
+        join.standardInput = input
+        join.standardOutput = output
+        join.standardError = errors
+        try join.run()
+        input.fileHandleForWriting.write(Data(#"[{"op":"set","path":"/tabIndex","value":2}]"#.utf8 + [UInt8(ascii: "\n")]))
+        try input.fileHandleForWriting.close()
+        let printed = try await offload { () -> (Int32, String, String) in
+            let out = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            let err = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            join.waitUntilExit()
+            return (join.terminationStatus, out, err)
+        }
+        #expect(printed.0 == 0, "tandem join failed: \(printed.2)")
+        let states = printed.1.split(separator: "\n").compactMap { try? JSONValue.parse(Array($0.utf8)) }.filter { $0["event"] == "state" }
+        #expect(states.last?["state"] == ["note": "hi", "tabIndex": 2] && states.last?["pending"] == 0)
+
+        // The page joins the same room and shows the state.
+        let browser = try await BrowserDriver()
+        let base = url.replacingOccurrences(of: "ws://", with: "http://").replacingOccurrences(of: "/v1/sync", with: "")
+        try await browser.open([("page", "\(base)/#token=\(token("bob", .guest))")])
+        try await browser.waitUntil("page", "const s = tandemPage.snapshot(); return s.status.state === 'connected' && s.state.tabIndex === 2 && s.state.note === 'hi'")
+        #expect(try await browser.consoleErrors("page") == [])
+        await browser.quit()
+        await guest.close()
+    }
+
     @Test func aViewerPageShowsEverythingButCannotChangeAnything() async throws {
         let room = try BrowserRoom()
         let swift = room.session(user: "swift", client: "swift-1")

@@ -1,21 +1,12 @@
 import Foundation
 import Testing
 import TandemProtocol
+import TandemTestSupport
 import TandemWire
 @testable import TandemServer
 
 /// Runs the real `tandem` binary in a subprocess and kills it with SIGKILL mid-stream.
 @Suite(.serialized) struct CrashDurabilityTests {
-    /// The `tandem` executable next to the test bundle (built by `swift build --build-tests`).
-    static func tandemBinary() throws -> URL {
-        let bundle = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-        for candidate in [bundle, bundle.deletingLastPathComponent()] {
-            let url = candidate.appendingPathComponent("tandem")
-            if FileManager.default.isExecutableFile(atPath: url.path) { return url }
-        }
-        throw CrashTestError("the tandem executable was not found next to \(bundle.path); run `swift build --build-tests` (scripts/test does) first")
-    }
-
     struct CrashTestError: Error, CustomStringConvertible {
         let description: String
         init(_ description: String) { self.description = description }
@@ -23,23 +14,12 @@ import TandemWire
 
     /// Starts `tandem serve` on a free port; returns the process and its sync URL.
     static func serve(data: String, secret: String = "crash-test", extra: [String] = []) throws -> (Process, String) {
-        let server = try ServeProcess.start(["serve", "--port", "0", "--data", data, "--rate-limit", "0", "--log-level", "error"] + extra,
-                                            secret: secret)
-        func listeningURL(_ text: String) -> String? {
-            guard let line = text.split(separator: "\n").first(where: { $0.contains("listening") }) else { return nil }
-            return line.split(separator: " ").last(where: { $0.hasPrefix("ws://") }).map(String.init)
-        }
-        let text = server.read { listeningURL($0) != nil }
-        if let url = listeningURL(text) { return (server.process, url) }
-        server.process.terminate()
-        throw CrashTestError("tandem serve did not report where it listens; output: \(text)")
+        try ServeProcess.serve(data: data, secret: secret, extra: extra)
     }
 
     /// Runs blocking work (process start, waits) on its own thread, never on the cooperative pool.
     static func offload<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
-        try await withCheckedThrowingContinuation { continuation in
-            Thread.detachNewThread { continuation.resume(with: Result { try body() }) }
-        }
+        try await TandemTestSupport.offload(body)
     }
 
     static func offload(_ body: @escaping @Sendable () -> Void) async {

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TandemTestSupport
 
 /// Runs the real `tandem` binary under `taskset`: its default loop count follows the cores it may use.
 @Suite struct ServeAffinityTests {

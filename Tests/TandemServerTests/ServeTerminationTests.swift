@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TandemTestSupport
 
 /// The real `tandem serve` shuts down gracefully on SIGTERM, even one sent the moment its banner is out.
 @Suite struct ServeTerminationTests {

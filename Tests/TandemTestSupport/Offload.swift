@@ -1,0 +1,9 @@
+import Foundation
+
+/// Runs blocking work (a process start, a wait for its exit) on a thread of its own, never on the cooperative
+/// pool, whose few threads the rest of a parallel test run needs.
+public func offload<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+    try await withCheckedThrowingContinuation { continuation in
+        Thread.detachNewThread { continuation.resume(with: Result { try body() }) }
+    }
+}

@@ -1,0 +1,90 @@
+import Foundation
+
+/// A `tandem serve` child process started by a test, with its standard output (standard error is dropped).
+public struct ServeProcess {
+    /// The child process.
+    public let process: Process
+    private let output: Pipe
+
+    /// The `tandem` executable next to the test bundle (built by `swift build --build-tests`).
+    public static func tandemBinary() throws -> URL {
+        let bundle = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        for candidate in [bundle, bundle.deletingLastPathComponent()] {
+            let url = candidate.appendingPathComponent("tandem")
+            if FileManager.default.isExecutableFile(atPath: url.path) { return url }
+        }
+        throw ServeProcessError("the tandem executable was not found next to \(bundle.path); run `swift build --build-tests` (scripts/test does) first")
+    }
+
+    /// Starts `tandem serve` on a free port with the data folder `data` and `extra` arguments; returns the process
+    /// once it listens, with its sync URL.
+    public static func serve(data: String, secret: String, extra: [String] = []) throws -> (Process, String) {
+        let server = try start(["serve", "--port", "0", "--data", data, "--rate-limit", "0", "--log-level", "error"] + extra, secret: secret)
+        func listeningURL(_ text: String) -> String? {
+            guard let line = text.split(separator: "\n").first(where: { $0.contains("listening") }) else { return nil }
+            return line.split(separator: " ").last(where: { $0.hasPrefix("ws://") }).map(String.init)
+        }
+        let text = server.read { listeningURL($0) != nil }
+        if let url = listeningURL(text) { return (server.process, url) }
+        server.process.terminate()
+        throw ServeProcessError("tandem serve did not report where it listens; output: \(text)")
+    }
+
+    /// Starts the `tandem` binary built next to the tests with `arguments`, through `launcher` (e.g. `taskset`,
+    /// which gets `launcherArguments` first) when given.
+    public static func start(_ arguments: [String], secret: String, launcher: URL? = nil, launcherArguments: [String] = []) throws -> ServeProcess {
+        let binary = try tandemBinary()
+        let process = Process()
+        if let launcher {
+            process.executableURL = launcher
+            process.arguments = launcherArguments + [binary.path] + arguments
+        } else {
+            process.executableURL = binary
+            process.arguments = arguments
+        }
+        process.environment = ["TANDEM_SECRET": secret, "PATH": "/usr/bin:/bin"]
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        return ServeProcess(process: process, output: output)
+    }
+
+    /// Reads standard output until `done` holds for what was read, the output ends, or 20 s pass; returns the text.
+    public func read(until done: (String) -> Bool) -> String {
+        var text = ""
+        let deadline = Date().addingTimeInterval(20)
+        while Date() < deadline, !done(text) {
+            let chunk = output.fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            text += String(decoding: chunk, as: UTF8.self)
+        }
+        return text
+    }
+
+    /// Reads standard output to its end (the process closed it, usually by exiting).
+    public func readToEnd() -> String {
+        String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    }
+
+    /// Sends SIGTERM and waits up to `seconds` for the process to exit, then kills it: a server that ignores the
+    /// signal fails the test instead of hanging it. Returns whether it exited by itself.
+    @discardableResult
+    public func terminate(within seconds: Double = 10) -> Bool {
+        process.terminate()
+        let deadline = Date().addingTimeInterval(seconds)
+        while process.isRunning, Date() < deadline { Thread.sleep(forTimeInterval: 0.01) }
+        guard process.isRunning else { return true }
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+        return false
+    }
+}
+
+/// A `tandem` child process could not be started or did not come up.
+public struct ServeProcessError: Error, CustomStringConvertible {
+    /// What went wrong.
+    public let description: String
+    /// Creates the error.
+    public init(_ description: String) { self.description = description }
+}
