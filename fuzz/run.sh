@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# Builds and runs Tandem's libFuzzer targets for the wire protocol.
+# Builds and runs Tandem's libFuzzer targets for the wire and protocol layers.
 #
-#   fuzz/run.sh [RUNS] [TARGET...]     RUNS defaults to 100000; TARGETS to FrameFuzz HTTPFuzz
+#   fuzz/run.sh [RUNS] [TARGET...]     RUNS defaults to 100000; TARGETS to FrameFuzz HTTPFuzz ProtocolFuzz
 #
-# The TandemWire sources a target exercises are compiled straight into the fuzzer with
+# The sources a target exercises (TandemWire's, or TandemProtocol's) are compiled straight into the fuzzer with
 # `-sanitize=fuzzer,address`, so libFuzzer's coverage instrumentation and AddressSanitizer
 # reach the library code (modules from `swift build -c release` carry neither). Each target
 # starts from its seed corpus in fuzz/corpus/<name>/ and adds what it finds to a working
@@ -15,22 +15,28 @@ cd "$(dirname "$0")/.."
 runs="${1:-100000}"
 shift || true
 targets=("$@")
-[ ${#targets[@]} -eq 0 ] && targets=(FrameFuzz HTTPFuzz)
+[ ${#targets[@]} -eq 0 ] && targets=(FrameFuzz HTTPFuzz ProtocolFuzz)
 
-# The protocol-layer sources (no sockets, no TandemProtocol dependency).
-sources=(
+# The wire protocol's sources (no sockets, no TandemProtocol dependency).
+wire_sources=(
     Sources/TandemWire/Crypto/*.swift
     Sources/TandemWire/HTTP/*.swift
     Sources/TandemWire/WebSocket/*.swift
+)
+# The protocol model's sources, and the invariants its target shares with the tests.
+protocol_sources=(
+    $(find Sources/TandemProtocol -name '*.swift' | sort)
+    Tests/TandemTestSupport/ProtocolInvariants.swift
 )
 
 out=.build/fuzz
 mkdir -p "$out/artifacts"
 for target in "${targets[@]}"; do
     case "$target" in
-        FrameFuzz) corpus=frame ;;
-        HTTPFuzz) corpus=http ;;
-        *) echo "fuzz/run.sh: unknown target $target (FrameFuzz, HTTPFuzz)" >&2; exit 2 ;;
+        FrameFuzz) corpus=frame; sources=("${wire_sources[@]}") ;;
+        HTTPFuzz) corpus=http; sources=("${wire_sources[@]}") ;;
+        ProtocolFuzz) corpus=protocol; sources=("${protocol_sources[@]}") ;;
+        *) echo "fuzz/run.sh: unknown target $target (FrameFuzz, HTTPFuzz, ProtocolFuzz)" >&2; exit 2 ;;
     esac
     echo "== building $target"
     rm -f "$out/$target"

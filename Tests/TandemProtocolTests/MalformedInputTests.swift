@@ -1,5 +1,7 @@
+import Foundation
 import Testing
 import TandemProtocol
+import TandemTestSupport
 
 /// Hostile-input robustness: random corruptions of valid messages must be refused with a typed
 /// error or decoded into something that round-trips — never crash or hang (the fuzzing
@@ -26,7 +28,7 @@ import TandemProtocol
                 }
                 if bytes.isEmpty { bytes = [UInt8(ascii: "{")] }
             }
-            bytes.withUnsafeBufferPointer(FuzzInvariants.check)
+            bytes.withUnsafeBufferPointer(ProtocolInvariants.checkRoundTrips)
             do {
                 _ = try JSONValue.parse(bytes)
             } catch {
@@ -35,5 +37,23 @@ import TandemProtocol
             }
         }
         #expect(refused > 1_000)
+    }
+}
+
+/// The protocol fuzzer's seed inputs, replayed through its invariants on every test run.
+@Suite struct ProtocolFuzzCorpusTests {
+    @Test func theSeedCorpusHoldsTheInvariants() throws {
+        let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("fuzz/corpus/protocol")
+        let names = try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted()
+        #expect(names.count >= 6)
+        for name in names {
+            let bytes = Array(try Data(contentsOf: folder.appendingPathComponent(name)))
+            let depths = [PatchLimits.defaultMaxDepth, PatchLimits.deepestAllowed, 8, 1]
+            bytes.dropFirst().withContiguousStorageIfAvailable { stream in
+                ProtocolInvariants.checkAcceptedIsReadable(stream, limits: PatchLimits(maxDepth: depths[Int(bytes[0] & 3)]))
+                ProtocolInvariants.checkRoundTrips(stream)
+            }
+        }
     }
 }
