@@ -4,6 +4,7 @@ import Testing
 import TandemClient
 import TandemProtocol
 import TandemServer
+import TandemTestSupport
 import TandemWire
 @testable import TandemCLI
 
@@ -147,6 +148,27 @@ private func parsed(_ lines: [String]) -> [JSONValue] {
         await harness.shutdown()
     }
 
+    @Test func aWelcomeItCannotReadIsAProtocolErrorOnStderrNotAHang() async throws {
+        let harness = try JoinHarness()
+        // A server whose welcome nests deeper than any client parser reads.
+        var configuration = WebSocketServerConfiguration()
+        configuration.port = 0
+        let server = try WebSocketServer.start(configuration: configuration, group: harness.group, routes: { _ in nil }) { _, _ in
+            DeepWelcomeHandler()
+        }
+        let url = "ws://127.0.0.1:\(server.port)/v1/sync"
+        let run = await harness.join([#"[{"op":"set","path":"/x","value":1}]"#],
+                                     options: harness.options(user: "alice", client: "a1", url: url, drain: .seconds(1)))
+        #expect(run.status == ExitCode.failure)
+        let errors = run.console.stderr.filter { $0.hasPrefix("tandem join: protocol error: ") }
+        #expect(!errors.isEmpty, "stderr: \(run.console.stderr)")
+        #expect(errors.first?.contains(#"a "welcome" message"#) == true)
+        #expect(errors.first?.contains("deeper than 64") == true)
+        #expect(!parsed(run.console.stdout).contains { $0["status"] == "connected" })
+        await server.shutdownOffThePool()
+        await harness.shutdown()
+    }
+
     @Test func aRefusedTokenEndsWithFailure() async throws {
         let harness = try JoinHarness()
         var options = harness.options(user: "alice", client: "a1")
@@ -174,4 +196,18 @@ private func parsed(_ lines: [String]) -> [JSONValue] {
         let badTimeout = await runTandem(["join", "--url", "ws://x/v1/sync", "--token", "t", "--drain-timeout", "-1"])
         #expect(badTimeout.status == ExitCode.usage)
     }
+}
+
+/// Answers every hello with a welcome whose state is 70 levels deep.
+private final class DeepWelcomeHandler: WebSocketHandler {
+    func webSocketDidReceiveText(_ connection: WebSocketConnection, _ text: [UInt8]) {
+        guard case .hello(let hello)? = try? ClientMessage.decode(text) else { return }
+        var state: JSONValue = 1
+        for _ in 0..<70 { state = ["x": state] }
+        connection.sendText(ServerMessage.welcome(Welcome(epoch: "e", rev: 0, sync: .state(state), lastSeq: 0,
+                                                          you: SessionIdentity(user: "u", client: hello.client, role: .host),
+                                                          participants: [])).encoded())
+    }
+
+    func webSocketDidClose(_ connection: WebSocketConnection, code: UInt16?, reason: String, clean: Bool) {}
 }

@@ -2,6 +2,7 @@ import Foundation
 import Synchronization
 import Testing
 import TandemProtocol
+import TandemTestSupport
 import TandemWire
 @testable import TandemClient
 
@@ -25,15 +26,7 @@ private final class SilentServer: Sendable {
     var helloCount: Int { counter.value }
     var url: String { "ws://127.0.0.1:\(server.port)/v1/sync" }
 
-    /// `WebSocketServer.shutdown` blocks: run it on its own thread, never on the concurrency pool.
-    func shutdown() async {
-        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
-            Thread { [server] in
-                server.shutdown(timeout: .seconds(1))
-                done.resume()
-            }.start()
-        }
-    }
+    func shutdown() async { await server.shutdownOffThePool() }
 
     final class Counter: Sendable {
         private let count = Mutex(0)

@@ -2,6 +2,7 @@ import Foundation
 import Synchronization
 import Testing
 import TandemProtocol
+import TandemTestSupport
 import TandemWire
 @testable import TandemClient
 
@@ -33,14 +34,7 @@ private final class ScriptedServer: Sendable {
     var closeCodes: [UInt16?] { log.closeCodes }
     var url: String { "ws://127.0.0.1:\(server.port)/v1/sync" }
 
-    func shutdown() async {
-        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
-            Thread { [server] in
-                server.shutdown(timeout: .seconds(1))
-                done.resume()
-            }.start()
-        }
-    }
+    func shutdown() async { await server.shutdownOffThePool() }
 
     private final class Handler: WebSocketHandler {
         let log: Log
