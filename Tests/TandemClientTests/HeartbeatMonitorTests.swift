@@ -29,14 +29,61 @@ import TandemProtocol
         #expect(slow.pongTimeout == 20_000 * Self.ms, "9 + 4 × 4.5 = 27 s, capped at 20 s")
     }
 
-    @Test func overduePongDeclaresTheConnectionDead() {
+    @Test func anOverduePongIsAMissRetriedWithADoubledDeadline() {
         var monitor = HeartbeatMonitor(settings: Self.settings, now: 0)
-        _ = monitor.tick(now: 10_000 * Self.ms)
-        monitor.frameReceived(now: 12_000 * Self.ms) // data keeps flowing, but no pong
+        #expect(monitor.tick(now: 10_000 * Self.ms) == [.sendPing(t: 10)])
         #expect(monitor.tick(now: 15_000 * Self.ms).isEmpty)
         #expect(monitor.nextDeadline == 15_000 * Self.ms)
-        #expect(monitor.tick(now: 15_001 * Self.ms) == [.declareDead(.pongOverdue(nanoseconds: 5_001 * Self.ms))])
-        #expect(monitor.tick(now: 16_000 * Self.ms).isEmpty, "declared once")
+        monitor.frameReceived(now: 12_000 * Self.ms)
+        // Past the 5 s deadline: a miss, not a death; the retry waits twice as long.
+        #expect(monitor.tick(now: 15_001 * Self.ms) == [.sendPing(t: 15.001)])
+        #expect(monitor.isDegraded && monitor.misses == 1)
+        #expect(monitor.nextDeadline == 25_001 * Self.ms)
+        // The first ping's pong, late: the link is alive, the miss is forgiven and the round trip (6 s) is learned.
+        monitor.pongReceived(t: 10, now: 16_000 * Self.ms)
+        #expect(!monitor.isDegraded && monitor.misses == 0)
+        #expect(monitor.estimator.latest == 6)
+        // The retried ping is still answered normally.
+        monitor.pongReceived(t: 15.001, now: 16_100 * Self.ms)
+        #expect(monitor.tick(now: 25_000 * Self.ms).isEmpty)
+        #expect(monitor.tick(now: 25_001 * Self.ms) == [.sendPing(t: 25.001)], "the schedule continues from the retry")
+    }
+
+    @Test func anyFrameClearsTheMisses() {
+        var monitor = HeartbeatMonitor(settings: Self.settings, now: 0)
+        _ = monitor.tick(now: 10_000 * Self.ms)
+        _ = monitor.tick(now: 15_001 * Self.ms)
+        #expect(monitor.misses == 1)
+        monitor.frameReceived(now: 16_000 * Self.ms) // a patch event: the server is there
+        #expect(monitor.misses == 0 && !monitor.isDegraded)
+        // Misses count again from one; with a frame between every two, the link never dies of them.
+        var now: Int64 = 16_000 * Self.ms
+        for _ in 0..<20 {
+            now = monitor.nextDeadline + Self.ms
+            let actions = monitor.tick(now: now)
+            #expect(!actions.contains { if case .declareDead = $0 { true } else { false } })
+            monitor.frameReceived(now: now)
+        }
+    }
+
+    @Test func consecutiveMissesWithNothingInBetweenDeclareTheLinkDead() {
+        var monitor = HeartbeatMonitor(settings: HeartbeatSettings(interval: 10_000, timeout: 30_000),
+                                       estimator: RTTEstimator(minimumTimeout: 1, maximumTimeout: 20, initialTimeout: 1), now: 0)
+        #expect(monitor.tick(now: 10_000 * Self.ms) == [.sendPing(t: 10)])
+        #expect(monitor.tick(now: 11_001 * Self.ms) == [.sendPing(t: 11.001)], "miss 1, retried with 2 s")
+        #expect(monitor.nextDeadline == 13_001 * Self.ms)
+        #expect(monitor.tick(now: 13_002 * Self.ms) == [.sendPing(t: 13.002)], "miss 2, retried with 4 s")
+        #expect(monitor.nextDeadline == 17_002 * Self.ms)
+        #expect(monitor.misses == 2)
+        #expect(monitor.tick(now: 17_003 * Self.ms) == [.declareDead(.pongsMissed(count: 3, nanoseconds: 7_003 * Self.ms))])
+        #expect(!monitor.isDegraded, "dead, not degraded")
+        #expect(monitor.tick(now: 18_000 * Self.ms).isEmpty, "declared once")
+    }
+
+    @Test func theNumberOfMissesIsConfigurable() {
+        var monitor = HeartbeatMonitor(settings: Self.settings, estimator: RTTEstimator(initialTimeout: 1), maxMisses: 1, now: 0)
+        _ = monitor.tick(now: 10_000 * Self.ms)
+        #expect(monitor.tick(now: 11_001 * Self.ms) == [.declareDead(.pongsMissed(count: 1, nanoseconds: 1_001 * Self.ms))])
     }
 
     @Test func silenceForTwoIntervalsDeclaresTheConnectionDead() {
@@ -68,10 +115,11 @@ import TandemProtocol
         _ = monitor.tick(now: 10_000 * Self.ms)
         monitor.pongReceived(t: 3, now: 10_050 * Self.ms)
         #expect(monitor.estimator.latest == nil)
-        #expect(monitor.tick(now: 15_001 * Self.ms).count == 1, "the real ping is still outstanding")
+        #expect(monitor.tick(now: 15_001 * Self.ms) == [.sendPing(t: 15.001)], "the real ping was still outstanding: missed, retried")
     }
 
     @Test func failuresExplainThemselves() {
         #expect(HeartbeatFailure.silent(nanoseconds: 20_000 * Self.ms).description.contains("20.0 s"))
+        #expect(HeartbeatFailure.pongsMissed(count: 3, nanoseconds: 7_000 * Self.ms).description.contains("3 pings in a row over 7.0 s"))
     }
 }

@@ -8,7 +8,8 @@ import TandemProtocol
 /// Output lines (stdout), one JSON object each: `{"event":"state","rev":N,"pending":K,"state":{…}}`
 /// whenever the visible state, confirmed rev or pending count changes (and once more at the end),
 /// `{"event":"status","status":…}` on lifecycle changes, `welcome`, `join`, `leave`, `presence`
-/// and `signal` events. Diagnostics (bad lines, rejections, server errors) go to stderr. Event
+/// and `signal` events, and `{"event":"link","quality":"degraded","missedPongs":N}` / `{"event":"link","quality":"good"}`
+/// while pongs are late and once the server is heard from again. Diagnostics (bad lines, rejections, server errors) go to stderr. Event
 /// lines keep the session's order; the final state line is always the last line.
 public struct JoinRunner: Sendable {
     /// The session to drive; the runner starts and stops it.
@@ -112,6 +113,10 @@ public struct JoinRunner: Sendable {
             console.err("tandem join: server error \(code.wireValue): \(message)")
         case .resyncNeeded(let reason):
             console.err("tandem join: resynchronizing: \(reason)")
+        case .linkDegraded(let missed):
+            console.out(line(["event": "link", "quality": "degraded", "missedPongs": .number(Double(missed))]))
+        case .linkRecovered:
+            console.out(line(["event": "link", "quality": "good"]))
         case .protocolError(let error):
             console.err("tandem join: protocol error: \(error)")
         case .acknowledged, .roundTrip:

@@ -46,6 +46,8 @@ public actor SyncSession {
     private var presence: JSONValue?
     private var estimator: RTTEstimator
     private var heartbeat: HeartbeatMonitor?
+    /// The missed pongs last reported (`linkDegraded`), 0 while the link is healthy.
+    private var reportedMisses = 0
     private var socket: WebSocketClient?
     private var outbox: AsyncStream<[UInt8]>.Continuation?
     private var generation = 0
@@ -129,6 +131,9 @@ public actor SyncSession {
 
     /// Local patches the server has not acknowledged or rejected yet.
     public var pendingCount: Int { engine.pending.count }
+
+    /// Whether the connection is up but its pongs are late (a weak network); see `SyncSessionEvent.linkDegraded`.
+    public var isLinkDegraded: Bool { heartbeat?.isDegraded ?? false }
 
     /// The visible state now and after every change, for any number of observers: each stream keeps only
     /// the newest unread snapshot (a slow renderer skips intermediate states, never the last one) and
@@ -323,7 +328,9 @@ public actor SyncSession {
         for await event in client.events {
             switch event {
             case .text(let bytes): receive(bytes)
-            case .binary: heartbeat?.frameReceived(now: clock())
+            case .binary:
+                heartbeat?.frameReceived(now: clock())
+                reportLinkQuality()
             case .closed(let closeCode, _): code = closeCode
             }
         }
@@ -339,6 +346,7 @@ public actor SyncSession {
         helloSentAt = nil
         if let heartbeat { estimator = heartbeat.estimator }
         heartbeat = nil
+        reportedMisses = 0
         cancelTimer()
         engine.connectionLost()
     }
@@ -362,6 +370,7 @@ public actor SyncSession {
         guard !discardingFrames else { return }
         let now = clock()
         heartbeat?.frameReceived(now: now)
+        reportLinkQuality()
         let message: ServerMessage
         do throws(MessageDecodingError) {
             message = try ServerMessage.decode(bytes)
@@ -373,7 +382,7 @@ public actor SyncSession {
         switch message {
         case .welcome(let welcome):
             helloSentAt = nil
-            heartbeat = HeartbeatMonitor(settings: welcome.heartbeat, estimator: estimator, now: now)
+            heartbeat = HeartbeatMonitor(settings: welcome.heartbeat, estimator: estimator, maxMisses: configuration.heartbeatMisses, now: now)
             let changes = engine.receive(message)
             try? lifecycle.welcomed(now: now)
             gateCommands.yield(.open(welcome.you))
@@ -407,6 +416,18 @@ public actor SyncSession {
         eventSink.yield(.protocolError(error))
         cancelTimer()
         Task { await socket.close(code: CloseCode.invalidUTF8.rawValue, reason: "unreadable message") }
+    }
+
+    /// Reports the heartbeat's misses as they start, grow and end.
+    private func reportLinkQuality() {
+        let misses = heartbeat.map { $0.isDegraded ? $0.misses : 0 } ?? 0
+        guard misses != reportedMisses else { return }
+        if misses == 0 {
+            eventSink.yield(.linkRecovered)
+        } else {
+            eventSink.yield(.linkDegraded(missedPongs: misses))
+        }
+        reportedMisses = misses
     }
 
     private func report(_ changes: [EngineEvent], participants: [Participant]) {
@@ -484,6 +505,7 @@ public actor SyncSession {
         if var monitor = heartbeat {
             let actions = monitor.tick(now: now)
             heartbeat = monitor
+            reportLinkQuality()
             for action in actions {
                 switch action {
                 case .sendPing(let t): send(.ping(t: t))

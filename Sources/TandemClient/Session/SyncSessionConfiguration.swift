@@ -11,6 +11,9 @@ public struct SyncSessionConfiguration: Sendable {
     public var welcomeTimeout: Int64
     /// The round-trip estimator the heartbeat starts each connection with (its bounds set the pong deadline).
     public var rtt: RTTEstimator
+    /// Pongs missed in a row, with nothing else received in between, that declare a connection dead (a
+    /// single late pong only marks the link degraded; see `HeartbeatMonitor`).
+    public var heartbeatMisses: Int
     /// Largest message accepted from the server, bytes.
     public var maxMessageSize: Int
     /// How many unread items `events` and `states` each keep for a consumer that falls behind (or never
@@ -18,18 +21,19 @@ public struct SyncSessionConfiguration: Sendable {
     /// Visible state is not at risk: `snapshots()` always delivers the latest.
     public var eventBufferLimit: Int
 
-    /// Creates a configuration; defaults: engine and policy defaults, 10 s connect, 10 s welcome, 16 MiB
-    /// messages, 4,096 buffered events.
+    /// Creates a configuration; defaults: engine and policy defaults, 10 s connect, 10 s welcome, 3 missed
+    /// pongs, 16 MiB messages, 4,096 buffered events.
     public init(
         engine: SyncEngineConfiguration = SyncEngineConfiguration(), reconnect: ReconnectPolicy = ReconnectPolicy(),
         connectTimeout: Duration = .seconds(10), welcomeTimeout: Int64 = 10_000_000_000,
-        rtt: RTTEstimator = RTTEstimator(), maxMessageSize: Int = 16 << 20, eventBufferLimit: Int = 4096
+        rtt: RTTEstimator = RTTEstimator(), heartbeatMisses: Int = 3, maxMessageSize: Int = 16 << 20, eventBufferLimit: Int = 4096
     ) {
         self.engine = engine
         self.reconnect = reconnect
         self.connectTimeout = connectTimeout
         self.welcomeTimeout = welcomeTimeout
         self.rtt = rtt
+        self.heartbeatMisses = max(1, heartbeatMisses)
         self.maxMessageSize = maxMessageSize
         self.eventBufferLimit = max(1, eventBufferLimit)
     }

@@ -26,6 +26,11 @@ public enum SyncSessionEvent: Sendable, Hashable {
     case signal(from: Peer, event: String, data: JSONValue)
     /// A heartbeat round trip was measured, seconds.
     case roundTrip(seconds: Double)
+    /// Pongs are late (`missedPongs` in a row): the connection is kept, but the network is weak; the app may
+    /// say so. `linkRecovered` follows as soon as anything arrives again.
+    case linkDegraded(missedPongs: Int)
+    /// The server is heard from again after `linkDegraded`.
+    case linkRecovered
     /// The server reported an error (a close frame follows when it is fatal).
     case serverError(code: ErrorCode, message: String)
     /// The engine lost track of the server's history; the next connection asks for a snapshot.

@@ -1,0 +1,110 @@
+import Foundation
+import Synchronization
+import Testing
+import TandemProtocol
+import TandemTestSupport
+import TandemWire
+@testable import TandemClient
+
+/// A server whose pongs come back at once, except the ones a test delays, and that can go silent (a
+/// blackholed link: nothing answered, nothing sent, the socket left open).
+private final class WeakLinkServer: Sendable {
+    let server: WebSocketServer
+    let state: LinkState
+
+    /// What the server has seen, and whether it has gone silent.
+    final class LinkState: Sendable {
+        private let counts = Mutex<(hellos: Int, pings: Int, silent: Bool)>((0, 0, false))
+        func withLock<R: Sendable>(_ body: (inout (hellos: Int, pings: Int, silent: Bool)) -> R) -> R { counts.withLock { body(&$0) } }
+    }
+
+    init(group: EventLoopGroup, interval: Int, latePongs: Set<Int>, lateBy: Duration) throws {
+        var configuration = WebSocketServerConfiguration()
+        configuration.port = 0
+        let state = LinkState()
+        self.state = state
+        server = try WebSocketServer.start(configuration: configuration, group: group, routes: { _ in nil }) { _, _ in
+            Handler(state: state, interval: interval, latePongs: latePongs, lateBy: lateBy)
+        }
+    }
+
+    var url: String { "ws://127.0.0.1:\(server.port)/v1/sync" }
+    var hellos: Int { state.withLock { $0.hellos } }
+    var pings: Int { state.withLock { $0.pings } }
+    func goSilent() { state.withLock { $0.silent = true } }
+
+    private final class Handler: WebSocketHandler {
+        let state: LinkState
+        let interval: Int
+        let latePongs: Set<Int>
+        let lateBy: Duration
+
+        init(state: LinkState, interval: Int, latePongs: Set<Int>, lateBy: Duration) {
+            self.state = state
+            self.interval = interval
+            self.latePongs = latePongs
+            self.lateBy = lateBy
+        }
+
+        func webSocketDidReceiveText(_ connection: WebSocketConnection, _ text: [UInt8]) {
+            guard let message = try? ClientMessage.decode(text) else { return }
+            switch message {
+            case .hello(let hello):
+                state.withLock { $0.hellos += 1; $0.silent = false }
+                connection.sendText(ServerMessage.welcome(Welcome(
+                    epoch: "e", rev: 0, sync: .state(.emptyObject), lastSeq: 0, you: SessionIdentity(user: "u", client: hello.client, role: .host),
+                    participants: [], heartbeat: HeartbeatSettings(interval: interval, timeout: 3 * interval))).encoded())
+            case .ping(let t):
+                let (number, silent) = state.withLock { state -> (Int, Bool) in
+                    guard !state.silent else { return (0, true) }
+                    state.pings += 1
+                    return (state.pings, false)
+                }
+                guard !silent else { return }
+                let pong = ServerMessage.pong(t: t).encoded()
+                if latePongs.contains(number) {
+                    _ = connection.loop.schedule(after: lateBy) { connection.sendText(pong) }
+                } else {
+                    connection.sendText(pong)
+                }
+            default:
+                break
+            }
+        }
+
+        func webSocketDidClose(_ connection: WebSocketConnection, code: UInt16?, reason: String, clean: Bool) {}
+    }
+}
+
+/// The heartbeat over a real link: late pongs make the link degraded, never a reconnect; a blackholed link is
+/// still found within two heartbeat intervals.
+@Suite struct SyncSessionWeakLinkTests {
+    @Test func latePongsOnAFastLinkCauseNoReconnectAndABlackholeIsStillFound() async throws {
+        let group = try EventLoopGroup(threads: 1)
+        defer { group.shutdown() }
+        // A 2 s heartbeat; pongs come back in about a millisecond, except the 2nd and 4th, 1.5 s late.
+        let server = try WeakLinkServer(group: group, interval: 2_000, latePongs: [2, 4], lateBy: .milliseconds(1_500))
+        let session = SyncSession(
+            url: server.url, clientID: "a1", tokenProvider: { "t" },
+            configuration: SyncSessionConfiguration(reconnect: ReconnectPolicy(backoff: ReconnectBackoff(base: 0.01, cap: 0.02))),
+            group: group)
+        let events = StreamLog(session.events)
+        await session.start()
+        #expect(await eventually(timeout: .seconds(30)) { server.pings >= 6 })
+        let weak = events.all
+        #expect(server.hellos == 1, "a late pong must not tear a healthy connection down")
+        #expect(!weak.contains { if case .connectionChanged(.reconnecting) = $0 { true } else { false } })
+        #expect(weak.contains { if case .linkDegraded(1) = $0 { true } else { false } }, "the late pong was reported as a weak link")
+        #expect(weak.contains(.linkRecovered))
+        #expect(await session.isLinkDegraded == false)
+
+        // Now nothing comes back at all: found within 2 × 2 s of the last frame, then a new connection.
+        server.goSilent()
+        let silentSince = ContinuousClock.now
+        #expect(await eventually(timeout: .seconds(20)) { server.hellos >= 2 })
+        let found = ContinuousClock.now - silentSince
+        #expect(found < .seconds(6), "a blackholed link took \(found) to find")
+        await session.stop()
+        await server.server.shutdownOffThePool()
+    }
+}
