@@ -153,6 +153,54 @@ struct BrowserParticipantTests {
         await room.shutdown()
     }
 
+    @Test func thePagesHeartbeatRidesOutALatePongAndDropsAnUnreadableMessage() async throws {
+        let room = try BrowserRoom()
+        let browser = try await BrowserDriver()
+        try await browser.open([("page", room.pageURL(token: nil))])
+        let result = try await browser.evaluate("page", """
+            const sockets = [];
+            window.WebSocket = class {
+              constructor(url, protocol) {
+                this.sent = []; this.readyState = 0; sockets.push(this);
+                setTimeout(() => { this.readyState = 1; if (this.onopen) this.onopen(); }, 0);
+              }
+              send(text) { this.sent.push(JSON.parse(text)); }
+              close() { this.readyState = 3; this.closed = true; }
+              deliver(message) { if (this.onmessage) this.onmessage({ data: typeof message === 'string' ? message : JSON.stringify(message) }); }
+            };
+            window.WebSocket.OPEN = 1;
+            const wait = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+            const until = async (check, ms) => { const end = performance.now() + ms; while (!check() && performance.now() < end) await wait(10); return check(); };
+            const pings = (socket) => socket.sent.filter((m) => m.type === 'ping');
+            const session = new TandemSync.Session({ url: 'ws://fake/v1/sync', token: 't', client: 'c1', backoff: { base: 10, cap: 20 } });
+            session.start();
+            await wait(20);
+            const first = sockets[0];
+            first.deliver({ type: 'welcome', epoch: 'e1', rev: 0, state: {}, lastSeq: 0, you: { user: 'u', client: 'c1', role: 'host' },
+              participants: [], heartbeat: { interval: 2000, timeout: 6000 }, limits: { rate: 0 } });
+            // The first ping is answered at once: the pong deadline becomes 1 s.
+            await until(() => pings(first).length >= 1, 5000);
+            first.deliver({ type: 'pong', t: pings(first)[0].t });
+            // The second is answered 1.5 s late: a miss, a retry, "weak network", then recovery.
+            await until(() => pings(first).length >= 2, 5000);
+            const late = pings(first)[1].t;
+            const weak = await until(() => session.status.weakNetwork === true, 3000);
+            const retried = pings(first).length >= 3;
+            await wait(Math.max(0, late + 1500 - performance.now()));
+            first.deliver({ type: 'pong', t: late });
+            const recovered = session.status.weakNetwork === false && session.status.state === 'connected';
+            const stayed = sockets.length === 1 && !first.closed;
+            // A message that is not JSON ends the connection; the session reconnects.
+            first.deliver('{"type":"patch",');
+            const replaced = await until(() => sockets.length === 2, 3000) && first.closed === true;
+            session.stop();
+            return { weak, retried, recovered, stayed, replaced };
+            """, as: [String: Bool].self)
+        #expect(result == ["weak": true, "retried": true, "recovered": true, "stayed": true, "replaced": true])
+        await browser.quit()
+        await room.shutdown()
+    }
+
     @Test func twoPagesAndASwiftClientShareTabsScrollMarksAndTheCart() async throws {
         let room = try BrowserRoom()
         let swift = room.session(user: "swift", client: "swift-1")

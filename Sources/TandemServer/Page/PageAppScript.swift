@@ -386,7 +386,8 @@ enum PageAppScript {
       let text;
       switch (status.state) {
         case 'connected':
-          text = 'Connected · ' + (status.reconnects > 0 ? (status.welcome === 'resumed' ? 'resumed' : 'snapshot') : 'joined') + ' · rev ' + session.rev;
+          text = 'Connected · ' + (status.reconnects > 0 ? (status.welcome === 'resumed' ? 'resumed' : 'snapshot') : 'joined') + ' · rev ' + session.rev
+            + (status.weakNetwork ? ' · weak network' : '');
           break;
         case 'reconnecting':
           text = status.retryAt ? 'Reconnecting in ' + Math.max(0, (status.retryAt - performance.now()) / 1000).toFixed(1) + ' s' : 'Reconnecting…';

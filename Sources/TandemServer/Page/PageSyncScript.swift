@@ -13,6 +13,8 @@ enum PageSyncScript {
   const SCROLL_INTERVAL_MS = 33;
   const MAX_IN_FLIGHT = 16;
   const HELLO_TIMEOUT_MS = 10000;
+  // Pongs missed in a row, with nothing received in between, that end a connection.
+  const MAX_MISSES = 3;
 
   const hasOwn = (object, key) => Object.prototype.hasOwnProperty.call(object, key);
   const clone = (value) => (value === undefined ? undefined : JSON.parse(JSON.stringify(value)));
@@ -169,8 +171,9 @@ enum PageSyncScript {
       };
       ws.onmessage = (event) => {
         let message;
-        try { message = JSON.parse(event.data); } catch (error) { return; }
-        this.lastFrameAt = this.now();
+        // A message that is not JSON cannot be waited out: drop this connection and reconnect with the backoff.
+        try { message = JSON.parse(event.data); } catch (error) { this.dead('the server sent a message this page cannot read'); return; }
+        this.heard();
         this.receive(message);
       };
       ws.onclose = (event) => this.lost(event.code, event.reason);
@@ -384,17 +387,41 @@ enum PageSyncScript {
 
     startHeartbeat() {
       const interval = Math.max(100, this.heartbeat.interval || 10000);
+      this.misses = 0;
+      this.retried = [];
       this.timers.ping = setInterval(() => {
-        if (this.pingSentAt === null) {
-          this.pingSentAt = this.now();
-          this.send({ type: 'ping', t: this.pingSentAt });
-        }
+        if (this.pingSentAt === null) this.ping(this.pongTimeout(interval));
       }, interval);
       this.timers.watch = setInterval(() => {
         const now = this.now();
         if (now - this.lastFrameAt > 2 * interval) { this.dead('no frame for ' + Math.round(2 * interval) + ' ms'); return; }
-        if (this.pingSentAt !== null && now - this.pingSentAt > this.pongTimeout(interval)) this.dead('no pong in time');
+        if (this.pingSentAt === null || now - this.pingSentAt <= this.pingDeadline) return;
+        // A late pong is a miss, not a death: retry at once with the deadline doubled (RFC 6298 §5.5);
+        // any frame clears the misses. Only MAX_MISSES in a row with nothing in between end the connection.
+        this.misses += 1;
+        if (this.misses >= MAX_MISSES) { this.dead('no answer to ' + this.misses + ' pings in a row'); return; }
+        this.retried.push(this.pingSentAt);
+        if (this.retried.length > MAX_MISSES) this.retried.shift();
+        this.ping(Math.min(this.pongTimeout(interval) * Math.pow(2, this.misses), 2 * interval));
+        this.setStatus(Object.assign({}, this.status, { weakNetwork: true }));
       }, Math.min(500, interval / 2));
+    }
+
+    ping(deadline) {
+      let t = this.now();
+      if (this.retried.length > 0 && t <= this.retried[this.retried.length - 1]) t = this.retried[this.retried.length - 1] + 0.001;
+      this.pingSentAt = t;
+      this.pingDeadline = deadline;
+      this.send({ type: 'ping', t: t });
+    }
+
+    // A frame arrived: the link is alive, earlier misses are forgiven.
+    heard() {
+      this.lastFrameAt = this.now();
+      if (this.misses > 0) {
+        this.misses = 0;
+        if (this.status.weakNetwork) this.setStatus(Object.assign({}, this.status, { weakNetwork: false }));
+      }
     }
 
     // RFC 6298 retransmission timeout from the measured RTT, within [1 s, interval].
@@ -404,9 +431,19 @@ enum PageSyncScript {
     }
 
     pong(message) {
-      if (this.pingSentAt === null || message.t !== this.pingSentAt) return;
-      const sample = this.now() - this.pingSentAt;
-      this.pingSentAt = null;
+      let sentAt = null;
+      if (this.pingSentAt !== null && message.t === this.pingSentAt) {
+        sentAt = this.pingSentAt;
+        this.pingSentAt = null;
+        this.retried = [];
+      } else {
+        // The answer to a ping given up on still measures the (slow) round trip.
+        const index = (this.retried || []).indexOf(message.t);
+        if (index < 0) return;
+        sentAt = this.retried[index];
+        this.retried.splice(0, index + 1);
+      }
+      const sample = this.now() - sentAt;
       if (this.srtt === null) {
         this.srtt = sample;
         this.rttvar = sample / 2;
