@@ -28,6 +28,11 @@ let package = Package(
             providers: [.apt(["libssl-dev"])]
         ),
         .systemLibrary(
+            name: "CSSL",
+            pkgConfig: "libssl",
+            providers: [.apt(["libssl-dev"])]
+        ),
+        .systemLibrary(
             name: "CSQLite",
             pkgConfig: "sqlite3",
             providers: [.apt(["libsqlite3-dev"])]
@@ -53,6 +58,7 @@ let package = Package(
             dependencies: [
                 "TandemProtocol",
                 .target(name: "CCrypto", condition: .when(platforms: [.linux])),
+                .target(name: "CSSL", condition: .when(platforms: [.linux])),
                 .target(name: "CTandemSystem", condition: .when(platforms: [.linux])),
             ],
             swiftSettings: swiftSettings

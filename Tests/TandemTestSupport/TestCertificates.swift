@@ -1,0 +1,56 @@
+import Foundation
+
+/// A throwaway certificate authority and server certificates made with the openssl CLI for one test run:
+/// valid for one day, never checked in.
+public struct TestCertificates: Sendable {
+    /// The folder holding every file; removed by `remove()`.
+    public let folder: String
+    /// The CA that signed the server certificates (PEM).
+    public var caFile: String { "\(folder)/ca.pem" }
+    /// Another CA, which signed nothing the server presents (PEM).
+    public var otherCAFile: String { "\(folder)/other-ca.pem" }
+    /// A server certificate for `localhost` and `127.0.0.1`, and its key.
+    public var serverChain: String { "\(folder)/server.pem" }
+    /// The server certificate's private key.
+    public var serverKey: String { "\(folder)/server.key" }
+    /// A self-signed certificate for `localhost`, and its key.
+    public var selfSignedChain: String { "\(folder)/self.pem" }
+    /// The self-signed certificate's private key.
+    public var selfSignedKey: String { "\(folder)/self.key" }
+
+    /// Makes the files. Throws when the openssl CLI is missing or fails.
+    public static func make() throws -> TestCertificates {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("tandem-certs-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let certificates = TestCertificates(folder: folder)
+        let key = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes"]
+        try run(["req", "-x509"] + key + ["-keyout", "\(folder)/ca.key", "-out", "\(folder)/ca.pem", "-days", "1", "-subj", "/CN=Tandem Test CA"])
+        try run(["req", "-x509"] + key + ["-keyout", "\(folder)/other-ca.key", "-out", "\(folder)/other-ca.pem", "-days", "1", "-subj", "/CN=Other CA"])
+        try run(["req", "-new"] + key + ["-keyout", "\(folder)/server.key", "-out", "\(folder)/server.csr", "-subj", "/CN=localhost"])
+        try "subjectAltName=DNS:localhost,IP:127.0.0.1\nbasicConstraints=CA:FALSE\nextendedKeyUsage=serverAuth\n"
+            .write(toFile: "\(folder)/server.ext", atomically: true, encoding: .utf8)
+        try run(["x509", "-req", "-in", "\(folder)/server.csr", "-CA", "\(folder)/ca.pem", "-CAkey", "\(folder)/ca.key", "-CAcreateserial",
+                 "-days", "1", "-extfile", "\(folder)/server.ext", "-out", "\(folder)/server.pem"])
+        try run(["req", "-x509"] + key + ["-keyout", "\(folder)/self.key", "-out", "\(folder)/self.pem", "-days", "1", "-subj", "/CN=localhost",
+                 "-addext", "subjectAltName=DNS:localhost"])
+        return certificates
+    }
+
+    /// Deletes the files.
+    public func remove() {
+        try? FileManager.default.removeItem(atPath: folder)
+    }
+
+    private static func run(_ arguments: [String]) throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
+        process.arguments = arguments
+        process.standardOutput = FileHandle.nullDevice
+        let errors = Pipe()
+        process.standardError = errors
+        try process.run()
+        let text = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else { throw ServeProcessError("openssl \(arguments.joined(separator: " ")) failed: \(text)") }
+    }
+}
