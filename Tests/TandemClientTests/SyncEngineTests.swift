@@ -197,3 +197,48 @@ import TandemProtocol
         #expect(engine.rev == 0 && engine.visible.root == .emptyObject)
     }
 }
+
+/// A room that forgot this client (`welcome.forgotten`): with a snapshot, patches sent before cannot be told
+/// applied or not and are dropped; with a replay, the replay tells, and nothing is dropped.
+@Suite struct SyncEngineForgottenProgressTests {
+    typealias F = Fixtures
+
+    private func engineWithOneSentAndOneUnsent() throws -> SyncEngine {
+        var engine = F.connectedEngine()
+        try engine.localChange([F.set("/sent", 1)])
+        _ = engine.nextOutgoing(now: 0)
+        engine.connectionLost()
+        try engine.localChange([F.set("/offline", 2)])
+        return engine
+    }
+
+    private func welcome(_ sync: Welcome.Sync, forgotten: Bool) -> ServerMessage {
+        .welcome(Welcome(epoch: "e1", rev: 0, sync: sync, lastSeq: 0, forgotten: forgotten,
+                         you: SessionIdentity(user: "u-me", client: "me", role: .host), participants: [], limits: SessionLimits(rate: 0)))
+    }
+
+    @Test func aSnapshotOfARoomThatForgotThisClientDropsWhatWasSentBefore() throws {
+        var engine = try engineWithOneSentAndOneUnsent()
+        let events = engine.receive(welcome(.state(["other": true]), forgotten: true))
+        let dropped = events.compactMap { if case .rejected(let seq, let code, _, let ops) = $0 { (seq, code, ops) } else { nil } }
+        #expect(dropped.count == 1)
+        #expect(dropped.first?.0 == 1 && dropped.first?.1 == .progressExpired && dropped.first?.2 == [F.set("/sent", 1)])
+        #expect(engine.pending.map(\.ops) == [[F.set("/offline", 2)]], "a change never sent is sent once")
+        #expect(engine.visible.root == ["other": true, "offline": 2])
+        #expect(F.seqs(engine.nextOutgoing(now: 1)) == [2], "seqs keep increasing")
+    }
+
+    @Test func aReplayTellsWhichWereAppliedSoNothingIsDropped() throws {
+        var engine = try engineWithOneSentAndOneUnsent()
+        let events = engine.receive(welcome(.replay([]), forgotten: true))
+        #expect(!events.contains { if case .rejected = $0 { true } else { false } })
+        #expect(engine.pending.count == 2)
+        #expect(F.seqs(engine.nextOutgoing(now: 1)) == [1, 2], "the patch the replay does not show was not applied: resent")
+    }
+
+    @Test func withoutTheFlagASnapshotResendsAsBefore() throws {
+        var engine = try engineWithOneSentAndOneUnsent()
+        _ = engine.receive(welcome(.state(.emptyObject), forgotten: false))
+        #expect(F.seqs(engine.nextOutgoing(now: 1)) == [1, 2])
+    }
+}

@@ -157,3 +157,20 @@ private extension JSONPointer {
     /// This pointer under the `deep` member.
     func appendingToDeep() -> JSONPointer { JSONPointer(tokens: ["deep"] + tokens) }
 }
+
+/// `welcome.forgotten` on the wire: written only when true, read as false when absent.
+@Suite struct WelcomeForgottenTests {
+    @Test func theFlagRoundTripsAndIsOmittedWhenFalse() throws {
+        let you = SessionIdentity(user: "u", client: "c", role: .host)
+        let flagged = ServerMessage.welcome(Welcome(epoch: "e", rev: 3, sync: .state(.emptyObject), lastSeq: 0, forgotten: true, you: you, participants: []))
+        let text = String(decoding: flagged.encoded(), as: UTF8.self)
+        #expect(text.contains(#""lastSeq":0,"forgotten":true,"you""#))
+        #expect(try ServerMessage.decode(flagged.encoded()) == flagged)
+        let plain = ServerMessage.welcome(Welcome(epoch: "e", rev: 3, sync: .state(.emptyObject), lastSeq: 0, you: you, participants: []))
+        #expect(!String(decoding: plain.encoded(), as: UTF8.self).contains("forgotten"))
+        guard case .welcome(let read) = try ServerMessage.decode(plain.encoded()) else { Issue.record("not a welcome"); return }
+        #expect(read.forgotten == false)
+        #expect(RejectCode(wireValue: "progress_expired") == .progressExpired)
+    }
+}
+

@@ -24,6 +24,8 @@ enum ServeCommand {
             .value("max-message", "BYTES", help: "Largest WebSocket message.", default: "65536"),
             .value("max-document", "BYTES", help: "Largest room document.", default: "1048576"),
             .value("max-ops", "N", help: "Most ops in one patch.", default: "100"),
+            .value("max-clients", "N", help: "Client ids per room whose last applied seq is remembered (exactly-once).", default: "10000"),
+            .value("client-ttl", "HOURS", help: "Hours a room remembers a client id it has not heard from.", default: "720"),
             .value("max-depth", "N", help: "Deepest nesting of a room document, presence and signal data (at most \(PatchLimits.deepestAllowed)).",
                    default: "\(PatchLimits.defaultMaxDepth)"),
             .value("heartbeat", "MS", help: "Heartbeat interval announced to clients.", default: "10000"),
@@ -84,6 +86,8 @@ enum ServeCommand {
         configuration.maxMessageBytes = try arguments.integer("max-message", default: configuration.maxMessageBytes, in: 1024...(16 << 20))
         configuration.maxDocumentBytes = try arguments.integer("max-document", default: configuration.maxDocumentBytes, in: 2...(256 << 20))
         configuration.maxOpsPerPatch = try arguments.integer("max-ops", default: configuration.maxOpsPerPatch, in: 1...100_000)
+        configuration.maxTrackedClientsPerRoom = try arguments.integer("max-clients", default: configuration.maxTrackedClientsPerRoom, in: 16...10_000_000)
+        configuration.clientProgressTTLHours = try arguments.integer("client-ttl", default: configuration.clientProgressTTLHours, in: 1...87_600)
         configuration.maxDepth = try arguments.integer("max-depth", default: configuration.maxDepth, in: 1...PatchLimits.deepestAllowed)
         configuration.heartbeatIntervalMilliseconds = try arguments.integer("heartbeat", default: configuration.heartbeatIntervalMilliseconds, in: 100...3_600_000)
         configuration.idleTimeoutMilliseconds = try arguments.integer("idle-timeout", default: configuration.idleTimeoutMilliseconds, in: 100...86_400_000)

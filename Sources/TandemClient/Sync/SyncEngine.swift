@@ -200,6 +200,19 @@ public struct SyncEngine: Sendable {
             return seq <= welcome.lastSeq
         }
         pending.removeAll { settled.contains($0) }
+        if welcome.forgotten && snapshot {
+            // The room forgot this client: a patch sent before may or may not have been applied, and the
+            // snapshot cannot tell. Dropping it is the safe side: it is never applied twice. Never-sent
+            // patches are unaffected.
+            let unknown = pending.filter { $0.seq != nil }
+            pending.removeAll { $0.seq != nil }
+            for patch in unknown {
+                events.append(.rejected(seq: patch.seq ?? 0, code: .progressExpired,
+                                        message: "the server no longer remembers whether this change (sent before this connection) was applied; "
+                                            + "it was dropped so that it cannot apply twice: check the state and make it again if it is missing",
+                                        ops: patch.ops))
+            }
+        }
         if !snapshot {
             for patch in settled {
                 events.append(.rejected(seq: patch.seq ?? 0, code: .other("not_applied"),

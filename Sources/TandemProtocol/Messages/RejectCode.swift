@@ -16,6 +16,10 @@ public enum RejectCode: Sendable, Hashable, CustomStringConvertible {
     case tooLarge
     /// The document would nest deeper than `limits.maxDepth` after the patch.
     case tooDeep
+    /// Reported by the client itself, never sent by a server: the room forgot this client's progress
+    /// (`welcome.forgotten` with a snapshot), so whether this patch, sent over an earlier connection, was
+    /// applied cannot be known; it is dropped rather than risk applying it twice.
+    case progressExpired
     /// A code from a newer protocol revision.
     case other(String)
 
@@ -28,6 +32,7 @@ public enum RejectCode: Sendable, Hashable, CustomStringConvertible {
         case .tooManyOps: "too_many_ops"
         case .tooLarge: "too_large"
         case .tooDeep: "too_deep"
+        case .progressExpired: "progress_expired"
         case .other(let code): code
         }
     }
@@ -41,6 +46,7 @@ public enum RejectCode: Sendable, Hashable, CustomStringConvertible {
         case "too_many_ops": self = .tooManyOps
         case "too_large": self = .tooLarge
         case "too_deep": self = .tooDeep
+        case "progress_expired": self = .progressExpired
         default: self = .other(wireValue)
         }
     }

@@ -18,6 +18,11 @@ public struct Welcome: Sendable, Hashable {
     public var sync: Sync
     /// The last seq applied from this client id (0 when none).
     public var lastSeq: Int64
+    /// The room no longer remembers this client id's progress (its record expired or was evicted), so
+    /// `lastSeq` is 0 without meaning "nothing applied". With a `state` welcome the client cannot tell
+    /// which of the patches it sent before were applied and must not send them again; with a `replay`,
+    /// its own patches in the replay were applied and the others were not.
+    public var forgotten: Bool
     /// Who the server recognised this connection as.
     public var you: SessionIdentity
     /// Everyone in the room, this connection included, in the shape of `join`.
@@ -29,13 +34,14 @@ public struct Welcome: Sendable, Hashable {
 
     /// Creates a welcome.
     public init(
-        epoch: String, rev: Int64, sync: Sync, lastSeq: Int64, you: SessionIdentity, participants: [Participant],
-        heartbeat: HeartbeatSettings = HeartbeatSettings(), limits: SessionLimits = SessionLimits()
+        epoch: String, rev: Int64, sync: Sync, lastSeq: Int64, forgotten: Bool = false, you: SessionIdentity,
+        participants: [Participant], heartbeat: HeartbeatSettings = HeartbeatSettings(), limits: SessionLimits = SessionLimits()
     ) {
         self.epoch = epoch
         self.rev = rev
         self.sync = sync
         self.lastSeq = lastSeq
+        self.forgotten = forgotten
         self.you = you
         self.participants = participants
         self.heartbeat = heartbeat
@@ -61,6 +67,7 @@ public struct Welcome: Sendable, Hashable {
         }
         JSONWriter.raw(#","lastSeq":"#, into: &out)
         JSONWriter.write(integer: lastSeq, into: &out)
+        if forgotten { JSONWriter.raw(#","forgotten":true"#, into: &out) }
         JSONWriter.raw(#","you":{"user":"#, into: &out)
         JSONWriter.write(string: you.user, into: &out)
         JSONWriter.raw(#","client":"#, into: &out)
@@ -103,6 +110,7 @@ public struct Welcome: Sendable, Hashable {
         case (false, false): throw .missingField("state")
         }
         lastSeq = try fields.count("lastSeq")
+        forgotten = fields.has("forgotten") ? try fields.bool("forgotten") : false
         let identity = try fields.nested("you")
         you = SessionIdentity(user: try identity.string("user"), client: try identity.string("client"), role: try identity.role("role"))
         participants = try fields.list("participants") { (entry) throws(MessageDecodingError) in try Participant(reading: entry) }

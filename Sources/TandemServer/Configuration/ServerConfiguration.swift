@@ -36,6 +36,11 @@ public struct ServerConfiguration: Sendable, Equatable {
     public var presenceGraceMilliseconds = 5_000
     /// Revisions kept per room for resume; older resumes get a snapshot.
     public var historyWindow = 10_000
+    /// Client ids whose last applied seq a room remembers (exactly-once); beyond it the least recently
+    /// seen are forgotten (see docs/PROTOCOL.md, "Exactly once per client id").
+    public var maxTrackedClientsPerRoom = 10_000
+    /// A room forgets a client id's last applied seq once it has not heard from it for this long, hours.
+    public var clientProgressTTLHours = 720
     /// Most participants (connections) in one room; more close with 4013.
     public var maxParticipantsPerRoom = 100
     /// Bytes queued for one connection beyond which it is closed with 4002 as a slow consumer.

@@ -176,7 +176,7 @@ final class Room: Sendable {
                 submitToCluster(seq: seq, ops: ops, member: member, arrival: arrival, in: &state)
                 return
             }
-            switch state.core.submit(seq: seq, ops: ops, author: member.identity) {
+            switch state.core.submit(seq: seq, ops: ops, author: member.identity, now: settings.wallClock()) {
             case .applied(let event, let writes):
                 commits.write(writes) { [self] result in
                     release(event, from: connection, arrival: arrival, result: result)
@@ -287,8 +287,9 @@ final class Room: Sendable {
         let core = state.core
         let client = request.identity.client
         let lastSeq = core.lastSeq(of: client)
+        let forgotten = core.mayHaveForgotten(client)
         let welcome: @Sendable (Welcome.Sync) -> Void = { [self] sync in
-            releaseWelcome(Welcome(epoch: core.epoch, rev: core.rev, sync: sync, lastSeq: lastSeq, you: request.identity,
+            releaseWelcome(Welcome(epoch: core.epoch, rev: core.rev, sync: sync, lastSeq: lastSeq, forgotten: forgotten, you: request.identity,
                                    participants: [], heartbeat: settings.heartbeat, limits: settings.limits),
                            client: client, connection: connection)
         }

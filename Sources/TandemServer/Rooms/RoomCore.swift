@@ -15,6 +15,11 @@ struct RoomCore: Sendable {
         var recentCapacity = 1_024
         /// A snapshot of the document is stored every this many revisions.
         var snapshotInterval: Int64 = 1_000
+        /// A client id's progress is forgotten once the room has not heard from it for this long, ms.
+        var progressTTL: Int64 = 30 * 86_400_000
+        /// The most client ids whose progress the room keeps; beyond it (with a sixteenth of slack, so
+        /// eviction runs in batches) the least recently seen are forgotten.
+        var maxTrackedClients = 10_000
     }
 
     /// The outcome of a submitted patch.
@@ -48,6 +53,13 @@ struct RoomCore: Sendable {
     /// The oldest rev whose patch is still in storage (`rev + 1` when none is).
     private(set) var oldestStoredRev: Int64
     private(set) var snapshotRev: Int64
+    /// Whether this room has forgotten the progress of any client id: an unknown client id may then be
+    /// one it forgot (`welcome.forgotten`), not one that never wrote.
+    private(set) var hasForgottenClients = false
+    /// Whether progress is bounded here (a cluster's progress lives in Redis and is not).
+    private var boundsProgress = true
+    /// When expired progress is next looked for, unix ms.
+    private var nextExpirySweep: Int64 = 0
 
     /// A new, empty room, and the write that stores it.
     static func create(name: String, epoch: String, settings: Settings) -> (RoomCore, StorageWrite) {
@@ -58,7 +70,7 @@ struct RoomCore: Sendable {
 
     /// A room brought back from storage: the snapshot with the later patches replayed onto it.
     /// - Throws: `RoomRestoreError` when the stored snapshot or a patch cannot be read back.
-    static func restore(from record: RoomRecord, settings: Settings) throws(RoomRestoreError) -> RoomCore {
+    static func restore(from record: RoomRecord, settings: Settings, now: Int64 = 0) throws(RoomRestoreError) -> RoomCore {
         let snapshot: JSONValue
         do {
             snapshot = try JSONValue.parseStored(record.snapshot)
@@ -83,8 +95,13 @@ struct RoomCore: Sendable {
             expected += 1
         }
         guard expected - 1 == record.rev else { throw .gap(room: record.room, expected: record.rev, found: expected - 1) }
-        return RoomCore(name: record.room, settings: settings, epoch: record.epoch, rev: record.rev, document: document,
-                        progress: record.clients, recent: recent, oldestStoredRev: record.oldestRev, snapshotRev: record.snapshotRev)
+        // Storage keeps every client's progress, so a room brought back knows everyone again; the clock of
+        // a client not heard from since starts at the load.
+        let progress = record.clients.mapValues { ClientProgress(lastSeq: $0.lastSeq, lastRev: $0.lastRev, lastSeen: $0.lastSeen == 0 ? now : $0.lastSeen) }
+        var core = RoomCore(name: record.room, settings: settings, epoch: record.epoch, rev: record.rev, document: document,
+                            progress: progress, recent: recent, oldestStoredRev: record.oldestRev, snapshotRev: record.snapshotRev)
+        core.boundProgress(now: now)
+        return core
     }
 
     /// A cluster room as a node's replica holds it at `rev`: `progress` comes from Redis and holds only
@@ -92,9 +109,11 @@ struct RoomCore: Sendable {
     /// window is the Redis log's length, and nothing is stored locally.
     static func cluster(name: String, epoch: String, rev: Int64, document: Document, progress: [String: ClientProgress],
                         settings: Settings) -> RoomCore {
-        RoomCore(name: name, settings: settings, epoch: epoch, rev: rev, document: document, progress: progress,
-                 recent: RecentHistory(capacity: settings.recentCapacity),
-                 oldestStoredRev: max(1, rev - settings.historyWindow + 1), snapshotRev: rev)
+        var core = RoomCore(name: name, settings: settings, epoch: epoch, rev: rev, document: document, progress: progress,
+                            recent: RecentHistory(capacity: settings.recentCapacity),
+                            oldestStoredRev: max(1, rev - settings.historyWindow + 1), snapshotRev: rev)
+        core.boundsProgress = false
+        return core
     }
 
     /// Applies a patch another step already sequenced and validated (a cluster room's log): the next
@@ -112,12 +131,34 @@ struct RoomCore: Sendable {
     /// The last seq applied from `client` (0 when none).
     func lastSeq(of client: String) -> Int64 { progress[client]?.lastSeq ?? 0 }
 
+    /// Whether `client` may be one whose progress this room forgot (so its `lastSeq` of 0 says nothing).
+    func mayHaveForgotten(_ client: String) -> Bool { hasForgottenClients && progress[client] == nil }
+
+    /// Keeps exactly-once memory bounded: forgets client ids not heard from for `progressTTL` (looked for at
+    /// most hourly), and beyond `maxTrackedClients` plus a sixteenth the least recently seen (oldest
+    /// `lastRev` first) down to `maxTrackedClients`.
+    private mutating func boundProgress(now: Int64) {
+        guard boundsProgress else { return }
+        let before = progress.count
+        if now >= nextExpirySweep {
+            let ttl = settings.progressTTL
+            progress = progress.filter { now - $0.value.lastSeen <= ttl }
+            nextExpirySweep = now + min(ttl, 3_600_000)
+        }
+        let cap = settings.maxTrackedClients
+        if progress.count > cap + max(1, cap / 16) {
+            let oldest = progress.sorted { $0.value.lastRev < $1.value.lastRev }.prefix(progress.count - cap)
+            for (client, _) in oldest { progress.removeValue(forKey: client) }
+        }
+        if progress.count < before { hasForgottenClients = true }
+    }
+
     /// Validates and applies one patch from `author`, all or nothing.
     ///
     /// Exactly-once: a seq at or below the client's last applied seq is never applied again.
     /// A viewer's patch is rejected `forbidden`; an invalid one is rejected with the
-    /// document unchanged and no rev consumed.
-    mutating func submit(seq: Int64, ops: [PatchOp], author: SessionIdentity) -> Submission {
+    /// document unchanged and no rev consumed. `now` (unix ms) is when the room heard from the client.
+    mutating func submit(seq: Int64, ops: [PatchOp], author: SessionIdentity, now: Int64 = 0) -> Submission {
         if let known = progress[author.client], seq <= known.lastSeq {
             if seq == known.lastSeq { return .duplicate(seq: seq, rev: known.lastRev) }
             return .duplicate(seq: seq, rev: recent.revision(client: author.client, seq: seq))
@@ -135,7 +176,8 @@ struct RoomCore: Sendable {
         }
         rev += 1
         let event = PatchEvent(rev: rev, user: author.user, client: author.client, seq: seq, ops: ops)
-        progress[author.client] = ClientProgress(lastSeq: seq, lastRev: rev)
+        let known = progress.updateValue(ClientProgress(lastSeq: seq, lastRev: rev, lastSeen: now), forKey: author.client) != nil
+        if !known || now >= nextExpirySweep { boundProgress(now: now) }
         recent.append(event)
         var encodedOps: [UInt8] = []
         PatchOp.write(ops, into: &encodedOps)

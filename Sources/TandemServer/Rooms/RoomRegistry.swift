@@ -108,7 +108,7 @@ final class RoomRegistry: Sendable {
                 finishLoading(name, with: .failure(error))
             case .success(let record?):
                 do throws(RoomRestoreError) {
-                    let core = try RoomCore.restore(from: record, settings: settings.core)
+                    let core = try RoomCore.restore(from: record, settings: settings.core, now: settings.wallClock())
                     let limit = settings.core.limits.maxDepth
                     if core.document.root.depth(exceeding: limit) == nil {
                         // Stored before the limit was this low: it is served as it is; writes that land deeper are refused.

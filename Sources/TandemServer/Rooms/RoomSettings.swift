@@ -1,3 +1,4 @@
+import Foundation
 import TandemProtocol
 
 /// What a room needs from the server configuration.
@@ -7,6 +8,8 @@ struct RoomSettings: Sendable {
     var maxParticipants = 100
     var heartbeat = HeartbeatSettings()
     var limits = SessionLimits()
+    /// Unix milliseconds: when a room hears from a client (exactly-once memory expires by it).
+    var wallClock: @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970 * 1_000) }
 
     init() {}
 
@@ -14,7 +17,9 @@ struct RoomSettings: Sendable {
         core = RoomCore.Settings(
             limits: PatchLimits(maxOps: configuration.maxOpsPerPatch, maxDocument: configuration.maxDocumentBytes,
                                 maxDepth: configuration.maxDepth),
-            historyWindow: Int64(configuration.historyWindow))
+            historyWindow: Int64(configuration.historyWindow),
+            progressTTL: Int64(configuration.clientProgressTTLHours) * 3_600_000,
+            maxTrackedClients: configuration.maxTrackedClientsPerRoom)
         presenceGrace = .milliseconds(configuration.presenceGraceMilliseconds)
         maxParticipants = configuration.maxParticipantsPerRoom
         heartbeat = HeartbeatSettings(interval: configuration.heartbeatIntervalMilliseconds, timeout: configuration.idleTimeoutMilliseconds)

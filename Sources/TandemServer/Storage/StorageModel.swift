@@ -31,11 +31,15 @@ public struct ClientProgress: Sendable, Equatable {
     public var lastSeq: Int64
     /// The rev at which that seq was applied.
     public var lastRev: Int64
+    /// When the room last heard from this client id, unix milliseconds: its last applied patch, or the
+    /// room's load for progress read back from storage (0: not known).
+    public var lastSeen: Int64
 
     /// Creates progress.
-    public init(lastSeq: Int64, lastRev: Int64) {
+    public init(lastSeq: Int64, lastRev: Int64, lastSeen: Int64 = 0) {
         self.lastSeq = lastSeq
         self.lastRev = lastRev
+        self.lastSeen = lastSeen
     }
 }
 

@@ -1,0 +1,86 @@
+import Foundation
+import Testing
+import TandemProtocol
+@testable import TandemServer
+
+/// Exactly-once memory is bounded: a room forgets client ids it has not heard from for the TTL, and beyond
+/// its cap the least recently seen; from then on an unknown client id may be a forgotten one.
+@Suite struct RoomCoreProgressBoundTests {
+    private func room(cap: Int = 10_000, ttl: Int64 = 30 * 86_400_000) -> RoomCore {
+        var settings = RoomCore.Settings()
+        settings.maxTrackedClients = cap
+        settings.progressTTL = ttl
+        return RoomCore.create(name: "lobby", epoch: "e1", settings: settings).0
+    }
+
+    private func author(_ index: Int) -> SessionIdentity {
+        SessionIdentity(user: "u\(index)", client: "c\(index)", role: .guest)
+    }
+
+    private let op = PatchOp.set(JSONPointer(tokens: ["n"]), 1)
+
+    @Test func beyondTheCapTheLeastRecentlySeenAreForgotten() {
+        var room = room(cap: 16) // slack 1: eviction runs once 18 client ids are known
+        for index in 0..<17 { _ = room.submit(seq: 1, ops: [op], author: author(index), now: 1) }
+        #expect(room.progress.count == 17)
+        #expect(!room.hasForgottenClients)
+        #expect(!room.mayHaveForgotten("never-seen"), "while nothing was forgotten, unknown means new")
+        // c0 writes again, so c1 and c2 are now the least recently seen.
+        _ = room.submit(seq: 2, ops: [op], author: author(0), now: 2)
+        _ = room.submit(seq: 1, ops: [op], author: author(17), now: 3)
+        #expect(room.progress.count == 16)
+        #expect(room.progress["c1"] == nil && room.progress["c2"] == nil)
+        #expect(room.progress["c0"]?.lastSeq == 2 && room.progress["c17"] != nil)
+        #expect(room.hasForgottenClients)
+        #expect(room.mayHaveForgotten("c1") && room.mayHaveForgotten("brand-new"))
+        #expect(!room.mayHaveForgotten("c0"))
+    }
+
+    @Test func clientsNotHeardFromForTheTTLAreForgotten() {
+        var room = room(ttl: 1_000)
+        _ = room.submit(seq: 1, ops: [op], author: author(1), now: 0)
+        _ = room.submit(seq: 1, ops: [op], author: author(2), now: 500)
+        #expect(room.progress.count == 2 && !room.hasForgottenClients, "the sweep waits for the TTL to pass")
+        _ = room.submit(seq: 1, ops: [op], author: author(3), now: 1_200)
+        #expect(room.progress["c1"] == nil, "1,200 ms unseen, more than the TTL")
+        #expect(room.progress["c2"] != nil && room.progress["c3"] != nil)
+        #expect(room.hasForgottenClients)
+        // A client that keeps writing is never forgotten.
+        _ = room.submit(seq: 2, ops: [op], author: author(2), now: 1_400)
+        _ = room.submit(seq: 2, ops: [op], author: author(3), now: 2_300)
+        #expect(room.progress["c2"] != nil, "heard from at 1,400, 900 ms before")
+    }
+
+    @Test func aRoomBroughtBackIsBoundedAndCountsUnseenTimeFromItsLoad() throws {
+        var clients: [String: ClientProgress] = [:]
+        for index in 0..<40 { clients["c\(index)"] = ClientProgress(lastSeq: 1, lastRev: Int64(index + 1)) }
+        let record = RoomRecord(room: "lobby", epoch: "e1", rev: 40, snapshot: Array("{}".utf8), snapshotRev: 40,
+                                patchesAfterSnapshot: [], clients: clients, oldestRev: 41)
+        var settings = RoomCore.Settings()
+        settings.maxTrackedClients = 16
+        settings.progressTTL = 1_000
+        let room = try RoomCore.restore(from: record, settings: settings, now: 5_000)
+        #expect(room.progress.count == 16)
+        #expect(room.progress["c39"]?.lastSeen == 5_000 && room.progress["c0"] == nil, "the newest writes are kept")
+        #expect(room.hasForgottenClients)
+    }
+
+    @Test func aClusterReplicaKeepsEveryClient() {
+        var settings = RoomCore.Settings()
+        settings.maxTrackedClients = 1
+        var clients: [String: ClientProgress] = [:]
+        for index in 0..<5 { clients["c\(index)"] = ClientProgress(lastSeq: 1, lastRev: Int64(index)) }
+        var replica = RoomCore.cluster(name: "lobby", epoch: "e1", rev: 5, document: Document(), progress: clients, settings: settings)
+        try? replica.fold(PatchEvent(rev: 6, user: "u", client: "c9", seq: 1, ops: [op]))
+        #expect(replica.progress.count == 6 && !replica.hasForgottenClients, "Redis holds a cluster room's progress")
+    }
+
+    /// What a room holds for 100,000 client ids that each wrote once, before and after the bound (RSS; the
+    /// figures are in docs/OPERATIONS.md).
+    @Test func memoryForAHundredThousandClientIdsStaysBounded() {
+        var room = room()
+        for index in 0..<100_000 { _ = room.submit(seq: 1, ops: [op], author: author(index), now: Int64(index)) }
+        #expect(room.progress.count <= 10_000 + 10_000 / 16)
+        #expect(room.progress["c99999"] != nil && room.progress["c0"] == nil)
+    }
+}
