@@ -9,6 +9,7 @@ import TandemWire
 @Suite struct ExactlyOnceMemoryTests {
     @Test func aForgottenClientIsToldItsProgressIsUnknown() async throws {
         var configuration = ServerConfiguration()
+        configuration.historyWindow = 4 // progress leaves the patch history soon, so the clients table holds it
         configuration.port = 0
         configuration.dataDirectory = SyncServerTests.temporaryDirectory()
         configuration.helloTimeoutMilliseconds = 60_000
@@ -39,5 +40,22 @@ import TandemWire
         let known = try await write("w16", seq: 2)
         #expect(!known.forgotten && known.lastSeq == 1)
         await server.shutdown()
+
+        // After a restart on the same data the room still knows it forgot, and still knows w16.
+        configuration.port = 0
+        let restarted = try SyncServer(configuration: configuration, environment: ["TANDEM_SECRET": "test"], logger: .discarding)
+        let welcomeAfter: (String) async throws -> Welcome = { client in
+            let connection = try await ProtocolClient.connect(restarted.syncURL, loop: group.next())
+            try await connection.send(.hello(Hello(token: restarted.tokens.mint(TokenClaims(sub: "u-\(client)", room: "lobby", role: .host,
+                                                                                          exp: restarted.tokens.currentTime + 600)), client: client)))
+            guard case .welcome(let welcome)? = await connection.next() else { throw ServeProcessError("no welcome for \(client)") }
+            await connection.socket.close()
+            return welcome
+        }
+        let stranger = try await welcomeAfter("never-wrote")
+        #expect(stranger.forgotten, "the flag survives the restart")
+        let survivor = try await welcomeAfter("w16")
+        #expect(!survivor.forgotten && survivor.lastSeq == 2)
+        await restarted.shutdown()
     }
 }

@@ -63,11 +63,29 @@ import Testing
                                      usesLeft: 3, revoked: true)),
             .deleteInvite(code: "123456"), .saveDenial(StoredDenial(room: "lobby", user: "bob", until: 99)),
             .deleteDenial(room: "lobby", user: "bob"),
+            .appendPatch(StoredPatch(room: "lobby", rev: 2, user: "u", client: "c", seq: 1, ops: [], time: 1_733_000_000_123)),
+            .forgetClients(room: "lobby", clients: ["a", "", "ü"]), .forgetClients(room: "lobby", clients: []),
         ]
         let record = JournalRecord(position: 42, writes: writes)
         let bytes = record.encoded()
         #expect(JournalRecord.decode(bytes, at: 0) == .record(record, next: bytes.count))
         #expect(JournalRecord.decode(bytes, at: bytes.count) == .end)
+    }
+
+    @Test func aPatchJournaledBeforeTimesWereKeptReadsWithTimeZero() throws {
+        // The earlier layout: tag 2, then room, rev, user, client, seq, ops — no time.
+        var payload: [UInt8] = []
+        func put<T: FixedWidthInteger>(_ value: T) { withUnsafeBytes(of: value.littleEndian) { payload += $0 } }
+        func put(_ text: String) { put(UInt32(text.utf8.count)); payload += Array(text.utf8) }
+        put(UInt64(7)); put(UInt32(1))
+        payload.append(2)
+        put("lobby"); put(Int64(3)); put("alice"); put("c1"); put(Int64(2)); put("[]")
+        var bytes: [UInt8] = []
+        withUnsafeBytes(of: UInt32(payload.count - 8).littleEndian) { bytes += $0 }
+        withUnsafeBytes(of: CRC32.checksum(payload[...]).littleEndian) { bytes += $0 }
+        bytes += payload
+        let expected = JournalRecord(position: 7, writes: [.appendPatch(StoredPatch(room: "lobby", rev: 3, user: "alice", client: "c1", seq: 2, ops: Array("[]".utf8)))])
+        #expect(JournalRecord.decode(bytes, at: 0) == .record(expected, next: bytes.count))
     }
 
     @Test func aRecordCutAnywhereOrChangedInAnyByteIsTorn() {

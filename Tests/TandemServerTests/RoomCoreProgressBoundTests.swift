@@ -65,6 +65,34 @@ import TandemProtocol
         #expect(room.hasForgottenClients)
     }
 
+    @Test func storageIsToldWhichClientIdsWereForgottenAndWhen() throws {
+        var room = room(cap: 16)
+        for index in 0..<17 { _ = room.submit(seq: 1, ops: [op], author: author(index), now: Int64(index)) }
+        guard case .applied(_, let writes) = room.submit(seq: 1, ops: [op], author: author(17), now: 100) else {
+            Issue.record("not applied"); return
+        }
+        #expect(writes.count == 2)
+        guard case .appendPatch(let patch) = writes.first, case .forgetClients("lobby", let clients) = writes.last else {
+            Issue.record("unexpected writes \(writes)"); return
+        }
+        #expect(patch.time == 100)
+        #expect(Set(clients) == ["c0", "c1"])
+        // What a load forgets goes out with the room's next write.
+        var stored: [String: ClientProgress] = [:]
+        for index in 0..<20 { stored["c\(index)"] = ClientProgress(lastSeq: 1, lastRev: Int64(index + 1), lastSeen: 1) }
+        let record = RoomRecord(room: "lobby", epoch: "e1", rev: 20, snapshot: Array("{}".utf8), snapshotRev: 20,
+                                patchesAfterSnapshot: [], clients: stored, oldestRev: 21, forgotClients: true)
+        var settings = RoomCore.Settings()
+        settings.maxTrackedClients = 16
+        var restored = try RoomCore.restore(from: record, settings: settings, now: 2)
+        #expect(restored.hasForgottenClients)
+        guard case .applied(_, let next) = restored.submit(seq: 2, ops: [op], author: author(19), now: 3),
+              case .forgetClients(_, let atLoad)? = next.last else { Issue.record("no forgetting write"); return }
+        #expect(Set(atLoad) == ["c0", "c1", "c2", "c3"])
+        guard case .applied(_, let later) = restored.submit(seq: 3, ops: [op], author: author(19), now: 4) else { return }
+        #expect(later.count == 1, "told once")
+    }
+
     @Test func aClusterReplicaKeepsEveryClient() {
         var settings = RoomCore.Settings()
         settings.maxTrackedClients = 1

@@ -90,6 +90,57 @@ import Testing
         #expect(try #require(try reopen().loadRoom("lobby")).clients == expected)
     }
 
+    @Test(arguments: Kind.allCases) func patchTimesAndForgottenClientsSurviveAReopen(kind: Kind) throws {
+        let (store, reopen, cleanup) = try makeStore(kind)
+        defer { cleanup() }
+        func timed(_ rev: Int64, _ client: String, _ time: Int64) -> StoredPatch {
+            var patch = patch(rev, client: client, seq: 1)
+            patch.time = time
+            return patch
+        }
+        try store.apply([.createRoom(room: "lobby", epoch: "e1", snapshot: Array("{}".utf8))])
+        try store.apply([.appendPatch(timed(1, "a", 1_000)), .appendPatch(timed(2, "b", 2_000)), .appendPatch(timed(3, "c", 3_000))])
+        // Revs 1 and 2 leave the history: a's and b's progress move to the clients table with their times.
+        try store.apply([.snapshot(room: "lobby", rev: 3, state: Array("{}".utf8), keepFrom: 3)])
+        #expect(try #require(try store.loadRoom("lobby")).forgotClients == false)
+        try store.apply([.forgetClients(room: "lobby", clients: ["a"])])
+        let reopened = try reopen()
+        let record = try #require(try reopened.loadRoom("lobby"))
+        #expect(record.clients == ["b": ClientProgress(lastSeq: 1, lastRev: 2, lastSeen: 2_000), "c": ClientProgress(lastSeq: 1, lastRev: 3, lastSeen: 3_000)])
+        #expect(record.forgotClients)
+        #expect(try reopened.patches(room: "lobby", after: 2, limit: 10) == [timed(3, "c", 3_000)])
+        // A room created anew starts with nothing forgotten.
+        try reopened.apply([.createRoom(room: "lobby", epoch: "e2", snapshot: Array("{}".utf8))])
+        #expect(try #require(try reopened.loadRoom("lobby")).forgotClients == false)
+    }
+
+    @Test func aDatabaseOfAnEarlierVersionGainsTheNewColumnsAndKeepsItsRooms() throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("tandem-old-\(UUID().uuidString).sqlite").path
+        defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
+        do {
+            let old = try SQLiteDatabase(path: path)
+            try old.execute("""
+                CREATE TABLE rooms (room TEXT PRIMARY KEY, epoch TEXT NOT NULL, rev INTEGER NOT NULL, snapshot BLOB NOT NULL,
+                    snapshot_rev INTEGER NOT NULL) WITHOUT ROWID;
+                CREATE TABLE patches (room TEXT NOT NULL, rev INTEGER NOT NULL, user TEXT NOT NULL, client TEXT NOT NULL,
+                    seq INTEGER NOT NULL, ops BLOB NOT NULL, PRIMARY KEY (room, rev)) WITHOUT ROWID;
+                CREATE TABLE clients (room TEXT NOT NULL, client TEXT NOT NULL, last_seq INTEGER NOT NULL, last_rev INTEGER NOT NULL,
+                    PRIMARY KEY (room, client)) WITHOUT ROWID;
+                INSERT INTO rooms VALUES ('lobby', 'e1', 2, '{}', 0);
+                INSERT INTO patches VALUES ('lobby', 2, 'alice', 'a', 4, '[]');
+                INSERT INTO clients VALUES ('lobby', 'z', 9, 1);
+                """)
+        }
+        let store = try SQLiteRoomStore(path: path)
+        let record = try #require(try store.loadRoom("lobby"))
+        #expect(record.clients == ["a": ClientProgress(lastSeq: 4, lastRev: 2), "z": ClientProgress(lastSeq: 9, lastRev: 1)], "times unknown: 0")
+        #expect(!record.forgotClients)
+        try store.apply([.appendPatch(StoredPatch(room: "lobby", rev: 3, user: "alice", client: "a", seq: 5, ops: [], time: 77)),
+                         .forgetClients(room: "lobby", clients: ["z"])])
+        let again = try #require(try SQLiteRoomStore(path: path).loadRoom("lobby"))
+        #expect(again.clients == ["a": ClientProgress(lastSeq: 5, lastRev: 3, lastSeen: 77)] && again.forgotClients)
+    }
+
     @Test(arguments: Kind.allCases) func aLargeBatchWithASnapshotInTheMiddleAppliesInOrder(kind: Kind) throws {
         let (store, reopen, cleanup) = try makeStore(kind)
         defer { cleanup() }

@@ -60,6 +60,8 @@ struct RoomCore: Sendable {
     private var boundsProgress = true
     /// When expired progress is next looked for, unix ms.
     private var nextExpirySweep: Int64 = 0
+    /// Client ids forgotten while no write was being made (at the load), for the next write to store.
+    private var unstoredForgets: [String] = []
 
     /// A new, empty room, and the write that stores it.
     static func create(name: String, epoch: String, settings: Settings) -> (RoomCore, StorageWrite) {
@@ -95,12 +97,13 @@ struct RoomCore: Sendable {
             expected += 1
         }
         guard expected - 1 == record.rev else { throw .gap(room: record.room, expected: record.rev, found: expected - 1) }
-        // Storage keeps every client's progress, so a room brought back knows everyone again; the clock of
-        // a client not heard from since starts at the load.
+        // Progress stored before times were kept (0) counts as seen at the load.
         let progress = record.clients.mapValues { ClientProgress(lastSeq: $0.lastSeq, lastRev: $0.lastRev, lastSeen: $0.lastSeen == 0 ? now : $0.lastSeen) }
         var core = RoomCore(name: record.room, settings: settings, epoch: record.epoch, rev: record.rev, document: document,
                             progress: progress, recent: recent, oldestStoredRev: record.oldestRev, snapshotRev: record.snapshotRev)
-        core.boundProgress(now: now)
+        core.hasForgottenClients = record.forgotClients
+        // Storage learns of what the load forgot with the room's next write.
+        core.unstoredForgets = core.boundProgress(now: now)
         return core
     }
 
@@ -136,21 +139,26 @@ struct RoomCore: Sendable {
 
     /// Keeps exactly-once memory bounded: forgets client ids not heard from for `progressTTL` (looked for at
     /// most hourly), and beyond `maxTrackedClients` plus a sixteenth the least recently seen (oldest
-    /// `lastRev` first) down to `maxTrackedClients`.
-    private mutating func boundProgress(now: Int64) {
-        guard boundsProgress else { return }
-        let before = progress.count
+    /// `lastRev` first) down to `maxTrackedClients`. Returns the client ids forgotten.
+    private mutating func boundProgress(now: Int64) -> [String] {
+        guard boundsProgress else { return [] }
+        var forgotten: [String] = []
         if now >= nextExpirySweep {
             let ttl = settings.progressTTL
-            progress = progress.filter { now - $0.value.lastSeen <= ttl }
+            for (client, entry) in progress where now - entry.lastSeen > ttl { forgotten.append(client) }
             nextExpirySweep = now + min(ttl, 3_600_000)
         }
+        for client in forgotten { progress.removeValue(forKey: client) }
         let cap = settings.maxTrackedClients
         if progress.count > cap + max(1, cap / 16) {
             let oldest = progress.sorted { $0.value.lastRev < $1.value.lastRev }.prefix(progress.count - cap)
-            for (client, _) in oldest { progress.removeValue(forKey: client) }
+            for (client, _) in oldest {
+                progress.removeValue(forKey: client)
+                forgotten.append(client)
+            }
         }
-        if progress.count < before { hasForgottenClients = true }
+        if !forgotten.isEmpty { hasForgottenClients = true }
+        return forgotten
     }
 
     /// Validates and applies one patch from `author`, all or nothing.
@@ -177,11 +185,17 @@ struct RoomCore: Sendable {
         rev += 1
         let event = PatchEvent(rev: rev, user: author.user, client: author.client, seq: seq, ops: ops)
         let known = progress.updateValue(ClientProgress(lastSeq: seq, lastRev: rev, lastSeen: now), forKey: author.client) != nil
-        if !known || now >= nextExpirySweep { boundProgress(now: now) }
+        var forgotten = !known || now >= nextExpirySweep ? boundProgress(now: now) : []
+        if !unstoredForgets.isEmpty {
+            forgotten = unstoredForgets.filter { progress[$0] == nil } + forgotten
+            unstoredForgets = []
+        }
         recent.append(event)
         var encodedOps: [UInt8] = []
         PatchOp.write(ops, into: &encodedOps)
-        var writes: [StorageWrite] = [.appendPatch(StoredPatch(room: name, rev: rev, user: author.user, client: author.client, seq: seq, ops: encodedOps))]
+        var writes: [StorageWrite] = [.appendPatch(StoredPatch(room: name, rev: rev, user: author.user, client: author.client, seq: seq,
+                                                               ops: encodedOps, time: now))]
+        if !forgotten.isEmpty { writes.append(.forgetClients(room: name, clients: forgotten)) }
         if rev - snapshotRev >= settings.snapshotInterval {
             let keepFrom = max(1, rev - settings.historyWindow + 1)
             writes.append(.snapshot(room: name, rev: rev, state: document.root.serializedBytes(), keepFrom: keepFrom))

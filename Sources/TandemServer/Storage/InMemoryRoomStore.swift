@@ -8,6 +8,7 @@ public final class InMemoryRoomStore: RoomStore {
         var snapshotRev: Int64
         var patches: [StoredPatch]
         var clients: [String: ClientProgress]
+        var forgotClients = false
     }
 
     private var rooms: [String: Room] = [:]
@@ -28,7 +29,7 @@ public final class InMemoryRoomStore: RoomStore {
         return RoomRecord(
             room: room, epoch: stored.epoch, rev: stored.rev, snapshot: stored.snapshot, snapshotRev: stored.snapshotRev,
             patchesAfterSnapshot: stored.patches.filter { $0.rev > stored.snapshotRev },
-            clients: stored.clients, oldestRev: stored.patches.first?.rev ?? stored.rev + 1
+            clients: stored.clients, oldestRev: stored.patches.first?.rev ?? stored.rev + 1, forgotClients: stored.forgotClients
         )
     }
 
@@ -40,7 +41,7 @@ public final class InMemoryRoomStore: RoomStore {
             switch write {
             case .createRoom(let room, _, _): known.insert(room)
             case .appendPatch(let patch): if rooms[patch.room] == nil && !known.contains(patch.room) { throw .unknownRoom(patch.room) }
-            case .snapshot(let room, _, _, _): if rooms[room] == nil && !known.contains(room) { throw .unknownRoom(room) }
+            case .snapshot(let room, _, _, _), .forgetClients(let room, _): if rooms[room] == nil && !known.contains(room) { throw .unknownRoom(room) }
             case .saveInvite, .deleteInvite, .saveDenial, .deleteDenial: break
             }
         }
@@ -51,11 +52,14 @@ public final class InMemoryRoomStore: RoomStore {
             case .appendPatch(let patch):
                 rooms[patch.room]!.patches.append(patch)
                 rooms[patch.room]!.rev = patch.rev
-                rooms[patch.room]!.clients[patch.client] = ClientProgress(lastSeq: patch.seq, lastRev: patch.rev)
+                rooms[patch.room]!.clients[patch.client] = ClientProgress(lastSeq: patch.seq, lastRev: patch.rev, lastSeen: patch.time)
             case .snapshot(let room, let rev, let state, let keepFrom):
                 rooms[room]!.snapshot = state
                 rooms[room]!.snapshotRev = rev
                 rooms[room]!.patches.removeAll { $0.rev < keepFrom }
+            case .forgetClients(let room, let clients):
+                for client in clients { rooms[room]!.clients.removeValue(forKey: client) }
+                rooms[room]!.forgotClients = true
             case .saveInvite(let invite):
                 storedInvites[invite.code] = invite
             case .deleteInvite(let code):

@@ -41,6 +41,8 @@ public final class SQLiteRoomStore: RoomStore {
     private let trimPatches: SQLiteStatement
     private let deleteRoomPatches: SQLiteStatement
     private let deleteRoomClients: SQLiteStatement
+    private let deleteClient: SQLiteStatement
+    private let markForgotClients: SQLiteStatement
     private let selectRoom: SQLiteStatement
     private let selectClients: SQLiteStatement
     private let selectPatchProgress: SQLiteStatement
@@ -76,16 +78,17 @@ public final class SQLiteRoomStore: RoomStore {
         do {
             database = try SQLiteDatabase(path: path)
             try database.execute(writer ? Self.writerSetup(durability) : Self.readerSetup)
+            if writer { try Self.addMissingColumns(database) }
             insertRoom = try database.prepare("INSERT OR REPLACE INTO rooms (room, epoch, rev, snapshot, snapshot_rev) VALUES (?, ?, 0, ?, 0)")
-            insertPatch = try database.prepare("INSERT INTO patches (room, rev, user, client, seq, ops) VALUES (?, ?, ?, ?, ?, ?)")
-            insertPatchRows = try database.prepare("INSERT INTO patches (room, rev, user, client, seq, ops) VALUES "
-                + Array(repeating: "(?, ?, ?, ?, ?, ?)", count: Self.rowsPerInsert).joined(separator: ", "))
+            insertPatch = try database.prepare("INSERT INTO patches (room, rev, user, client, seq, ops, time) VALUES (?, ?, ?, ?, ?, ?, ?)")
+            insertPatchRows = try database.prepare("INSERT INTO patches (room, rev, user, client, seq, ops, time) VALUES "
+                + Array(repeating: "(?, ?, ?, ?, ?, ?, ?)", count: Self.rowsPerInsert).joined(separator: ", "))
             // Before patches are trimmed, each affected client's newest trimmed patch becomes its
             // stored progress (SQLite takes the bare `seq` from the row with max(rev)).
             foldProgress = try database.prepare("""
-                INSERT INTO clients (room, client, last_seq, last_rev)
-                SELECT room, client, seq, max(rev) FROM patches WHERE room = ?1 AND rev < ?2 GROUP BY client
-                ON CONFLICT (room, client) DO UPDATE SET last_seq = excluded.last_seq, last_rev = excluded.last_rev
+                INSERT INTO clients (room, client, last_seq, last_rev, last_seen)
+                SELECT room, client, seq, max(rev), time FROM patches WHERE room = ?1 AND rev < ?2 GROUP BY client
+                ON CONFLICT (room, client) DO UPDATE SET last_seq = excluded.last_seq, last_rev = excluded.last_rev, last_seen = excluded.last_seen
                 WHERE excluded.last_rev > clients.last_rev
                 """)
             updateRev = try database.prepare("UPDATE rooms SET rev = ? WHERE room = ?")
@@ -93,10 +96,12 @@ public final class SQLiteRoomStore: RoomStore {
             trimPatches = try database.prepare("DELETE FROM patches WHERE room = ? AND rev < ?")
             deleteRoomPatches = try database.prepare("DELETE FROM patches WHERE room = ?")
             deleteRoomClients = try database.prepare("DELETE FROM clients WHERE room = ?")
-            selectRoom = try database.prepare("SELECT epoch, rev, snapshot, snapshot_rev FROM rooms WHERE room = ?")
-            selectClients = try database.prepare("SELECT client, last_seq, last_rev FROM clients WHERE room = ?")
-            selectPatchProgress = try database.prepare("SELECT client, seq, max(rev) FROM patches WHERE room = ? GROUP BY client")
-            selectPatches = try database.prepare("SELECT rev, user, client, seq, ops FROM patches WHERE room = ? AND rev > ? ORDER BY rev LIMIT ?")
+            selectRoom = try database.prepare("SELECT epoch, rev, snapshot, snapshot_rev, forgot_clients FROM rooms WHERE room = ?")
+            selectClients = try database.prepare("SELECT client, last_seq, last_rev, last_seen FROM clients WHERE room = ?")
+            selectPatchProgress = try database.prepare("SELECT client, seq, max(rev), time FROM patches WHERE room = ? GROUP BY client")
+            selectPatches = try database.prepare("SELECT rev, user, client, seq, ops, time FROM patches WHERE room = ? AND rev > ? ORDER BY rev LIMIT ?")
+            deleteClient = try database.prepare("DELETE FROM clients WHERE room = ? AND client = ?")
+            markForgotClients = try database.prepare("UPDATE rooms SET forgot_clients = 1 WHERE room = ?")
             selectOldest = try database.prepare("SELECT min(rev) FROM patches WHERE room = ?")
             selectSeqRev = try database.prepare("SELECT rev FROM patches WHERE room = ? AND client = ? AND seq = ?")
             upsertInvite = try database.prepare("""
@@ -132,16 +137,16 @@ public final class SQLiteRoomStore: RoomStore {
         PRAGMA synchronous=\(durability == .full ? "FULL" : "NORMAL");
         CREATE TABLE IF NOT EXISTS rooms (
             room TEXT PRIMARY KEY, epoch TEXT NOT NULL, rev INTEGER NOT NULL,
-            snapshot BLOB NOT NULL, snapshot_rev INTEGER NOT NULL
+            snapshot BLOB NOT NULL, snapshot_rev INTEGER NOT NULL, forgot_clients INTEGER NOT NULL DEFAULT 0
         ) WITHOUT ROWID;
         CREATE TABLE IF NOT EXISTS patches (
             room TEXT NOT NULL, rev INTEGER NOT NULL, user TEXT NOT NULL, client TEXT NOT NULL,
-            seq INTEGER NOT NULL, ops BLOB NOT NULL, PRIMARY KEY (room, rev)
+            seq INTEGER NOT NULL, ops BLOB NOT NULL, time INTEGER NOT NULL DEFAULT 0, PRIMARY KEY (room, rev)
         ) WITHOUT ROWID;
         DROP INDEX IF EXISTS patches_by_client;
         CREATE TABLE IF NOT EXISTS clients (
             room TEXT NOT NULL, client TEXT NOT NULL, last_seq INTEGER NOT NULL, last_rev INTEGER NOT NULL,
-            PRIMARY KEY (room, client)
+            last_seen INTEGER NOT NULL DEFAULT 0, PRIMARY KEY (room, client)
         ) WITHOUT ROWID;
         CREATE TABLE IF NOT EXISTS invites (
             code TEXT PRIMARY KEY, room TEXT NOT NULL, role TEXT NOT NULL, created_by TEXT NOT NULL,
@@ -156,6 +161,15 @@ public final class SQLiteRoomStore: RoomStore {
         );
         INSERT OR IGNORE INTO journal (id, applied) VALUES (1, 0);
         """
+    }
+
+    /// Columns a database created by an earlier version lacks (0 reads as "not known"), added in place.
+    private static func addMissingColumns(_ database: SQLiteDatabase) throws(SQLiteError) {
+        for (table, column) in [("rooms", "forgot_clients"), ("patches", "time"), ("clients", "last_seen")] {
+            let probe = try database.prepare("SELECT count(*) FROM pragma_table_info('\(table)') WHERE name = '\(column)'")
+            guard try probe.step(), probe.int64(at: 0) == 0 else { continue }
+            try database.execute("ALTER TABLE \(table) ADD COLUMN \(column) INTEGER NOT NULL DEFAULT 0")
+        }
     }
 
     /// A reader's settings: it waits for a lock like the writer does, and cannot write.
@@ -188,18 +202,21 @@ public final class SQLiteRoomStore: RoomStore {
             let rev = selectRoom.int64(at: 1)
             let snapshot = selectRoom.blob(at: 2)
             let snapshotRev = selectRoom.int64(at: 3)
+            let forgotClients = selectRoom.int64(at: 4) != 0
 
             var clients: [String: ClientProgress] = [:]
             defer { selectClients.reset() }
             try selectClients.bind(room, at: 1)
             while try selectClients.step() {
-                clients[selectClients.text(at: 0) ?? ""] = ClientProgress(lastSeq: selectClients.int64(at: 1), lastRev: selectClients.int64(at: 2))
+                clients[selectClients.text(at: 0) ?? ""] = ClientProgress(lastSeq: selectClients.int64(at: 1), lastRev: selectClients.int64(at: 2),
+                                                                          lastSeen: selectClients.int64(at: 3))
             }
             // Patches still in the history are newer than anything folded into `clients`.
             defer { selectPatchProgress.reset() }
             try selectPatchProgress.bind(room, at: 1)
             while try selectPatchProgress.step() {
-                let progress = ClientProgress(lastSeq: selectPatchProgress.int64(at: 1), lastRev: selectPatchProgress.int64(at: 2))
+                let progress = ClientProgress(lastSeq: selectPatchProgress.int64(at: 1), lastRev: selectPatchProgress.int64(at: 2),
+                                              lastSeen: selectPatchProgress.int64(at: 3))
                 let client = selectPatchProgress.text(at: 0) ?? ""
                 if progress.lastRev > clients[client]?.lastRev ?? 0 { clients[client] = progress }
             }
@@ -211,7 +228,7 @@ public final class SQLiteRoomStore: RoomStore {
 
             let after = try readPatches(room: room, after: snapshotRev, limit: Int.max)
             return RoomRecord(room: room, epoch: epoch, rev: rev, snapshot: snapshot, snapshotRev: snapshotRev,
-                              patchesAfterSnapshot: after, clients: clients, oldestRev: oldestRev)
+                              patchesAfterSnapshot: after, clients: clients, oldestRev: oldestRev, forgotClients: forgotClients)
         } catch {
             throw .database(error)
         }
@@ -239,7 +256,7 @@ public final class SQLiteRoomStore: RoomStore {
                 func insertRows() throws(SQLiteError) {
                     if rows.count == Self.rowsPerInsert {
                         try run(insertPatchRows) { () throws(SQLiteError) in
-                            for (offset, patch) in rows.enumerated() { try bind(patch, to: insertPatchRows, from: Int32(offset * 6 + 1)) }
+                            for (offset, patch) in rows.enumerated() { try bind(patch, to: insertPatchRows, from: Int32(offset * 7 + 1)) }
                         }
                     } else {
                         for patch in rows {
@@ -290,6 +307,11 @@ public final class SQLiteRoomStore: RoomStore {
                         try run(deleteDenialStatement) { () throws(SQLiteError) in
                             try deleteDenialStatement.bind(room, at: 1); try deleteDenialStatement.bind(user, at: 2)
                         }
+                    case .forgetClients(let room, let clients):
+                        for client in clients {
+                            try run(deleteClient) { () throws(SQLiteError) in try deleteClient.bind(room, at: 1); try deleteClient.bind(client, at: 2) }
+                        }
+                        try run(markForgotClients) { () throws(SQLiteError) in try markForgotClients.bind(room, at: 1) }
                     }
                 }
                 try insertRows()
@@ -368,7 +390,8 @@ public final class SQLiteRoomStore: RoomStore {
             var result: [StoredPatch] = []
             while try selectPatches.step() {
                 result.append(StoredPatch(room: room, rev: selectPatches.int64(at: 0), user: selectPatches.text(at: 1) ?? "",
-                                          client: selectPatches.text(at: 2) ?? "", seq: selectPatches.int64(at: 3), ops: selectPatches.blob(at: 4)))
+                                          client: selectPatches.text(at: 2) ?? "", seq: selectPatches.int64(at: 3), ops: selectPatches.blob(at: 4),
+                                          time: selectPatches.int64(at: 5)))
             }
             return result
         }
@@ -423,6 +446,7 @@ public final class SQLiteRoomStore: RoomStore {
         try statement.bind(patch.room, at: first); try statement.bind(patch.rev, at: first + 1)
         try statement.bind(patch.user, at: first + 2); try statement.bind(patch.client, at: first + 3)
         try statement.bind(patch.seq, at: first + 4); try statement.bind(patch.ops, at: first + 5)
+        try statement.bind(patch.time, at: first + 6)
     }
 
     /// Binds with `bind`, steps once, and resets, so a failure never leaves a statement half-used.

@@ -13,15 +13,18 @@ public struct StoredPatch: Sendable, Equatable {
     public var seq: Int64
     /// The ops, as a compact JSON array.
     public var ops: [UInt8]
+    /// The server's clock when the patch was applied, unix milliseconds (0: stored before times were kept).
+    public var time: Int64
 
     /// Creates a stored patch.
-    public init(room: String, rev: Int64, user: String, client: String, seq: Int64, ops: [UInt8]) {
+    public init(room: String, rev: Int64, user: String, client: String, seq: Int64, ops: [UInt8], time: Int64 = 0) {
         self.room = room
         self.rev = rev
         self.user = user
         self.client = client
         self.seq = seq
         self.ops = ops
+        self.time = time
     }
 }
 
@@ -62,10 +65,12 @@ public struct RoomRecord: Sendable, Equatable {
     public var clients: [String: ClientProgress]
     /// The oldest rev whose patch is still stored (resume from `oldestRev - 1` or later replays).
     public var oldestRev: Int64
+    /// Whether the room has forgotten the progress of any client id (`StorageWrite.forgetClients`).
+    public var forgotClients: Bool
 
     /// Creates a record.
     public init(room: String, epoch: String, rev: Int64, snapshot: [UInt8], snapshotRev: Int64,
-                patchesAfterSnapshot: [StoredPatch], clients: [String: ClientProgress], oldestRev: Int64) {
+                patchesAfterSnapshot: [StoredPatch], clients: [String: ClientProgress], oldestRev: Int64, forgotClients: Bool = false) {
         self.room = room
         self.epoch = epoch
         self.rev = rev
@@ -74,6 +79,7 @@ public struct RoomRecord: Sendable, Equatable {
         self.patchesAfterSnapshot = patchesAfterSnapshot
         self.clients = clients
         self.oldestRev = oldestRev
+        self.forgotClients = forgotClients
     }
 }
 
@@ -94,6 +100,8 @@ public enum StorageWrite: Sendable, Equatable {
     case saveDenial(StoredDenial)
     /// Forgets a deny entry (expired).
     case deleteDenial(room: String, user: String)
+    /// The room forgot these client ids' progress (exactly-once memory is bounded); it remembers that it did.
+    case forgetClients(room: String, clients: [String])
 }
 
 /// Why storage failed, in words an operator can act on.

@@ -15,8 +15,9 @@ struct JournalRecord: Equatable, Sendable {
     /// The largest payload accepted when reading back: a length beyond it is a damaged header, not a record.
     static let maxPayload = 1 << 30
 
+    /// `appendPatch` is the form of journals written before patches carried their time; it is still read.
     private enum Tag: UInt8 {
-        case createRoom = 1, appendPatch, snapshot, saveInvite, deleteInvite, saveDenial, deleteDenial
+        case createRoom = 1, appendPatch, snapshot, saveInvite, deleteInvite, saveDenial, deleteDenial, appendTimedPatch, forgetClients
     }
 
     /// The framed bytes to append to a segment file.
@@ -75,10 +76,11 @@ struct JournalRecord: Equatable, Sendable {
             out.append(Tag.createRoom.rawValue)
             put(room, into: &out); put(epoch, into: &out); put(snapshot, into: &out)
         case .appendPatch(let patch):
-            out.append(Tag.appendPatch.rawValue)
+            out.append(Tag.appendTimedPatch.rawValue)
             put(patch.room, into: &out); put(UInt64(bitPattern: patch.rev), into: &out)
             put(patch.user, into: &out); put(patch.client, into: &out)
             put(UInt64(bitPattern: patch.seq), into: &out); put(patch.ops, into: &out)
+            put(UInt64(bitPattern: patch.time), into: &out)
         case .snapshot(let room, let rev, let state, let keepFrom):
             out.append(Tag.snapshot.rawValue)
             put(room, into: &out); put(UInt64(bitPattern: rev), into: &out)
@@ -98,6 +100,10 @@ struct JournalRecord: Equatable, Sendable {
         case .deleteDenial(let room, let user):
             out.append(Tag.deleteDenial.rawValue)
             put(room, into: &out); put(user, into: &out)
+        case .forgetClients(let room, let clients):
+            out.append(Tag.forgetClients.rawValue)
+            put(room, into: &out); put(UInt32(truncatingIfNeeded: clients.count), into: &out)
+            for client in clients { put(client, into: &out) }
         }
     }
 
@@ -107,10 +113,15 @@ struct JournalRecord: Equatable, Sendable {
         case .createRoom:
             guard let room = reader.string(), let epoch = reader.string(), let snapshot = reader.blob() else { return nil }
             return .createRoom(room: room, epoch: epoch, snapshot: snapshot)
-        case .appendPatch:
+        case .appendPatch, .appendTimedPatch:
             guard let room = reader.string(), let rev = reader.int64(), let user = reader.string(),
                   let client = reader.string(), let seq = reader.int64(), let ops = reader.blob() else { return nil }
-            return .appendPatch(StoredPatch(room: room, rev: rev, user: user, client: client, seq: seq, ops: ops))
+            var time: Int64 = 0
+            if tag == .appendTimedPatch {
+                guard let stored = reader.int64() else { return nil }
+                time = stored
+            }
+            return .appendPatch(StoredPatch(room: room, rev: rev, user: user, client: client, seq: seq, ops: ops, time: time))
         case .snapshot:
             guard let room = reader.string(), let rev = reader.int64(), let state = reader.blob(),
                   let keepFrom = reader.int64() else { return nil }
@@ -130,6 +141,15 @@ struct JournalRecord: Equatable, Sendable {
         case .deleteDenial:
             guard let room = reader.string(), let user = reader.string() else { return nil }
             return .deleteDenial(room: room, user: user)
+        case .forgetClients:
+            guard let room = reader.string(), let count = reader.uint32(), Int(count) <= reader.end - reader.offset else { return nil }
+            var clients: [String] = []
+            clients.reserveCapacity(Int(count))
+            for _ in 0..<count {
+                guard let client = reader.string() else { return nil }
+                clients.append(client)
+            }
+            return .forgetClients(room: room, clients: clients)
         }
     }
 

@@ -114,7 +114,7 @@ public final class JournaledRoomStore: RoomStore {
             switch write {
             case .createRoom(let room, _, _): created.insert(room)
             case .appendPatch(let patch): try requireRoom(patch.room, created)
-            case .snapshot(let room, _, _, _): try requireRoom(room, created)
+            case .snapshot(let room, _, _, _), .forgetClients(let room, _): try requireRoom(room, created)
             case .saveInvite, .deleteInvite, .saveDenial, .deleteDenial: break
             }
         }

@@ -33,19 +33,19 @@ struct UnstoredWrites {
     func touchesRoom(_ room: String, after position: UInt64) -> Bool {
         writes(after: position).contains { write in
             switch write {
-            case .createRoom(let name, _, _), .snapshot(let name, _, _, _): name == room
+            case .createRoom(let name, _, _), .snapshot(let name, _, _, _), .forgetClients(let name, _): name == room
             case .appendPatch(let patch): patch.room == room
             case .saveInvite, .deleteInvite, .saveDenial, .deleteDenial: false
             }
         }
     }
 
-    /// Whether a record after `position` recreates or snapshots `room`: then what the database held of the
-    /// room's history may be gone, and only storing those records first gives the right answer.
+    /// Whether a record after `position` recreates, snapshots or forgets clients of `room`: then what the
+    /// database held of the room may be gone, and only storing those records first gives the right answer.
     func reshapes(_ room: String, after position: UInt64) -> Bool {
         writes(after: position).contains { write in
             switch write {
-            case .createRoom(let name, _, _), .snapshot(let name, _, _, _): name == room
+            case .createRoom(let name, _, _), .snapshot(let name, _, _, _), .forgetClients(let name, _): name == room
             case .appendPatch, .saveInvite, .deleteInvite, .saveDenial, .deleteDenial: false
             }
         }
