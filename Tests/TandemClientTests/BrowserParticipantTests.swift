@@ -47,23 +47,29 @@ struct BrowserParticipantTests {
         await room.shutdown()
     }
 
+    /// A scripted `WebSocket` for sync.js: every socket the page opens is in `sockets`, with what it sent;
+    /// `deliver` hands it a message (an object, or raw text).
+    private static let scriptedSockets = """
+        const sockets = [];
+        window.WebSocket = class {
+          constructor(url, protocol) {
+            this.url = url; this.protocol = protocol; this.sent = []; this.readyState = 0; sockets.push(this);
+            setTimeout(() => { this.readyState = 1; if (this.onopen) this.onopen(); }, 0);
+          }
+          send(text) { this.sent.push(JSON.parse(text)); }
+          close() { this.readyState = 3; this.closed = true; }
+          deliver(message) { if (this.onmessage) this.onmessage({ data: typeof message === 'string' ? message : JSON.stringify(message) }); }
+        };
+        window.WebSocket.OPEN = 1;
+
+        """
+
     @Test func theProtocolScriptRebasesRollsBackCoalescesAndDropsADeadConnection() async throws {
         let room = try BrowserRoom()
         let browser = try await BrowserDriver()
         try await browser.open([("page", room.pageURL(token: nil))])
         // sync.js against a scripted socket: every message in and out is visible to the test.
-        let result = try await browser.evaluate("page", """
-            const sockets = [];
-            window.WebSocket = class {
-              constructor(url, protocol) {
-                this.url = url; this.protocol = protocol; this.sent = []; this.readyState = 0; sockets.push(this);
-                setTimeout(() => { this.readyState = 1; if (this.onopen) this.onopen(); }, 0);
-              }
-              send(text) { this.sent.push(JSON.parse(text)); }
-              close() { this.readyState = 3; this.closed = true; }
-              deliver(message) { if (this.onmessage) this.onmessage({ data: JSON.stringify(message) }); }
-            };
-            window.WebSocket.OPEN = 1;
+        let result = try await browser.evaluate("page", Self.scriptedSockets + """
             const wait = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
             const copy = (value) => JSON.parse(JSON.stringify(value));
             const session = new TandemSync.Session({ url: 'ws://fake/v1/sync', token: 't', client: 'c1', presence: { name: 'T' }, backoff: { base: 10, cap: 20 } });
@@ -157,18 +163,7 @@ struct BrowserParticipantTests {
         let room = try BrowserRoom()
         let browser = try await BrowserDriver()
         try await browser.open([("page", room.pageURL(token: nil))])
-        let result = try await browser.evaluate("page", """
-            const sockets = [];
-            window.WebSocket = class {
-              constructor(url, protocol) {
-                this.sent = []; this.readyState = 0; sockets.push(this);
-                setTimeout(() => { this.readyState = 1; if (this.onopen) this.onopen(); }, 0);
-              }
-              send(text) { this.sent.push(JSON.parse(text)); }
-              close() { this.readyState = 3; this.closed = true; }
-              deliver(message) { if (this.onmessage) this.onmessage({ data: typeof message === 'string' ? message : JSON.stringify(message) }); }
-            };
-            window.WebSocket.OPEN = 1;
+        let result = try await browser.evaluate("page", Self.scriptedSockets + """
             const wait = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
             const until = async (check, ms) => { const end = performance.now() + ms; while (!check() && performance.now() < end) await wait(10); return check(); };
             const pings = (socket) => socket.sent.filter((m) => m.type === 'ping');

@@ -163,7 +163,8 @@ struct RoomCore: Sendable {
 
     /// Validates and applies one patch from `author`, all or nothing.
     ///
-    /// Exactly-once: a seq at or below the client's last applied seq is never applied again.
+    /// Exactly-once: a seq at or below the client's last applied seq is never applied again, for every
+    /// client id the room still remembers (`boundProgress`; a welcome tells a client it may be forgotten).
     /// A viewer's patch is rejected `forbidden`; an invalid one is rejected with the
     /// document unchanged and no rev consumed. `now` (unix ms) is when the room heard from the client.
     mutating func submit(seq: Int64, ops: [PatchOp], author: SessionIdentity, now: Int64 = 0) -> Submission {
