@@ -16,7 +16,7 @@ static inline int tandem_ssl_ctx_set_min_tls12(SSL_CTX *context) {
     return (int)SSL_CTX_set_min_proto_version(context, TLS1_2_VERSION);
 }
 
-static inline long tandem_ssl_ctx_set_partial_writes(SSL_CTX *context) {
-    return SSL_CTX_set_mode(context, SSL_MODE_ENABLE_PARTIAL_WRITE | SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER);
+static inline long tandem_ssl_ctx_set_modes(SSL_CTX *context) {
+    return SSL_CTX_set_mode(context, SSL_MODE_ENABLE_PARTIAL_WRITE | SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER | SSL_MODE_RELEASE_BUFFERS);
 }
 #endif

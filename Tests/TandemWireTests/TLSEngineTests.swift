@@ -86,11 +86,21 @@ import TandemTestSupport
         #expect(error?.description.contains("not valid for \(serverName)") == true)
     }
 
-    @Test func plainTextToATLSServerFailsTheHandshake() throws {
+    @Test func plainTextToATLSServerIsNamedAsSuch() throws {
         let certificates = try certificates()
         let server = try TLSEngine(context: TLSContext(.server(certificateChain: certificates.serverChain, privateKey: certificates.serverKey)))
         let error = #expect(throws: TLSError.self) { _ = try server.receive(Array("GET / HTTP/1.1\r\nHost: x\r\n\r\n".utf8)) }
-        guard case .handshakeFailed? = error else { Issue.record("got \(String(describing: error))"); return }
+        #expect(error == .notTLS(isServer: true))
+        #expect(error?.description.contains("https://") == true)
+    }
+
+    @Test func aPlainServerAnsweringTheHelloIsNamedAsSuch() throws {
+        let client = try TLSEngine(context: TLSContext(.client(trustsSystemRoots: false)), serverName: "localhost")
+        try client.start()
+        #expect(!client.takeOutbound().isEmpty)
+        let error = #expect(throws: TLSError.self) { _ = try client.receive(Array("HTTP/1.1 400 Bad Request\r\n\r\n".utf8)) }
+        #expect(error == .notTLS(isServer: false))
+        #expect(error?.description.contains("ws://") == true)
     }
 
     @Test func unreadableFilesAreConfigurationErrorsNamingTheFile() throws {

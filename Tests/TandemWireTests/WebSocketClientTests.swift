@@ -21,14 +21,18 @@ final class StallingUpgradeServer: TCPConnectionHandler, @unchecked Sendable {
 
 @Suite("WebSocket client", .serialized)
 struct WebSocketClientTests {
-    @Test("ws:// URLs: hosts, bracketed IPv6, default port and path, query kept")
+    @Test("ws:// and wss:// URLs: hosts, bracketed IPv6, default ports and path, query kept")
     func urls() throws {
         let full = try WebSocketURL("ws://127.0.0.1:8080/v1/sync?room=a")
         #expect(full == WebSocketURL(host: "127.0.0.1", port: 8080, target: "/v1/sync?room=a", hostHeader: "127.0.0.1:8080"))
         #expect(try WebSocketURL("ws://[::1]:9000/x") == WebSocketURL(host: "::1", port: 9000, target: "/x", hostHeader: "[::1]:9000"))
         #expect(try WebSocketURL("WS://example.org") == WebSocketURL(host: "example.org", port: 80, target: "/", hostHeader: "example.org"))
         #expect(try WebSocketURL("ws://h?x=1#frag").target == "/?x=1")
-        for bad in ["http://h/", "wss://h/", "ws://:80/", "ws://h:0/", "ws://h:99999/", "ws://h:abc/", "ws://::1/", "ws://u@h/", "ws://[::1/", "ws://"] {
+        #expect(try WebSocketURL("wss://example.org/v1/sync")
+            == WebSocketURL(host: "example.org", port: 443, target: "/v1/sync", hostHeader: "example.org", isSecure: true))
+        #expect(try WebSocketURL("WSS://[::1]:8443") == WebSocketURL(host: "::1", port: 8443, target: "/", hostHeader: "[::1]:8443", isSecure: true))
+        #expect(try WebSocketURL("https://h/x", scheme: "http") == WebSocketURL(host: "h", port: 443, target: "/x", hostHeader: "h", isSecure: true))
+        for bad in ["http://h/", "https://h/", "wss:/h", "ws://:80/", "ws://h:0/", "ws://h:99999/", "ws://h:abc/", "ws://::1/", "ws://u@h/", "ws://[::1/", "ws://"] {
             #expect(throws: WebSocketClientError.self, "\(bad)") { _ = try WebSocketURL(bad) }
         }
     }
@@ -38,8 +42,8 @@ struct WebSocketClientTests {
         let group = try EventLoopGroup(threads: 1)
         defer { group.shutdown() }
         let loop = group.next()
-        await #expect(throws: WebSocketClientError.invalidURL("wss://x/: wss:// (TLS) is not supported; use ws:// behind a TLS-terminating proxy")) {
-            _ = try await WebSocketClient.connect(url: "wss://x/", on: loop)
+        await #expect(throws: WebSocketClientError.invalidURL("ftp://x/: the scheme must be ws:// or wss://")) {
+            _ = try await WebSocketClient.connect(url: "ftp://x/", on: loop)
         }
         let closedPort = try TCPListener.bind(host: "127.0.0.1", port: 0, group: group) { _ in RecordingHandler() }
         let port = closedPort.port

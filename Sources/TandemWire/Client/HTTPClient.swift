@@ -1,11 +1,12 @@
 /// A minimal HTTP/1.1 client over Tandem's event loops, for the JSON APIs of a Tandem server: one request per
-/// connection (`Connection: close`), `Content-Length` bodies, plain `http://` (terminate TLS in a proxy).
+/// connection (`Connection: close`), `Content-Length` bodies, `http://` and `https://`.
 public enum HTTPClient {
     /// Sends `method` `url` with `headers` and `body`, and returns the complete response (any status).
     /// `timeout` bounds connecting and the whole exchange; bodies beyond `maxBodyBytes` fail the request.
+    /// `https://` verifies the server's certificate against `tls` (nil: the system's trust store).
     public static func send(
         method: String, url: String, headers: HTTPHeaders = [:], body: [UInt8] = [], timeout: Duration = .seconds(10),
-        maxBodyBytes: Int = 1 << 20, on loop: EventLoop
+        maxBodyBytes: Int = 1 << 20, tls: TLSContext? = nil, on loop: EventLoop
     ) async throws(HTTPClientError) -> HTTPResponse {
         let target: WebSocketURL
         do {
@@ -13,6 +14,12 @@ public enum HTTPClient {
         } catch {
             if case .invalidURL(let message) = error { throw .invalidURL(message) }
             throw .invalidURL(url)
+        }
+        let context: TLSContext?
+        do throws(TLSError) {
+            context = try target.tlsContext(given: tls)
+        } catch {
+            throw .tls(error)
         }
         var request = HTTPRequest(method: method, target: target.target, headers: headers, body: body)
         if !request.headers.contains(name: "Host") { request.headers.add(name: "Host", value: target.hostHeader) }
@@ -27,12 +34,13 @@ public enum HTTPClient {
         let deadline = clock.now.advanced(by: timeout)
         let requestBytes = bytes
         do {
-            _ = try await TCPConnection.connect(host: target.host, port: target.port, timeout: timeout, on: loop) { connection in
+            _ = try await TCPConnection.connect(host: target.host, port: target.port, timeout: timeout, on: loop, tls: context) { connection in
                 HTTPClientExchange(connection: connection, request: requestBytes, maxBodyBytes: maxBodyBytes, waiter: waiter,
                                    timeout: max(.zero, deadline - clock.now))
             }
         } catch let error as IOError {
             if case .connectTimeout = error { throw .timeout }
+            if case .tls(let failure) = error { throw .tls(failure) }
             throw .connectFailed(error.description)
         } catch {
             throw .connectFailed("\(error)")

@@ -1,6 +1,6 @@
 /// Why an HTTP request made with ``HTTPClient`` got no response.
 public enum HTTPClientError: Error, Sendable, Equatable, CustomStringConvertible {
-    /// The URL is not an `http://host[:port][/path]` URL.
+    /// The URL is not an `http://` or `https://host[:port][/path]` URL.
     case invalidURL(String)
     /// The TCP connection could not be opened (refused, unreachable, unresolvable host...).
     case connectFailed(String)
@@ -8,6 +8,8 @@ public enum HTTPClientError: Error, Sendable, Equatable, CustomStringConvertible
     case timeout
     /// The server's answer was not a valid HTTP/1.1 response (or it closed before a complete one).
     case invalidResponse(String)
+    /// TLS could not be set up for an `https://` URL (see `TLSError`).
+    case tls(TLSError)
 
     /// What went wrong, phrased for a log line or the user.
     public var description: String {
@@ -16,6 +18,7 @@ public enum HTTPClientError: Error, Sendable, Equatable, CustomStringConvertible
         case .connectFailed(let message): "could not connect: \(message)"
         case .timeout: "timed out waiting for the server's response"
         case .invalidResponse(let message): "invalid response from the server: \(message)"
+        case .tls(let error): error.description
         }
     }
 }

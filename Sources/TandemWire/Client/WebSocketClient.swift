@@ -1,5 +1,6 @@
-/// A WebSocket client for Swift concurrency: connect, read ``events``, `send`, `close`. Plain `ws://` over
-/// Tandem's event loops; the connection logic after the handshake is the same as the server's.
+/// A WebSocket client for Swift concurrency: connect, read ``events``, `send`, `close`. `ws://` and `wss://`
+/// (TLS through ``TLSContext``) over Tandem's event loops; the connection logic after the handshake is the
+/// same as the server's.
 ///
 /// Thread-safe. `events` has a single consumer and ends after `.closed`.
 public final class WebSocketClient: Sendable {
@@ -20,17 +21,22 @@ public final class WebSocketClient: Sendable {
         connection.abort()
     }
 
-    /// Connects to `url` (`ws://host[:port]/path`; IPv6 literals in brackets, host names resolved) and
-    /// performs the opening handshake, offering `subprotocols` and sending `headers` (e.g. `Origin`).
-    /// `timeout` bounds the TCP connect and the handshake together. Messages above `maxMessageSize` bytes
-    /// fail the connection with 1009.
+    /// Connects to `url` (`ws://` or `wss://host[:port]/path`; IPv6 literals in brackets, host names
+    /// resolved) and performs the opening handshake, offering `subprotocols` and sending `headers` (e.g.
+    /// `Origin`). `timeout` bounds the TCP connect, the TLS handshake and the WebSocket handshake together.
+    /// Messages above `maxMessageSize` bytes fail the connection with 1009.
+    ///
+    /// `wss://` verifies the server's certificate against `tls` (a client context; nil: the system's trust
+    /// store) for the URL's host. `tls` is ignored for `ws://`.
+    /// - Throws: `.tls` for a certificate the client does not accept or a server that does not speak TLS.
     public static func connect(
         url: String, subprotocols: [String] = [], headers: [(String, String)] = [], timeout: Duration = .seconds(10),
-        maxMessageSize: Int = 16 * 1024 * 1024, on loop: EventLoop
+        maxMessageSize: Int = 16 * 1024 * 1024, tls: TLSContext? = nil, on loop: EventLoop
     ) async throws(WebSocketClientError) -> WebSocketClient {
         let bridge = WebSocketClientBridge()
         let connection = try await connect(
-            url: url, subprotocols: subprotocols, headers: headers, timeout: timeout, maxMessageSize: maxMessageSize, on: loop
+            url: url, subprotocols: subprotocols, headers: headers, timeout: timeout, maxMessageSize: maxMessageSize, tls: tls,
+            on: loop
         ) { connection in
             bridge.observe(connection)
             return bridge
@@ -38,15 +44,21 @@ public final class WebSocketClient: Sendable {
         return WebSocketClient(connection: connection, bridge: bridge)
     }
 
-    /// Connects like ``connect(url:subprotocols:headers:timeout:maxMessageSize:on:)`` but delivers events to the
+    /// Connects like ``connect(url:subprotocols:headers:timeout:maxMessageSize:tls:on:)`` but delivers events to the
     /// handler `makeHandler` returns (called on the loop thread before any message arrives): the callback form,
     /// for code that lives on the event loop (load generators, proxies).
     public static func connect(
         url: String, subprotocols: [String] = [], headers: [(String, String)] = [], timeout: Duration = .seconds(10),
-        maxMessageSize: Int = 16 * 1024 * 1024, on loop: EventLoop,
+        maxMessageSize: Int = 16 * 1024 * 1024, tls: TLSContext? = nil, on loop: EventLoop,
         handler makeHandler: @escaping @Sendable (WebSocketConnection) -> any WebSocketHandler
     ) async throws(WebSocketClientError) -> WebSocketConnection {
         let target = try WebSocketURL(url)
+        let context: TLSContext?
+        do throws(TLSError) {
+            context = try target.tlsContext(given: tls)
+        } catch {
+            throw .tls(error)
+        }
         let handshake = WebSocketClientHandshake(
             host: target.hostHeader, path: target.target, subprotocols: subprotocols, extraHeaders: HTTPHeaders(headers))
         let settings = WebSocketClientHandshakeSession.Settings(
@@ -56,7 +68,8 @@ public final class WebSocketClient: Sendable {
         let deadline = clock.now.advanced(by: timeout)
         do {
             _ = try await TCPConnection.connect(
-                host: target.host, port: target.port, timeout: timeout, on: loop, configuration: clientTCPConfiguration
+                host: target.host, port: target.port, timeout: timeout, on: loop, configuration: clientTCPConfiguration,
+                tls: context
             ) { connection in
                 WebSocketClientHandshakeSession(
                     connection: connection, handshake: handshake, settings: settings, waiter: waiter,
@@ -64,6 +77,7 @@ public final class WebSocketClient: Sendable {
             }
         } catch let error as IOError {
             if case .connectTimeout = error { throw .timeout }
+            if case .tls(let failure) = error { throw .tls(failure) }
             throw .connectFailed(error.description)
         } catch {
             throw .connectFailed("\(error)")

@@ -1,6 +1,6 @@
 /// Why a WebSocket client could not connect or send.
 public enum WebSocketClientError: Error, Sendable, Equatable, CustomStringConvertible {
-    /// The URL is not a `ws://host[:port][/path]` URL.
+    /// The URL is not a `ws://` or `wss://host[:port][/path]` URL.
     case invalidURL(String)
     /// The TCP connection could not be opened (refused, unreachable, unresolvable host...).
     case connectFailed(String)
@@ -10,6 +10,10 @@ public enum WebSocketClientError: Error, Sendable, Equatable, CustomStringConver
     case handshakeFailed(String)
     /// The connection is closing or closed; nothing more can be sent.
     case closed
+    /// TLS could not be set up: the server's certificate was not accepted, the server does not speak TLS, or
+    /// the client's TLS configuration could not be loaded. Retrying the same URL will fail the same way unless
+    /// `isPermanent` is false.
+    case tls(TLSError)
 
     /// What went wrong, phrased for a log line or the user.
     public var description: String {
@@ -19,6 +23,7 @@ public enum WebSocketClientError: Error, Sendable, Equatable, CustomStringConver
         case .timeout: "timed out connecting and completing the WebSocket handshake"
         case .handshakeFailed(let message): "WebSocket handshake failed: \(message)"
         case .closed: "the WebSocket connection is closed"
+        case .tls(let error): error.description
         }
     }
 }

@@ -1,30 +1,35 @@
-/// The parts of a `ws://` URL a client needs: where to connect and what to put in the request.
+/// The parts of a `ws://` or `wss://` URL a client needs: where to connect, whether over TLS, and what to put
+/// in the request.
 struct WebSocketURL: Sendable, Equatable {
-    /// The host to connect to, without IPv6 brackets.
+    /// The host to connect to, without IPv6 brackets (also the name the server's certificate must carry).
     var host: String
     var port: Int
     /// The request target (path and query), at least `/`.
     var target: String
     /// The `Host` header value: the authority as written (brackets kept, port only when given).
     var hostHeader: String
+    /// Whether the scheme asks for TLS (`wss://`, `https://`).
+    var isSecure: Bool
 
-    init(host: String, port: Int, target: String, hostHeader: String) {
+    init(host: String, port: Int, target: String, hostHeader: String, isSecure: Bool = false) {
         self.host = host
         self.port = port
         self.target = target
         self.hostHeader = hostHeader
+        self.isSecure = isSecure
     }
 
-    /// Parses `ws://host[:port][/path][?query]` (or `http://…` with `scheme: "http"`); `host` may be a name, an
-    /// IPv4 literal or a bracketed IPv6 literal. `wss://` and `https://` are refused (no TLS in Tandem's
-    /// transport; terminate TLS in a proxy).
+    /// Parses `ws://` / `wss://host[:port][/path][?query]` (or `http://` / `https://…` with `scheme: "http"`);
+    /// `host` may be a name, an IPv4 literal or a bracketed IPv6 literal. The default port is 80, or 443 over TLS.
     init(_ text: String, scheme: String = "ws") throws(WebSocketClientError) {
-        let secure = scheme == "ws" ? "wss" : scheme + "s"
-        if text.lowercased().hasPrefix("\(secure)://") {
-            throw .invalidURL("\(text): \(secure):// (TLS) is not supported; use \(scheme):// behind a TLS-terminating proxy")
+        let secureScheme = scheme == "ws" ? "wss" : scheme + "s"
+        let lowered = text.lowercased()
+        let isSecure = lowered.hasPrefix("\(secureScheme)://")
+        guard isSecure || lowered.hasPrefix("\(scheme)://") else {
+            throw .invalidURL("\(text): the scheme must be \(scheme):// or \(secureScheme)://")
         }
-        guard text.lowercased().hasPrefix("\(scheme)://") else { throw .invalidURL("\(text): the scheme must be \(scheme)://") }
-        let rest = text.dropFirst(scheme.count + 3)
+        let schemeLength = (isSecure ? secureScheme : scheme).count + 3
+        let rest = text.dropFirst(schemeLength)
         let authorityEnd = rest.firstIndex { $0 == "/" || $0 == "?" || $0 == "#" } ?? rest.endIndex
         let authority = rest[..<authorityEnd]
         var target = String(rest[authorityEnd...])
@@ -55,7 +60,7 @@ struct WebSocketURL: Sendable, Equatable {
             }
         }
         guard !host.isEmpty else { throw .invalidURL("\(text): the host is empty") }
-        var port = 80
+        var port = isSecure ? 443 : 80
         if let portText {
             guard let value = Int(portText), (1...65535).contains(value) else {
                 throw .invalidURL("\(text): the port must be a number from 1 to 65535")
@@ -66,5 +71,14 @@ struct WebSocketURL: Sendable, Equatable {
         self.port = port
         self.target = target
         hostHeader = String(authority)
+        self.isSecure = isSecure
+    }
+
+    /// The client context to connect with: none for a plain URL, `given` or one on the system's trust store
+    /// for a secure one.
+    func tlsContext(given: TLSContext?) throws(TLSError) -> TLSContext? {
+        guard isSecure else { return nil }
+        if let given { return given }
+        return try TLSContext(.client())
     }
 }

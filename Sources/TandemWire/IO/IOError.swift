@@ -23,6 +23,9 @@ public enum IOError: Error, Equatable, Sendable, CustomStringConvertible {
     case closeTimeout
     /// The event loop the object belongs to was shut down.
     case eventLoopShutdown
+    /// TLS failed on the connection: the handshake (a certificate problem, a peer that does not speak TLS) or
+    /// the encrypted stream.
+    case tls(TLSError)
 
     /// The operating-system error number, if this error came from a system call.
     public var errno: Int32? {
@@ -52,6 +55,8 @@ public enum IOError: Error, Equatable, Sendable, CustomStringConvertible {
             return "graceful close did not complete in time; the connection was dropped"
         case .eventLoopShutdown:
             return "the event loop was shut down"
+        case .tls(let error):
+            return error.description
         }
     }
 

@@ -13,6 +13,11 @@ import Darwin
 ///
 /// Memory: the object holds no read buffer (reads go to the loop's shared buffer) and an empty write queue
 /// holds no allocation, so an idle connection costs about two hundred bytes of user memory.
+///
+/// TLS: a connection made with a `TLSContext` (``connect(host:port:timeout:on:configuration:tls:handler:)``,
+/// or accepted by a listener bound with TLS) encrypts on the same loop through a `TLSEngine`: its handler reads
+/// and writes plaintext exactly as on a plain connection. Writes of one iteration are sealed together in the
+/// flush phase (few records, one `sendmsg`), and a close sends TLS's close_notify before the FIN.
 public final class TCPConnection: @unchecked Sendable, IOSelectable, IdleTracked {
     enum State: UInt8 {
         case connecting, open, closing, closed
@@ -52,6 +57,13 @@ public final class TCPConnection: @unchecked Sendable, IOSelectable, IdleTracked
     private var closeTimer: ScheduledTask?
     private var connectAttempt: ConnectAttempt?
     private var counter: ConnectionCounter?
+    /// The connection's TLS, when it speaks TLS.
+    private var tls: TLSEngine?
+    /// Plaintext written this iteration, sealed into `queue` in the flush phase.
+    private var plaintext: [UInt8] = []
+    /// What a TLS server connection writes, unencrypted, to a client that sent plain text (then it closes).
+    private var plaintextReply: [UInt8]?
+    private var closeNotifySent = false
     var idleDeadline: UInt64 = 0
     var idleSlot = -1
 
@@ -71,7 +83,10 @@ public final class TCPConnection: @unchecked Sendable, IOSelectable, IdleTracked
     public var isClosed: Bool { state == .closed }
 
     /// Bytes accepted by `write` and not yet taken by the kernel.
-    public var queuedBytes: Int { queue.byteCount }
+    public var queuedBytes: Int { queue.byteCount + plaintext.count }
+
+    /// Whether the connection speaks TLS.
+    public var isSecure: Bool { tls != nil }
 
     /// The local address of the socket. Call on the loop thread while the connection is not closed.
     public func localAddress() throws -> SocketAddress {
@@ -94,23 +109,33 @@ public final class TCPConnection: @unchecked Sendable, IOSelectable, IdleTracked
     public func write(_ bytes: [UInt8]) {
         assert(loop.inEventLoop, "TCPConnection.write called off its event loop")
         guard state == .open, !outputShutdownRequested, !overflowed, !bytes.isEmpty else { return }
-        if queue.isEmpty && bytes.count > configuration.maxQueuedBytes {
+        let queued = queuedBytes
+        if queued == 0 && bytes.count > configuration.maxQueuedBytes {
             oversizedHead = bytes.count
-            queue.append(bytes)
+            enqueue(bytes)
             if isWritable {
                 isWritable = false
                 unwritableNoticePending = true
             }
-        } else if queue.byteCount - oversizedHead + bytes.count > configuration.maxQueuedBytes {
+        } else if queued - oversizedHead + bytes.count > configuration.maxQueuedBytes {
             overflowed = true
         } else {
-            queue.append(bytes)
-            if isWritable, queue.byteCount > configuration.highWaterMark {
+            enqueue(bytes)
+            if isWritable, queued + bytes.count > configuration.highWaterMark {
                 isWritable = false
                 unwritableNoticePending = true
             }
         }
         scheduleFlush()
+    }
+
+    @inline(__always)
+    private func enqueue(_ bytes: [UInt8]) {
+        if tls == nil {
+            queue.append(bytes)
+        } else {
+            plaintext.append(contentsOf: bytes)
+        }
     }
 
     /// Queues a shared buffer without copying it; otherwise exactly like `write(_: [UInt8])`.
@@ -281,11 +306,13 @@ public final class TCPConnection: @unchecked Sendable, IOSelectable, IdleTracked
             // recv rather than read: the socket call skips the file-layer checks of read(2).
             let count = recv(fd, buffer.baseAddress, buffer.count, 0)
             if count > 0 {
-                if state == .open, let handler {
+                if let tls {
+                    receiveSecured(count: count, through: tls)
+                } else if state == .open, let handler {
                     handler.connectionDidReceive(self, bytes: UnsafeRawBufferPointer(start: buffer.baseAddress, count: count))
                 }
                 // Stop when the handler closed or paused us, or when the socket is drained.
-                guard state != .closed, !(state == .open && readingPaused), count == buffer.count else { return }
+                guard state != .closed, inputOpen, !(state == .open && readingPaused), count == buffer.count else { return }
             } else if count == 0 {
                 inputEnded()
                 return
@@ -321,6 +348,7 @@ public final class TCPConnection: @unchecked Sendable, IOSelectable, IdleTracked
 
     private func flushNow() {
         guard state == .open || state == .closing else { return }
+        if let tls, !sealForTLS(tls) { return }
         while !queue.isEmpty {
             let written = queue.withIOVectors(loop.ioVectors, capacity: EventLoop.ioVectorCapacity) { count in
                 sendVectors(count)
@@ -382,10 +410,10 @@ public final class TCPConnection: @unchecked Sendable, IOSelectable, IdleTracked
             handler?.connectionWritabilityChanged(self, isWritable: false)
             guard state == .open else { return }
         }
-        if isWritable, queue.byteCount > configuration.highWaterMark {
+        if isWritable, queuedBytes > configuration.highWaterMark {
             isWritable = false
             handler?.connectionWritabilityChanged(self, isWritable: false)
-        } else if !isWritable, queue.byteCount <= configuration.lowWaterMark {
+        } else if !isWritable, queuedBytes <= configuration.lowWaterMark {
             isWritable = true
             handler?.connectionWritabilityChanged(self, isWritable: true)
         }
@@ -428,9 +456,19 @@ public final class TCPConnection: @unchecked Sendable, IOSelectable, IdleTracked
         if reset { Socket.setLingerZero(fd) }
         _ = systemClose(fd)
         queue.removeAll()
+        plaintext = []
         oversizedHead = 0
         counter?.release()
         counter = nil
+        tls = nil
+        if let attempt = connectAttempt {
+            // The TLS handshake of an outgoing connection did not finish: the caller of `connect` hears why.
+            connectAttempt = nil
+            attempt.timer?.cancel()
+            closeNotified = true
+            let reason = error ?? .tls(.handshakeFailed(reason: "the server closed the connection during the handshake"))
+            attempt.continuation.resume(throwing: reason)
+        }
     }
 
     private func notifyClosed() {
@@ -440,6 +478,70 @@ public final class TCPConnection: @unchecked Sendable, IOSelectable, IdleTracked
         handler = nil
         owner?.connectionDidClose(self, error: closeError)
         closeError = nil
+    }
+}
+
+// MARK: - TLS
+
+extension TCPConnection {
+    /// Decrypts `count` received bytes (in the loop's read buffer) and delivers the plaintext; answers the
+    /// handshake; turns a close_notify into the end of input and a TLS failure into a close.
+    private func receiveSecured(count: Int, through tls: TLSEngine) {
+        let buffer = loop.readBuffer
+        do {
+            try tls.receive(UnsafeRawBufferPointer(start: buffer.baseAddress, count: count), scratch: buffer) { plaintext in
+                if connectAttempt != nil { completeConnect() }
+                if state == .open, let handler { handler.connectionDidReceive(self, bytes: plaintext) }
+            }
+        } catch {
+            failSecured(error, tls)
+            return
+        }
+        if tls.hasOutbound {
+            queue.append(tls.takeOutbound())
+            scheduleFlush()
+        }
+        if connectAttempt != nil, tls.isHandshakeComplete {
+            completeConnect()
+            updateInterest()
+        }
+        if tls.peerClosed, inputOpen, state != .closed { inputEnded() }
+    }
+
+    private func failSecured(_ error: TLSError, _ tls: TLSEngine) {
+        if case .notTLS(isServer: true) = error, let reply = plaintextReply {
+            // A plain client on a TLS port gets a plain answer it can read, then a clean close.
+            self.tls = nil
+            queue.append(reply)
+            close()
+            return
+        }
+        // Whatever alert OpenSSL wrote goes out first, best effort.
+        if tls.hasOutbound {
+            queue.append(tls.takeOutbound())
+            flushNow()
+        }
+        finishClose(error: .tls(error))
+    }
+
+    /// Seals the iteration's plaintext (and, when the output is closing, the close_notify) into the write
+    /// queue. Returns false when the connection failed.
+    private func sealForTLS(_ tls: TLSEngine) -> Bool {
+        do {
+            if !plaintext.isEmpty {
+                try tls.send(plaintext)
+                plaintext = []
+            }
+        } catch {
+            finishClose(error: .tls(error))
+            return false
+        }
+        if outputShutdownRequested || state == .closing, !closeNotifySent, tls.isHandshakeComplete {
+            closeNotifySent = true
+            tls.close()
+        }
+        if tls.hasOutbound { queue.append(tls.takeOutbound()) }
+        return true
     }
 }
 
@@ -457,12 +559,22 @@ extension TCPConnection {
         fd: Int32,
         on loop: EventLoop,
         configuration: TCPConnectionConfiguration,
+        tls: TLSServerSettings? = nil,
         counter: ConnectionCounter?,
         makeHandler: @Sendable (TCPConnection) -> any TCPConnectionHandler
     ) {
         if configuration.noDelay { try? Socket.setNoDelay(fd) }
         let connection = TCPConnection(fd: fd, loop: loop, configuration: configuration, state: .open)
         connection.counter = counter
+        if let tls {
+            guard let engine = try? TLSEngine(context: tls.context) else {
+                _ = systemClose(fd)
+                counter?.release()
+                return
+            }
+            connection.tls = engine
+            connection.plaintextReply = tls.plaintextReply
+        }
         do {
             connection.token = try loop.register(connection, fd: fd, interest: [])
         } catch {
@@ -479,22 +591,31 @@ extension TCPConnection {
     ///
     /// `makeHandler` runs on the loop thread as soon as the connection is established and before any byte is
     /// delivered; it may write at once (e.g. a request). The returned connection is already live.
-    /// - Parameter timeout: the bound for each address tried.
+    ///
+    /// With `tls`, the connection is established once the TLS handshake has completed and the server's
+    /// certificate was verified for `host` (SNI is sent for names); `makeHandler` runs then.
+    /// - Parameter timeout: the bound for each address tried (the TLS handshake included).
     /// - Throws: `IOError.connectTimeout`, `IOError.system` (e.g. ECONNREFUSED), `IOError.unresolvableHost`,
-    ///   `IOError.eventLoopShutdown`.
+    ///   `IOError.eventLoopShutdown`, `IOError.tls` (a certificate problem, or a server that does not speak TLS;
+    ///   the other addresses of a name are not tried then).
     public static func connect(
         host: String,
         port: Int,
         timeout: Duration = .seconds(10),
         on loop: EventLoop,
         configuration: TCPConnectionConfiguration = TCPConnectionConfiguration(),
+        tls: TLSContext? = nil,
         handler makeHandler: @escaping @Sendable (TCPConnection) -> any TCPConnectionHandler
     ) async throws -> TCPConnection {
         let addresses = try await SocketAddress.resolve(host: host, port: port)
         var lastError: any Error = IOError.unresolvableHost(host: host, message: "no address")
         for address in addresses {
             do {
-                return try await connect(to: address, timeout: timeout, on: loop, configuration: configuration, handler: makeHandler)
+                return try await connect(to: address, timeout: timeout, on: loop, configuration: configuration, tls: tls,
+                                         serverName: host, handler: makeHandler)
+            } catch let error as IOError {
+                if case .tls = error { throw error }
+                lastError = error
             } catch {
                 lastError = error
             }
@@ -502,16 +623,20 @@ extension TCPConnection {
         throw lastError
     }
 
-    /// Opens a connection to `address` (see `connect(host:port:timeout:on:configuration:handler:)`).
+    /// Opens a connection to `address` (see `connect(host:port:timeout:on:configuration:tls:handler:)`); with
+    /// `tls`, the certificate must be valid for `serverName` (the address itself when nil).
     public static func connect(
         to address: SocketAddress,
         timeout: Duration = .seconds(10),
         on loop: EventLoop,
         configuration: TCPConnectionConfiguration = TCPConnectionConfiguration(),
+        tls: TLSContext? = nil,
+        serverName: String? = nil,
         handler makeHandler: @escaping @Sendable (TCPConnection) -> any TCPConnectionHandler
     ) async throws -> TCPConnection {
         try await withCheckedThrowingContinuation { continuation in
-            let attempt = ConnectAttempt(continuation: continuation, address: address, makeHandler: makeHandler)
+            let attempt = ConnectAttempt(continuation: continuation, address: address, makeHandler: makeHandler,
+                                         tls: tls, serverName: serverName ?? address.host)
             let accepted = loop.execute {
                 startConnect(attempt, timeout: timeout, on: loop, configuration: configuration)
             }
@@ -571,17 +696,41 @@ extension TCPConnection {
             failConnect(.system(operation: "connect to \(attempt.address)", errno: code))
             return
         }
-        connectAttempt = nil
-        attempt.timer?.cancel()
         state = .open
         interest = [.write]
-        handler = attempt.makeHandler(self)
+        if let context = attempt.tls {
+            // Established once the handshake completes (`completeConnect`); the attempt's timer bounds it.
+            do {
+                let engine = try TLSEngine(context: context, serverName: attempt.serverName)
+                try engine.start()
+                tls = engine
+                queue.append(engine.takeOutbound())
+                scheduleFlush()
+                updateInterest()
+            } catch {
+                finishClose(error: .tls(error))
+            }
+            return
+        }
+        completeConnect()
         updateInterest()
+    }
+
+    /// Hands the established connection to its handler and to the caller of `connect`.
+    private func completeConnect() {
+        guard let attempt = connectAttempt else { return }
+        connectAttempt = nil
+        attempt.timer?.cancel()
+        handler = attempt.makeHandler(self)
         attempt.continuation.resume(returning: self)
     }
 
     private func failConnect(_ error: IOError) {
-        guard state == .connecting, let attempt = connectAttempt else { return }
+        guard let attempt = connectAttempt else { return }
+        guard state == .connecting else {
+            finishClose(error: error, reset: true)  // the TLS handshake timed out
+            return
+        }
         connectAttempt = nil
         attempt.timer?.cancel()
         state = .closed
@@ -602,16 +751,23 @@ final class ConnectAttempt: @unchecked Sendable {
     let continuation: CheckedContinuation<TCPConnection, any Error>
     let address: SocketAddress
     let makeHandler: @Sendable (TCPConnection) -> any TCPConnectionHandler
+    /// The TLS to speak, and the name the server's certificate must be valid for.
+    let tls: TLSContext?
+    let serverName: String
     /// Set and read on the loop thread only.
     var timer: ScheduledTask?
 
     init(
         continuation: CheckedContinuation<TCPConnection, any Error>,
         address: SocketAddress,
-        makeHandler: @escaping @Sendable (TCPConnection) -> any TCPConnectionHandler
+        makeHandler: @escaping @Sendable (TCPConnection) -> any TCPConnectionHandler,
+        tls: TLSContext?,
+        serverName: String
     ) {
         self.continuation = continuation
         self.address = address
         self.makeHandler = makeHandler
+        self.tls = tls
+        self.serverName = serverName
     }
 }

@@ -48,6 +48,7 @@ public final class TCPListener: @unchecked Sendable, IOSelectable {
     let configuration: Configuration
     private let listenFD: Int32
     private let makeHandler: @Sendable (TCPConnection) -> any TCPConnectionHandler
+    private let tls: TLSServerSettings?
     private let counter = ConnectionCounter()
     private let rejected = Atomic<Int>(0)
     private let closeRequested = Atomic<Bool>(false)
@@ -70,9 +71,11 @@ public final class TCPListener: @unchecked Sendable, IOSelectable {
         localAddress: SocketAddress,
         group: EventLoopGroup,
         configuration: Configuration,
+        tls: TLSServerSettings?,
         makeHandler: @escaping @Sendable (TCPConnection) -> any TCPConnectionHandler
     ) {
         listenFD = fd
+        self.tls = tls
         self.localAddress = localAddress
         self.group = group
         loop = group.next()
@@ -84,13 +87,15 @@ public final class TCPListener: @unchecked Sendable, IOSelectable {
     /// `host` is an IPv4/IPv6 literal (`0.0.0.0`, `::`, `127.0.0.1`, `::1`) or a name, resolved with a blocking
     /// `getaddrinfo` (call at start-up, not on a loop); the first address is used. Port 0 picks a free port.
     ///
-    /// `makeHandler` runs on the accepted connection's loop thread before any byte is delivered.
+    /// `makeHandler` runs on the accepted connection's loop thread before any byte is delivered. With `tls`,
+    /// every accepted connection speaks TLS: its handler reads and writes plaintext once the handshake is done.
     /// - Throws: `IOError` when the address cannot be resolved or the socket cannot be bound (e.g. EADDRINUSE).
     public static func bind(
         host: String,
         port: Int,
         group: EventLoopGroup,
         configuration: Configuration = Configuration(),
+        tls: TLSServerSettings? = nil,
         handler makeHandler: @escaping @Sendable (TCPConnection) -> any TCPConnectionHandler
     ) throws -> TCPListener {
         guard let address = try SocketAddress.resolveBlocking(host: host, port: port).first else {
@@ -111,7 +116,8 @@ public final class TCPListener: @unchecked Sendable, IOSelectable {
             _ = systemClose(fd)
             throw error
         }
-        let listener = TCPListener(fd: fd, localAddress: bound, group: group, configuration: configuration, makeHandler: makeHandler)
+        let listener = TCPListener(fd: fd, localAddress: bound, group: group, configuration: configuration, tls: tls,
+                                   makeHandler: makeHandler)
         let loop = listener.loop
         if loop.inEventLoop {
             listener.startAccepting()
@@ -181,10 +187,11 @@ public final class TCPListener: @unchecked Sendable, IOSelectable {
             let connection = configuration.connection
             let counter = counter
             let makeHandler = makeHandler
+            let tls = tls
             if target === loop {
-                TCPConnection.adopt(fd: fd, on: target, configuration: connection, counter: counter, makeHandler: makeHandler)
+                TCPConnection.adopt(fd: fd, on: target, configuration: connection, tls: tls, counter: counter, makeHandler: makeHandler)
             } else if !target.execute({
-                TCPConnection.adopt(fd: fd, on: target, configuration: connection, counter: counter, makeHandler: makeHandler)
+                TCPConnection.adopt(fd: fd, on: target, configuration: connection, tls: tls, counter: counter, makeHandler: makeHandler)
             }) {
                 _ = systemClose(fd)
                 counter.release()

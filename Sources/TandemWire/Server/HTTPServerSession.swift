@@ -149,6 +149,17 @@ final class HTTPServerSession: TCPConnectionHandler, @unchecked Sendable {
         }
     }
 
+    /// The answer, unencrypted, to a plain request on a TLS port.
+    static func plaintextOnTLSPort(_ format: WebSocketServerConfiguration.ErrorBodyFormat) -> HTTPResponse {
+        let message = "this port speaks TLS: use https:// or wss://"
+        var response = switch format {
+        case .plainText: plain(400, message)
+        case .json: HTTPResponse.jsonError(status: 400, error: "tls_required", message: message)
+        }
+        response.headers.replaceOrAdd(name: "Connection", value: "close")
+        return response
+    }
+
     /// A small plain-text response.
     static func plain(_ status: Int, _ message: String) -> HTTPResponse {
         HTTPResponse(status: status, headers: ["Content-Type": "text/plain; charset=utf-8"], body: Array((message + "\n").utf8))

@@ -49,7 +49,10 @@ public final class WebSocketServer: Sendable {
         let listener = try TCPListener.bind(
             host: configuration.host, port: configuration.port, group: group,
             configuration: TCPListener.Configuration(
-                maxConnections: configuration.maxConnections, connection: configuration.tcpConfiguration)
+                maxConnections: configuration.maxConnections, connection: configuration.tcpConfiguration),
+            tls: configuration.tls.map {
+                TLSServerSettings(context: $0, plaintextReply: HTTPServerSession.plaintextOnTLSPort(configuration.errorBodies).bytes)
+            }
         ) { connection in
             HTTPServerSession(connection: connection, context: context)
         }

@@ -33,6 +33,10 @@ public struct WebSocketServerConfiguration: Sendable {
     /// How long a close handshake this side started waits for the peer's close frame before dropping the
     /// connection.
     public var closeTimeout: Duration = .seconds(2)
+    /// Serves every connection over TLS with this server context (`wss://`, `https://` on the same port);
+    /// nil serves plain text. A client that sends a plain request to a TLS port gets a plain 400 naming
+    /// `https://`, then the connection closes.
+    public var tls: TLSContext?
 
     /// The body format of the errors the server itself answers with.
     public enum ErrorBodyFormat: Sendable {

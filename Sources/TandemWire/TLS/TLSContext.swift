@@ -21,7 +21,7 @@ public final class TLSContext: @unchecked Sendable {
         self.context = context
         self.configuration = configuration
         _ = tandem_ssl_ctx_set_min_tls12(context)
-        _ = tandem_ssl_ctx_set_partial_writes(context)
+        _ = tandem_ssl_ctx_set_modes(context)
         if let chain = configuration.certificateChain {
             guard SSL_CTX_use_certificate_chain_file(context, chain) == 1 else {
                 throw .configuration(reason: "cannot load the certificate chain \(chain) (\(TLSContext.lastError()))")

@@ -22,6 +22,8 @@ public final class TLSEngine {
     public private(set) var isHandshakeComplete = false
     /// Whether the peer closed its side with a TLS close_notify.
     public private(set) var peerClosed = false
+    /// Whether any byte arrived yet (the first one tells a TLS peer from a plain one).
+    private var receivedAny = false
 
     /// An engine for a client connecting to `serverName` (a DNS name or an IP literal), or for a server when
     /// the context has a certificate (`serverName` is then ignored).
@@ -66,30 +68,63 @@ public final class TLSEngine {
 
     /// Takes ciphertext from the peer and returns the plaintext it completes (possibly none).
     public func receive(_ bytes: [UInt8]) throws(TLSError) -> [UInt8] {
-        if !bytes.isEmpty {
-            let written = bytes.withUnsafeBytes { BIO_write(inbound, $0.baseAddress, Int32($0.count)) }
-            guard written == Int32(bytes.count) else { throw .protocolFailure(reason: "could not buffer \(bytes.count) received bytes") }
+        var plaintext: [UInt8] = []
+        let scratch = UnsafeMutableRawBufferPointer.allocate(byteCount: 16 << 10, alignment: 16)
+        defer { scratch.deallocate() }
+        let failure = bytes.withUnsafeBytes { ciphertext -> TLSError? in
+            do throws(TLSError) {
+                try receive(ciphertext, scratch: scratch) { plaintext.append(contentsOf: $0) }
+                return nil
+            } catch {
+                return error
+            }
+        }
+        if let failure { throw failure }
+        return plaintext
+    }
+
+    /// Takes ciphertext from the peer and hands each piece of plaintext it completes to `deliver`, decrypted
+    /// into `scratch`. The ciphertext is buffered before anything is written to `scratch`, so the two may be
+    /// the same memory (an event loop's read buffer).
+    ///
+    /// A peer whose first bytes are not a TLS record (plain HTTP to a TLS port, or a plain server answering a
+    /// client's hello) fails with `TLSError.notTLS` before OpenSSL reads them.
+    public func receive(
+        _ ciphertext: UnsafeRawBufferPointer, scratch: UnsafeMutableRawBufferPointer, deliver: (UnsafeRawBufferPointer) -> Void
+    ) throws(TLSError) {
+        if !ciphertext.isEmpty {
+            if !receivedAny {
+                receivedAny = true
+                // 0x16 opens a handshake record, 0x15 an alert (a server refusing the hello).
+                guard ciphertext[0] == 0x16 || ciphertext[0] == 0x15 else { throw .notTLS(isServer: context.configuration.isServer) }
+            }
+            let written = BIO_write(inbound, ciphertext.baseAddress, Int32(ciphertext.count))
+            guard written == Int32(ciphertext.count) else {
+                throw .protocolFailure(reason: "could not buffer \(ciphertext.count) received bytes")
+            }
         }
         try advance()
-        guard isHandshakeComplete else { return [] }
-        var plaintext: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 16 << 10)
+        guard isHandshakeComplete, let base = scratch.baseAddress else { return }
+        let capacity = Int32(clamping: scratch.count)
         while true {
             ERR_clear_error()
-            let count = chunk.withUnsafeMutableBytes { SSL_read(ssl, $0.baseAddress, Int32($0.count)) }
+            let count = SSL_read(ssl, base, capacity)
             if count > 0 {
-                plaintext.append(contentsOf: chunk[..<Int(count)])
+                deliver(UnsafeRawBufferPointer(start: base, count: Int(count)))
                 continue
             }
             switch SSL_get_error(ssl, count) {
-            case SSL_ERROR_WANT_READ, SSL_ERROR_WANT_WRITE: return plaintext
+            case SSL_ERROR_WANT_READ, SSL_ERROR_WANT_WRITE: return
             case SSL_ERROR_ZERO_RETURN:
                 peerClosed = true
-                return plaintext
+                return
             default: throw .protocolFailure(reason: TLSContext.lastError())
             }
         }
     }
+
+    /// Whether anything is waiting in `takeOutbound`.
+    public var hasOutbound: Bool { BIO_ctrl_pending(outbound) > 0 }
 
     /// Encrypts `plaintext` for the peer (held until the handshake completes).
     public func send(_ plaintext: [UInt8]) throws(TLSError) {

@@ -13,6 +13,9 @@ public enum TLSError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The handshake failed for a reason other than the certificate (no common protocol version or
     /// cipher, the peer does not speak TLS, the peer refused our certificate).
     case handshakeFailed(reason: String)
+    /// The peer does not speak TLS: plain HTTP sent to a TLS port (`isServer`: this side is the server), or a
+    /// plain server answering a client's hello.
+    case notTLS(isServer: Bool)
     /// A certificate, key or CA file could not be loaded.
     case configuration(reason: String)
     /// The TLS stream broke after the handshake (a corrupted or forged record).
@@ -37,6 +40,10 @@ public enum TLSError: Error, Sendable, Hashable, CustomStringConvertible {
             "the server's certificate is not valid for \(expected); use the name the certificate was issued for, or reissue it with that name"
         case .certificateRejected(let reason): "the server's certificate was rejected: \(reason)"
         case .handshakeFailed(let reason): "the TLS handshake failed: \(reason)"
+        case .notTLS(let isServer):
+            isServer
+                ? "the client sent plain text to a TLS port; use https:// or wss://"
+                : "the server does not speak TLS on this port; use ws:// or http://, or the port where it serves TLS"
         case .configuration(let reason): "TLS configuration: \(reason)"
         case .protocolFailure(let reason): "the TLS connection broke: \(reason)"
         }

@@ -1,0 +1,137 @@
+import Foundation
+import Synchronization
+import Testing
+import TandemTestSupport
+@testable import TandemWire
+
+/// TLS on real loopback sockets: a `wss://` server and client on Tandem's event loops, HTTPS requests, and
+/// the failures a client must name (unknown CA, expired certificate, wrong host, plain peers either way).
+@Suite(.serialized) struct TLSConnectionTests {
+    private static let certificates = Result { try TestCertificates.make() }
+
+    private func certificates() throws -> TestCertificates { try Self.certificates.get() }
+
+    private func serverContext() throws -> TLSContext {
+        let certificates = try certificates()
+        return try TLSContext(.server(certificateChain: certificates.serverChain, privateKey: certificates.serverKey))
+    }
+
+    private func clientContext(trusting ca: String? = nil, at time: Int64? = nil) throws -> TLSContext {
+        var configuration = TLSConfiguration.client(additionalTrustRoots: [try ca ?? certificates().caFile], trustsSystemRoots: false)
+        configuration.verificationTime = time
+        return try TLSContext(configuration)
+    }
+
+    private func secureServer(host: String = "127.0.0.1") throws -> TestWebSocketServer {
+        let context = try serverContext()
+        return try TestWebSocketServer(configure: {
+            $0.host = host
+            $0.tls = context
+            $0.maxMessageSize = 1 << 20
+        }, routes: { request in
+            request.target == "/healthz" ? HTTPResponse(status: 200, body: Array("ok\n".utf8)) : nil
+        })
+    }
+
+    @Test func aSecureWebSocketCarriesMessagesBothWaysAndClosesCleanly() async throws {
+        let server = try secureServer()
+        defer { server.stop() }
+        let tls = try clientContext()
+        for host in ["localhost", "127.0.0.1"] {
+            let client = try await WebSocketClient.connect(
+                url: "wss://\(host):\(server.server.port)/v1/sync", maxMessageSize: 1 << 20, tls: tls, on: server.group.next())
+            #expect(client.connection.tcp.isSecure)
+            let events = EventCollector(client)
+            // Many small messages in one go and one larger than a TLS record (16 KiB).
+            for index in 0..<50 { try await client.send(text: Array("message \(index)".utf8)) }
+            let large = [UInt8](repeating: UInt8(ascii: "x"), count: 200_000)
+            try await client.send(text: large)
+            try await eventually("echoes") { events.texts.count == 51 }
+            #expect(events.texts.prefix(50) == (0..<50).map { Array("message \($0)".utf8) }[...])
+            #expect(events.texts.last == large)
+            await client.close(code: 1000, reason: "done")
+            #expect(events.closed?.code == 1000)
+        }
+        try await eventually("server heard both clean closes") {
+            (0..<2).allSatisfy { server.handler($0)?.snapshot.closes.first == CloseRecord(code: 1000, reason: "done", clean: true) }
+        }
+    }
+
+    @Test func httpsRequestsAreServedOnTheSamePort() async throws {
+        let server = try secureServer()
+        defer { server.stop() }
+        let response = try await HTTPClient.send(
+            method: "GET", url: "https://localhost:\(server.server.port)/healthz", tls: try clientContext(), on: server.group.next())
+        #expect(response.status == 200)
+        #expect(response.body == Array("ok\n".utf8))
+    }
+
+    @Test func aPlainRequestToATLSPortGetsAPlainAnswerAndAClose() async throws {
+        let server = try secureServer()
+        defer { server.stop() }
+        let peer = try BlockingPeer(connectingTo: server.address)
+        try peer.send(Array("GET /healthz HTTP/1.1\r\nHost: localhost\r\n\r\n".utf8))
+        var received: [UInt8] = []
+        while case .success(let chunk) = await peer.receiveOffPool(), !chunk.isEmpty { received += chunk }
+        #expect(received.text.hasPrefix("HTTP/1.1 400 Bad Request\r\n"), "\(received.text)")
+        #expect(received.text.contains("use https:// or wss://"))
+        // The server keeps serving TLS clients.
+        let response = try await HTTPClient.send(
+            method: "GET", url: "https://127.0.0.1:\(server.server.port)/healthz", tls: try clientContext(), on: server.group.next())
+        #expect(response.status == 200)
+    }
+
+    @Test func aSecureClientToAPlainPortIsToldTheServerDoesNotSpeakTLS() async throws {
+        let server = try TestWebSocketServer()
+        defer { server.stop() }
+        await #expect(throws: WebSocketClientError.tls(.notTLS(isServer: false))) {
+            _ = try await WebSocketClient.connect(url: "wss://127.0.0.1:\(server.server.port)/v1/sync", tls: try clientContext(),
+                                                  on: server.group.next())
+        }
+    }
+
+    @Test func certificateProblemsAreTypedErrors() async throws {
+        let server = try secureServer()
+        defer { server.stop() }
+        let url = "wss://localhost:\(server.server.port)/v1/sync"
+        let loop = server.group.next()
+        let untrusted = await #expect(throws: WebSocketClientError.self) {
+            _ = try await WebSocketClient.connect(url: url, tls: try clientContext(trusting: try certificates().otherCAFile), on: loop)
+        }
+        guard case .tls(.untrustedCertificate)? = untrusted else { Issue.record("got \(String(describing: untrusted))"); return }
+        let twoDaysOn = Int64(Date().timeIntervalSince1970) + 2 * 86_400
+        let expired = await #expect(throws: WebSocketClientError.self) {
+            _ = try await WebSocketClient.connect(url: url, tls: try clientContext(at: twoDaysOn), on: loop)
+        }
+        guard case .tls(.certificateExpired)? = expired else { Issue.record("got \(String(describing: expired))"); return }
+        // The system's trust store does not know the test CA.
+        let system = await #expect(throws: WebSocketClientError.self) { _ = try await WebSocketClient.connect(url: url, on: loop) }
+        guard case .tls(.untrustedCertificate)? = system else { Issue.record("got \(String(describing: system))"); return }
+        // After every refusal the server still serves.
+        _ = try await WebSocketClient.connect(url: url, tls: try clientContext(), on: loop)
+    }
+
+    @Test func aCertificateForAnotherAddressIsAHostnameMismatch() async throws {
+        // 127.0.0.2 is loopback too, and the certificate names only localhost and 127.0.0.1.
+        let server = try secureServer(host: "127.0.0.2")
+        defer { server.stop() }
+        await #expect(throws: WebSocketClientError.tls(.hostnameMismatch(expected: "127.0.0.2"))) {
+            _ = try await WebSocketClient.connect(url: "wss://127.0.0.2:\(server.server.port)/v1/sync", tls: try clientContext(),
+                                                  on: server.group.next())
+        }
+    }
+
+    @Test func aServerThatNeverAnswersTheHelloTimesOut() async throws {
+        let group = try EventLoopGroup(threads: 1)
+        defer { group.shutdown() }
+        let silent = try TCPListener.bind(host: "127.0.0.1", port: 0, group: group) { _ in RecordingHandler() }
+        defer { silent.close() }
+        let clock = ContinuousClock()
+        let start = clock.now
+        await #expect(throws: WebSocketClientError.timeout) {
+            _ = try await WebSocketClient.connect(url: "wss://127.0.0.1:\(silent.port)/", timeout: .milliseconds(200),
+                                                  tls: try clientContext(), on: group.next())
+        }
+        #expect(clock.now - start < .seconds(2))
+    }
+}
