@@ -39,10 +39,19 @@ public final class SyncServer: Sendable {
     /// This node's name in the cluster; nil when the server runs alone.
     public var nodeID: String? { cluster?.settings.nodeID }
 
-    /// The WebSocket URL clients connect to.
+    /// The WebSocket URL clients connect to (`wss://` when the port speaks TLS).
     public var syncURL: String {
+        "\(configuration.servesTLS ? "wss" : "ws")://\(authority)\(TandemProtocol.syncPath)"
+    }
+
+    /// The URL of the page, the invitation API and `/healthz` (`https://` when the port speaks TLS).
+    public var baseURL: String {
+        "\(configuration.servesTLS ? "https" : "http")://\(authority)"
+    }
+
+    private var authority: String {
         let host = configuration.host.contains(":") ? "[\(configuration.host)]" : configuration.host
-        return "ws://\(host):\(port)\(TandemProtocol.syncPath)"
+        return "\(host):\(port)"
     }
 
     /// Starts a server: loads or creates the secret, opens storage, loads the stored invitations and deny
@@ -56,6 +65,7 @@ public final class SyncServer: Sendable {
         self.configuration = configuration
         self.metrics = metrics
         self.logger = logger
+        let tls = try Self.tlsContext(configuration)
 
         let secret: ServerSecret
         do {
@@ -141,6 +151,7 @@ public final class SyncServer: Sendable {
         wire.handshakeTimeout = .milliseconds(configuration.handshakeTimeoutMilliseconds)
         wire.idleTimeout = .milliseconds(configuration.idleTimeoutMilliseconds)
         wire.sendQueueLimit = configuration.sendQueueLimitBytes
+        wire.tls = tls
 
         let context = ServerSession.Context(
             registry: registry, verifier: tokens, scheduler: DispatchTimerScheduler(), configuration: configuration,
@@ -223,6 +234,22 @@ extension SyncServer {
 }
 
 /// Why the server could not start.
+extension SyncServer {
+    /// The server's TLS context when the configuration asks for TLS.
+    static func tlsContext(_ configuration: ServerConfiguration) throws(ServerStartError) -> TLSContext? {
+        switch (configuration.tlsCertificatePath, configuration.tlsKeyPath) {
+        case (nil, nil): return nil
+        case (let chain?, let key?):
+            do throws(TLSError) {
+                return try TLSContext(.server(certificateChain: chain, privateKey: key))
+            } catch {
+                throw .tls(error.description)
+            }
+        default: throw .tls("a certificate and its key go together: give both --tls-cert and --tls-key")
+        }
+    }
+}
+
 public enum ServerStartError: Error, Sendable, CustomStringConvertible {
     /// The secret could not be read or created.
     case secret(ServerSecretError)
@@ -236,6 +263,8 @@ public enum ServerStartError: Error, Sendable, CustomStringConvertible {
     case bind(host: String, port: Int, String)
     /// The cluster settings are unusable.
     case cluster(String)
+    /// The TLS certificate or key cannot be used.
+    case tls(String)
 
     /// A message that says what to do.
     public var description: String {
@@ -246,6 +275,7 @@ public enum ServerStartError: Error, Sendable, CustomStringConvertible {
         case .eventLoops(let reason): "cannot start the event loops: \(reason)"
         case .bind(let host, let port, let reason): "cannot listen on \(host):\(port): \(reason); is another process using the port? (try --port)"
         case .cluster(let reason): "cannot join the cluster: \(reason)"
+        case .tls(let reason): "cannot serve TLS: \(reason)"
         }
     }
 }

@@ -17,7 +17,7 @@ import TandemWire
         #expect(output.last == "\(base)/#invite=\(code)")
 
         let arguments = ParsedArguments(values: ["url": base, "invite": code, "name": "Bob", "client": "bob-1"])
-        let options = try await JoinCommand.redeemInvite(try JoinCommand.options(from: arguments), group: harness.group)
+        let options = try await JoinCommand.redeemInvite(try JoinCommand.options(from: arguments))
         #expect(options.url == harness.server.syncURL)
         let claims = try harness.server.tokens.verify(try #require(options.token))
         #expect(claims.role == .guest && claims.name == "Bob")
@@ -26,8 +26,8 @@ import TandemWire
 
         // The second use through the ws:// form of the URL; a third is refused.
         let wsArguments = ParsedArguments(values: ["url": harness.server.syncURL, "invite": code])
-        _ = try await JoinCommand.redeemInvite(try JoinCommand.options(from: wsArguments), group: harness.group)
-        await #expect { _ = try await JoinCommand.redeemInvite(try JoinCommand.options(from: wsArguments), group: harness.group) } throws: { error in
+        _ = try await JoinCommand.redeemInvite(try JoinCommand.options(from: wsArguments))
+        await #expect { _ = try await JoinCommand.redeemInvite(try JoinCommand.options(from: wsArguments)) } throws: { error in
             if case InviteError.gone = error { true } else { false }
         }
         await harness.shutdown()
@@ -56,7 +56,7 @@ import TandemWire
         #expect(uses.status == ExitCode.usage)
         let scheme = await runTandem(["invite", "--url", "ftp://x", "--token", "t"])
         #expect(scheme.status == ExitCode.usage)
-        #expect(scheme.console.stderr.first?.contains("http:// or ws://") == true)
+        #expect(scheme.console.stderr.first?.contains("http://, https://, ws:// or wss://") == true)
         let unreachable = await runTandem(["invite", "--url", "http://127.0.0.1:1", "--token", "t"])
         #expect(unreachable.status == ExitCode.failure)
         #expect(unreachable.console.stderr.first?.contains("cannot reach the server") == true)
@@ -66,6 +66,9 @@ import TandemWire
         #expect(try ServerURL("http://h:1", option: "url") == ServerURL(sync: "ws://h:1/v1/sync", api: "http://h:1"))
         #expect(try ServerURL("http://h:1/", option: "url") == ServerURL(sync: "ws://h:1/v1/sync", api: "http://h:1"))
         #expect(try ServerURL("ws://[::1]:2/custom", option: "url") == ServerURL(sync: "ws://[::1]:2/custom", api: "http://[::1]:2"))
+        #expect(try ServerURL("https://h", option: "url") == ServerURL(sync: "wss://h/v1/sync", api: "https://h"))
+        #expect(try ServerURL("wss://h:3/custom", option: "url") == ServerURL(sync: "wss://h:3/custom", api: "https://h:3"))
         #expect(throws: CommandLineError.self) { try ServerURL("http://", option: "url") }
+        #expect(throws: CommandLineError.self) { try ServerURL("ftp://h", option: "url") }
     }
 }

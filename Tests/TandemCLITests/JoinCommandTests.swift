@@ -39,7 +39,7 @@ final class JoinHarness: Sendable {
     /// Runs `tandem join`'s core on `lines` and returns its exit code and output.
     func join(_ lines: [String], options: JoinCommand.Options) async -> (status: Int32, console: RecordingConsole) {
         let console = RecordingConsole()
-        let runner = JoinRunner(session: JoinCommand.session(for: options, group: group), console: console, drainTimeout: options.drainTimeout)
+        let runner = JoinRunner(session: JoinCommand.session(for: options), console: console, drainTimeout: options.drainTimeout)
         let status = await runner.run(lines: AsyncStream { sink in
             for line in lines { sink.yield(line) }
             sink.finish()
@@ -111,7 +111,7 @@ private func parsed(_ lines: [String]) -> [JSONValue] {
         let watcher = RecordingConsole()
         let watching = Task {
             await JoinRunner(
-                session: JoinCommand.session(for: harness.options(user: "bob", client: "b1"), group: harness.group),
+                session: JoinCommand.session(for: harness.options(user: "bob", client: "b1")),
                 console: watcher, drainTimeout: .seconds(1)
             ).run(lines: AsyncStream<String> { sink in
                 Task {
@@ -186,8 +186,11 @@ private func parsed(_ lines: [String]) -> [JSONValue] {
         let both = await runTandem(["join", "--url", "http://127.0.0.1:1", "--invite", "123456", "--token", "t"])
         #expect(both.status == ExitCode.usage)
         #expect(both.console.stderr.first?.contains("not both") == true)
-        let badScheme = await runTandem(["join", "--url", "https://127.0.0.1:1", "--invite", "123456"])
+        let badScheme = await runTandem(["join", "--url", "ftp://127.0.0.1:1", "--invite", "123456"])
         #expect(badScheme.status == ExitCode.usage)
+        let missingCA = await runTandem(["join", "--url", "wss://127.0.0.1:1/v1/sync", "--token", "t", "--ca-file", "/nonexistent/ca.pem"])
+        #expect(missingCA.status == ExitCode.usage)
+        #expect(missingCA.console.stderr.first?.contains("readable PEM file") == true)
         let noToken = await runTandem(["join", "--url", "ws://127.0.0.1:1/v1/sync"])
         #expect(noToken.status == ExitCode.usage)
         #expect(noToken.console.stderr.first == "tandem join: error: missing required option '--token'")

@@ -776,7 +776,7 @@ private final class BrowserRoom: Sendable {
     func syncSession(user: String, client: String, role: Role = .host, presence: JSONValue? = nil) -> SyncSession {
         let minted = token(user: user, name: nil, role: role)
         let configuration = SyncSessionConfiguration(reconnect: ReconnectPolicy(backoff: ReconnectBackoff(base: 0.05, cap: 0.5)))
-        return SyncSession(url: syncURL, clientID: client, tokenProvider: { minted }, presence: presence, configuration: configuration, group: group)
+        return SyncSession(url: syncURL, clientID: client, tokenProvider: { minted }, presence: presence, configuration: configuration, transport: WireTransport(group: group))
     }
 
     var syncURL: String { "ws://127.0.0.1:\(port)/v1/sync" }

@@ -20,7 +20,7 @@ import TandemWire
         #expect(accepted.room == "lobby" && accepted.role == .guest)
         #expect(try await host.listInvites().isEmpty)
 
-        let session = SyncSession(url: harness.server.syncURL, clientID: "bob-1", tokenProvider: accepted.tokenProvider, group: harness.group)
+        let session = SyncSession(url: harness.server.syncURL, clientID: "bob-1", tokenProvider: accepted.tokenProvider, transport: WireTransport(group: harness.group))
         await session.start()
         #expect(await session.waitUntilConnected(timeout: .seconds(30)))
         try await session.apply([Fixtures.set("/guest", .string("hello"))])

@@ -19,7 +19,7 @@ import TandemWire
         return SyncSession(
             url: "ws://127.0.0.1:\(proxy.port)\(TandemProtocol.syncPath)", clientID: client, tokenProvider: { token },
             configuration: SyncSessionConfiguration(reconnect: ReconnectPolicy(backoff: ReconnectBackoff(base: 0.01, cap: 0.05))),
-            group: harness.group)
+            transport: WireTransport(group: harness.group))
     }
 
     @Test func aHalfOpenLinkIsDetectedWithinTwoHeartbeatIntervals() async throws {

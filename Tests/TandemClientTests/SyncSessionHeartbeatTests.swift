@@ -67,7 +67,7 @@ private final class SilentServer: Sendable {
         let server = try SilentServer(welcomeIntervalMilliseconds: 100, group: group)
         let session = SyncSession(
             url: server.url, clientID: "a1", tokenProvider: { "t" },
-            configuration: SyncSessionConfiguration(reconnect: Self.fastRetry), group: group)
+            configuration: SyncSessionConfiguration(reconnect: Self.fastRetry), transport: WireTransport(group: group))
         let states = StreamLog(session.states)
         await session.start()
         // No frame after the welcome: dead after 2 × 100 ms, then a new attempt says hello again.
@@ -86,7 +86,7 @@ private final class SilentServer: Sendable {
         let server = try SilentServer(welcomeIntervalMilliseconds: nil, group: group)
         let session = SyncSession(
             url: server.url, clientID: "a1", tokenProvider: { "t" },
-            configuration: SyncSessionConfiguration(reconnect: Self.fastRetry, welcomeTimeout: 100_000_000), group: group)
+            configuration: SyncSessionConfiguration(reconnect: Self.fastRetry, welcomeTimeout: 100_000_000), transport: WireTransport(group: group))
         await session.start()
         #expect(await eventually { server.helloCount >= 2 })
         #expect(await session.state != .connected)

@@ -34,7 +34,7 @@ private final class FlakyTokens: Sendable {
         let session = SyncSession(
             url: harness.server.syncURL, clientID: "a1", tokenProvider: { try tokens.next() },
             configuration: SyncSessionConfiguration(reconnect: ReconnectPolicy(backoff: ReconnectBackoff(base: 0.01, cap: 0.02))),
-            group: harness.group)
+            transport: WireTransport(group: harness.group))
         await session.start()
         #expect(await session.waitUntilConnected(timeout: .seconds(10)))
         #expect(tokens.count == 3)

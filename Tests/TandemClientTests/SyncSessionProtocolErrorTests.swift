@@ -83,7 +83,7 @@ private final class ScriptedServer: Sendable {
             url: server.url, clientID: "a1", tokenProvider: { "t" },
             configuration: SyncSessionConfiguration(reconnect: ReconnectPolicy(backoff: ReconnectBackoff(base: 0.01, cap: 0.02)),
                                                     welcomeTimeout: 600_000_000_000),
-            group: group)
+            transport: WireTransport(group: group))
         let events = StreamLog(session.events)
         let states = StreamLog(session.states)
         await session.start()

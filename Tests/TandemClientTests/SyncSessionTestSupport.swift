@@ -59,7 +59,7 @@ final class SessionTestServer: Sendable {
             reconnect: ReconnectPolicy(backoff: ReconnectBackoff(base: 0.01, cap: 0.05)))
         let session = SyncSession(
             url: server.syncURL, clientID: client, tokenProvider: { counter.increment(); return provide() },
-            presence: presence, configuration: configuration, group: group)
+            presence: presence, configuration: configuration, transport: WireTransport(group: group))
         return (session, counter)
     }
 
@@ -69,7 +69,7 @@ final class SessionTestServer: Sendable {
         await stopServer()
         return SyncSession(
             url: url, clientID: "a1", tokenProvider: { "t" },
-            configuration: SyncSessionConfiguration(reconnect: ReconnectPolicy(backoff: backoff)), group: group)
+            configuration: SyncSessionConfiguration(reconnect: ReconnectPolicy(backoff: backoff)), transport: WireTransport(group: group))
     }
 
     func shutdown() async {

@@ -87,7 +87,7 @@ private final class WeakLinkServer: Sendable {
         let session = SyncSession(
             url: server.url, clientID: "a1", tokenProvider: { "t" },
             configuration: SyncSessionConfiguration(reconnect: ReconnectPolicy(backoff: ReconnectBackoff(base: 0.01, cap: 0.02))),
-            group: group)
+            transport: WireTransport(group: group))
         let events = StreamLog(session.events)
         await session.start()
         #expect(await eventually(timeout: .seconds(30)) { server.pings >= 6 })

@@ -101,7 +101,7 @@ import TandemProtocol
         let harness = try SessionTestServer.start()
         let session = SyncSession(
             url: harness.server.syncURL, clientID: "a1", tokenProvider: { "unused" },
-            configuration: SyncSessionConfiguration(eventBufferLimit: 3), group: harness.group)
+            configuration: SyncSessionConfiguration(eventBufferLimit: 3), transport: WireTransport(group: harness.group))
         // Twenty local changes while nobody reads `events`: twenty `stateChanged` events were produced.
         for index in 1...20 { try await session.apply([F.set("/n", .number(Double(index)))]) }
         await session.stop()

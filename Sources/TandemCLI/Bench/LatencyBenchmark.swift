@@ -78,7 +78,7 @@ enum LatencyBenchmark {
         let room = "latency-\(UUID().uuidString)"
         func session(_ user: String) -> SyncSession {
             let token = server.tokens.mint(TokenClaims(sub: user, room: room, role: .host, exp: server.tokens.currentTime + 3_600))
-            return SyncSession(url: url, clientID: "\(user)-bench", tokenProvider: { token }, group: group)
+            return SyncSession(url: url, clientID: "\(user)-bench", tokenProvider: { token }, transport: WireTransport(group: group))
         }
         let author = session("author"), viewer = session("viewer")
         await author.start()

@@ -8,11 +8,12 @@ enum InviteCommand {
         name: "invite",
         summary: "Create an invitation code for your room (needs a host token); prints the code and its URL.",
         options: [
-            .value("url", "URL", help: "Server URL, e.g. http://127.0.0.1:8080."),
+            .value("url", "URL", help: "Server URL, e.g. http://127.0.0.1:8080 or https://…"),
             .value("token", "TOKEN", help: "A host's token for the room."),
             .value("role", "ROLE", help: "guest or viewer.", default: "guest"),
             .value("ttl", "SECONDS", help: "How long the code can be used.", default: "1200"),
             .value("uses", "N", help: "How many people can use the code.", default: "1"),
+            .value("ca-file", "FILE", help: "Also trust the CAs in this PEM file for https:// (default: the system's trust store)."),
         ]
     )
 
@@ -23,21 +24,15 @@ enum InviteCommand {
         var role: Role
         var ttl: Int
         var uses: Int
+        var caFile: String? = nil
     }
 
     static let command = Command(spec: spec) { arguments, context in
         guard let options = context.validated(spec, { () throws(CommandLineError) in try InviteCommand.options(from: arguments) }) else {
             return ExitCode.usage
         }
-        let group: EventLoopGroup
-        do {
-            group = try EventLoopGroup(threads: 1)
-        } catch {
-            context.console.err("tandem invite: error: \(error)")
-            return ExitCode.failure
-        }
-        defer { group.shutdown() }
-        let client = InviteClient(baseURL: options.server.api, token: options.token, group: group)
+        let client = InviteClient(baseURL: options.server.api, token: options.token,
+                                  tls: .client(additionalTrustRoots: options.caFile.map { [$0] } ?? []))
         do {
             let invitation = try await client.createInvite(role: options.role, ttl: options.ttl, uses: options.uses)
             context.console.out(invitation.code)
@@ -57,6 +52,6 @@ enum InviteCommand {
         let role = Role(rawValue: try arguments.choice("role", default: "guest", among: [Role.guest.rawValue, Role.viewer.rawValue]))!
         let ttl = try arguments.integer("ttl", default: 1200, in: 1...(7 * 86_400))
         let uses = try arguments.integer("uses", default: 1, in: 1...1000)
-        return Options(server: server, token: token, role: role, ttl: ttl, uses: uses)
+        return Options(server: server, token: token, role: role, ttl: ttl, uses: uses, caFile: try JoinCommand.caFile(from: arguments))
     }
 }

@@ -9,11 +9,12 @@ enum JoinCommand {
         name: "join",
         summary: "Join a room from the terminal: stdin lines are JSON op arrays, stdout lines JSON events.",
         options: [
-            .value("url", "URL", help: "Server URL, e.g. ws://127.0.0.1:8080/v1/sync (with --invite also http://127.0.0.1:8080)."),
+            .value("url", "URL", help: "Server URL, e.g. ws://127.0.0.1:8080/v1/sync or wss://… (with --invite also http:// or https://)."),
             .value("token", "TOKEN", help: "Token for the room."),
             .value("invite", "CODE", help: "Invitation code to accept instead of a token."),
             .value("name", "NAME", help: "Display name, announced as presence {\"name\": NAME} (and in the invited token)."),
             .value("client", "ID", help: "Stable client id (default: random)."),
+            .value("ca-file", "FILE", help: "Also trust the CAs in this PEM file for wss:// and https:// (default: the system's trust store)."),
             .value("drain-timeout", "SECONDS", help: "How long to wait for acks at end of input.", default: "60"),
         ]
     )
@@ -28,6 +29,11 @@ enum JoinCommand {
         var drainTimeout: Duration
         /// The invitation to accept for a token, if any.
         var invite: InviteCode? = nil
+        /// Extra trusted CAs (PEM), if any.
+        var caFile: String? = nil
+
+        /// The TLS settings of `wss://` and `https://` connections.
+        var tls: TLSConfiguration { .client(additionalTrustRoots: caFile.map { [$0] } ?? []) }
     }
 
     /// An invitation code and the API base URL it is accepted at.
@@ -40,22 +46,14 @@ enum JoinCommand {
         guard let options = context.validated(spec, { () throws(CommandLineError) in try JoinCommand.options(from: arguments) }) else {
             return ExitCode.usage
         }
-        let group: EventLoopGroup
-        do {
-            group = try EventLoopGroup(threads: 1)
-        } catch {
-            context.console.err("tandem join: error: \(error)")
-            return ExitCode.failure
-        }
-        defer { group.shutdown() }
         let ready: Options
         do {
-            ready = try await redeemInvite(options, group: group)
+            ready = try await redeemInvite(options)
         } catch {
             context.console.err("tandem join: error: \(error)")
             return ExitCode.failure
         }
-        let runner = JoinRunner(session: session(for: ready, group: group), console: context.console, drainTimeout: options.drainTimeout)
+        let runner = JoinRunner(session: session(for: ready), console: context.console, drainTimeout: options.drainTimeout)
         return await runner.run(lines: standardInputLines())
     }
 
@@ -66,7 +64,7 @@ enum JoinCommand {
         var options = Options(
             url: url, token: nil,
             clientID: arguments.value("client") ?? "cli-\(UUID().uuidString.prefix(8).lowercased())",
-            name: arguments.value("name"), drainTimeout: .seconds(seconds))
+            name: arguments.value("name"), drainTimeout: .seconds(seconds), caFile: try caFile(from: arguments))
         if let code = arguments.value("invite") {
             guard arguments.value("token") == nil else {
                 throw .invalidValue(option: "invite", value: code, expected: "either --invite or --token, not both")
@@ -79,29 +77,38 @@ enum JoinCommand {
             options.invite = InviteCode(code: code, api: server.api)
             return options
         }
-        guard url.hasPrefix("ws://") else {
-            throw .invalidValue(option: "url", value: url, expected: "a ws:// URL such as ws://127.0.0.1:8080/v1/sync")
+        guard url.lowercased().hasPrefix("ws://") || url.lowercased().hasPrefix("wss://") else {
+            throw .invalidValue(option: "url", value: url, expected: "a ws:// or wss:// URL such as ws://127.0.0.1:8080/v1/sync")
         }
         options.token = try arguments.required("token")
         return options
     }
 
+    /// The `--ca-file` of a command line, checked to be readable.
+    static func caFile(from arguments: ParsedArguments) throws(CommandLineError) -> String? {
+        guard let path = arguments.value("ca-file") else { return nil }
+        guard FileManager.default.isReadableFile(atPath: path) else {
+            throw .invalidValue(option: "ca-file", value: path, expected: "a readable PEM file of CA certificates")
+        }
+        return path
+    }
+
     /// Accepts the invitation `options` carries (if any) and returns options holding the minted token.
-    static func redeemInvite(_ options: Options, group: EventLoopGroup) async throws(InviteError) -> Options {
+    static func redeemInvite(_ options: Options) async throws(InviteError) -> Options {
         guard let invite = options.invite else { return options }
-        let accepted = try await InviteClient(baseURL: invite.api, group: group).acceptInvite(code: invite.code, name: options.name)
+        let accepted = try await InviteClient(baseURL: invite.api, tls: options.tls).acceptInvite(code: invite.code, name: options.name)
         var ready = options
         ready.token = accepted.token
         ready.invite = nil
         return ready
     }
 
-    /// The session a command line describes (after ``redeemInvite(_:group:)``).
-    static func session(for options: Options, group: EventLoopGroup) -> SyncSession {
+    /// The session a command line describes (after ``redeemInvite(_:)``).
+    static func session(for options: Options) -> SyncSession {
         let token = options.token ?? ""
         return SyncSession(
             url: options.url, clientID: options.clientID, tokenProvider: { token },
-            presence: options.name.map { ["name": .string($0)] }, group: group)
+            presence: options.name.map { ["name": .string($0)] }, transport: WireTransport(tls: options.tls))
     }
 
     /// Standard input as lines, read on a dedicated thread so that a blocking read never holds a

@@ -40,6 +40,8 @@ enum ServeCommand {
             .value("invite-token-ttl", "SECONDS", help: "Lifetime of tokens minted for accepted invitations.", default: "3600"),
             .value("failed-accepts-per-address", "N", help: "Failed invitation accepts per address per minute before 429.", default: "10"),
             .value("failed-accepts-global", "N", help: "Failed invitation accepts per minute, all addresses, before 429.", default: "100"),
+            .value("tls-cert", "FILE", help: "Serve wss:// and https:// on the port with this PEM certificate chain (leaf first; needs --tls-key)."),
+            .value("tls-key", "FILE", help: "The PEM private key of --tls-cert."),
             .flag("in-memory", help: "Keep rooms in memory only (acks are not durable; for benchmarks)."),
             .value("loops", "N", help: "Event-loop threads (default: one per core, less one for the storage writer unless --in-memory or --redis)."),
             .value("redis", "URL", help: "Cluster mode: share rooms with other nodes through this Redis (redis://HOST:PORT; see docs/CLUSTER.md)."),
@@ -124,6 +126,16 @@ enum ServeCommand {
             throw .invalidValue(option: "presence-interval", value: "\(configuration.clusterPresenceIntervalMilliseconds)",
                                 expected: "at most half of --presence-ttl (\(configuration.clusterPresenceTTLMilliseconds)), so entries are refreshed before they lapse")
         }
+        switch (arguments.value("tls-cert"), arguments.value("tls-key")) {
+        case (nil, nil): break
+        case (let chain?, let key?):
+            configuration.tlsCertificatePath = chain
+            configuration.tlsKeyPath = key
+        case (let chain?, nil):
+            throw .invalidValue(option: "tls-cert", value: chain, expected: "to be used together with --tls-key (the certificate's private key)")
+        case (nil, let key?):
+            throw .invalidValue(option: "tls-key", value: key, expected: "to be used together with --tls-cert (the certificate chain)")
+        }
         if let url = arguments.value("public-url") {
             guard isPageOrigin(url) else {
                 throw .invalidValue(option: "public-url", value: url,
@@ -183,8 +195,7 @@ enum ServeCommand {
     /// a demo room (the only place a token is ever shown).
     static func banner(_ server: SyncServer) -> [String] {
         let configuration = server.configuration
-        let host = configuration.host.contains(":") ? "[\(configuration.host)]" : configuration.host
-        let http = "http://\(host):\(server.port)"
+        let http = server.baseURL
         var storage = configuration.inMemoryStorage ? "in memory (acks are not durable)" : "\(configuration.dataDirectory)/tandem.sqlite"
         if let redis = configuration.redisURL {
             storage = "rooms in \(redis) as node \(server.nodeID ?? "?"); invitations \(storage)"
@@ -199,7 +210,7 @@ enum ServeCommand {
         let viewer = server.tokens.mint(TokenClaims(sub: "viewer", room: "demo", role: .viewer, exp: expiry, name: "Viewer"))
         return [
             "Tandem sync server",
-            "  listening  \(server.syncURL)",
+            "  listening  \(server.syncURL)\(configuration.servesTLS ? " (TLS: \(configuration.tlsCertificatePath ?? ""))" : "")",
             "  storage    \(storage)",
             "  loops      \(server.eventLoopCount) event-loop thread\(server.eventLoopCount == 1 ? "" : "s")",
             "  secret     \(secret)",

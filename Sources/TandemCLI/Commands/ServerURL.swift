@@ -11,17 +11,19 @@ struct ServerURL: Equatable {
     /// The base URL of the HTTP API.
     var api: String
 
-    /// Reads `http://HOST:PORT[/…]` or `ws://HOST:PORT[/path]` (the path of a ws:// URL is kept).
+    /// Reads `http://` / `https://HOST:PORT[/…]` or `ws://` / `wss://HOST:PORT[/path]` (the path of a WebSocket
+    /// URL is kept); a secure scheme makes both URLs secure.
     init(_ text: String, option: String) throws(CommandLineError) {
         let lower = text.lowercased()
-        let scheme = lower.hasPrefix("http://") ? "http://" : lower.hasPrefix("ws://") ? "ws://" : nil
-        guard let scheme else {
-            throw .invalidValue(option: option, value: text, expected: "an http:// or ws:// URL such as http://127.0.0.1:8080")
+        guard let scheme = ["http://", "https://", "ws://", "wss://"].first(where: { lower.hasPrefix($0) }) else {
+            throw .invalidValue(option: option, value: text, expected: "an http://, https://, ws:// or wss:// URL such as http://127.0.0.1:8080")
         }
+        let secure = scheme == "https://" || scheme == "wss://"
         let rest = text.dropFirst(scheme.count)
         let authority = rest.prefix { $0 != "/" && $0 != "?" && $0 != "#" }
         guard !authority.isEmpty else { throw .invalidValue(option: option, value: text, expected: "a URL with a host, e.g. http://127.0.0.1:8080") }
-        api = "http://\(authority)"
-        sync = scheme == "ws://" && rest.count > authority.count ? text : "ws://\(authority)/v1/sync"
+        api = "\(secure ? "https" : "http")://\(authority)"
+        let isWebSocket = scheme.hasPrefix("ws")
+        sync = isWebSocket && rest.count > authority.count ? text : "\(secure ? "wss" : "ws")://\(authority)/v1/sync"
     }
 }

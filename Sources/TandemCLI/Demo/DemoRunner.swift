@@ -148,7 +148,7 @@ struct DemoRunner: Sendable {
         let session = SyncSession(
             url: url, clientID: "\(name)-demo", tokenProvider: { tokens.mint(claims) },
             presence: .object(["name": .string(name.capitalized)]),
-            configuration: SyncSessionConfiguration(reconnect: reconnect), group: group)
+            configuration: SyncSessionConfiguration(reconnect: reconnect), transport: WireTransport(group: group))
         return DemoParticipant(name: name, session: session)
     }
 
@@ -161,7 +161,7 @@ struct DemoRunner: Sendable {
         }
         let tokens = server.tokens
         let claims = TokenClaims(sub: "verifier", room: "demo", role: .viewer, exp: tokens.currentTime + 3_600)
-        let verifier = SyncSession(url: server.syncURL, clientID: "verifier-demo", tokenProvider: { tokens.mint(claims) }, group: group)
+        let verifier = SyncSession(url: server.syncURL, clientID: "verifier-demo", tokenProvider: { tokens.mint(claims) }, transport: WireTransport(group: group))
         await verifier.start()
         var snapshots: [SyncSnapshot] = []
         repeat {

@@ -81,6 +81,13 @@ public struct ConnectionLifecycle: Sendable {
     /// The app closes the connection.
     public mutating func close() throws(ConnectionLifecycleError) { try handle(.close) }
 
+    /// An attempt failed in a way retrying cannot fix (`error.isPermanent`): the connection closes for good.
+    @discardableResult
+    public mutating func failedForGood(_ error: SyncTransportError) throws(ConnectionLifecycleError) -> ConnectionState {
+        connectedAt = nil
+        return try handle(.lost(.stop(.transportFailed(error))))
+    }
+
     /// The connection or the attempt ended at `now` with `code` (`nil`: no close frame). Asks the
     /// policy and moves to `reconnecting` or `closed`. A connection that had been up for
     /// `policy.stableAfter` starts the backoff over at attempt 1.

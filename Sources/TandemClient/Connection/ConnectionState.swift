@@ -39,6 +39,9 @@ public enum ConnectionCloseReason: Sendable, Hashable, CustomStringConvertible {
     case unauthorized
     /// The policy's attempt limit was reached.
     case gaveUp(attempts: Int)
+    /// The transport cannot connect and retrying would not help: a bad URL, a refused certificate, TLS
+    /// settings that cannot be loaded.
+    case transportFailed(SyncTransportError)
 
     /// What happened and what the user can do.
     public var description: String {
@@ -47,6 +50,7 @@ public enum ConnectionCloseReason: Sendable, Hashable, CustomStringConvertible {
         case .refused(let code): "the server refused the connection: \(code); retrying would not help"
         case .unauthorized: "the token was refused (4001); sign in again to get a fresh token"
         case .gaveUp(let attempts): "gave up after \(attempts) attempts; check the network and reconnect"
+        case .transportFailed(let error): "cannot connect: \(error); retrying would not help"
         }
     }
 }

@@ -4,23 +4,26 @@ import TandemWire
 /// The client of a Tandem server's invitation API: a host creates, lists and revokes invitations and removes
 /// participants; a guest accepts a code and gets a token for `SyncSession`.
 ///
-/// Plain HTTP/1.1 over Tandem's own event loops (no Foundation networking, so it runs wherever `SyncSession`
-/// does). Every failure is a typed ``InviteError``.
+/// HTTP/1.1 (`http://` or `https://`) over Tandem's own event loops (no Foundation networking, so it runs
+/// wherever `SyncSession` does). Every failure is a typed ``InviteError``.
 public struct InviteClient: Sendable {
-    /// The server's base URL, e.g. `http://127.0.0.1:8080`.
+    /// The server's base URL, e.g. `https://tandem.example.com` or `http://127.0.0.1:8080`.
     public let baseURL: String
     /// The host's token, for everything but ``acceptInvite(code:name:)``.
     public let token: String?
-    private let group: EventLoopGroup
+    private let resources: WireClientResources
     private let timeout: Duration
 
-    /// Creates a client for the server at `baseURL` (`http://HOST:PORT`; a trailing `/` is ignored).
-    public init(baseURL: String, token: String? = nil, group: EventLoopGroup, timeout: Duration = .seconds(10)) {
+    /// Creates a client for the server at `baseURL` (`http://` or `https://HOST[:PORT]`; a trailing `/` is
+    /// ignored). Requests run on `group` (the caller's) or on a loop of the client's own when nil; `https://`
+    /// servers are verified against `tls` (the system's trust store by default).
+    public init(baseURL: String, token: String? = nil, group: EventLoopGroup? = nil, tls: TLSConfiguration = .client(),
+                timeout: Duration = .seconds(10)) {
         var base = baseURL
         while base.hasSuffix("/") { base.removeLast() }
         self.baseURL = base
         self.token = token
-        self.group = group
+        resources = WireClientResources(group: group, tls: tls)
         self.timeout = timeout
     }
 
@@ -75,11 +78,24 @@ public struct InviteClient: Sendable {
             headers.add(name: "Authorization", value: "Bearer \(token)")
         }
         if body != nil { headers.add(name: "Content-Type", value: "application/json") }
+        let loop: EventLoop
+        let context: TLSContext?
+        do throws(IOError) {
+            loop = try resources.loop()
+        } catch {
+            throw .transport(error.description)
+        }
+        do throws(TLSError) {
+            context = baseURL.lowercased().hasPrefix("https://") ? try resources.tlsContext() : nil
+        } catch {
+            throw .tls(error)
+        }
         let response: HTTPResponse
         do {
             response = try await HTTPClient.send(method: method, url: baseURL + path, headers: headers, body: body?.serializedBytes() ?? [],
-                                                 timeout: timeout, on: group.next())
+                                                 timeout: timeout, tls: context, on: loop)
         } catch {
+            if case .tls(let failure) = error { throw .tls(failure) }
             throw .transport(error.description)
         }
         let json = try? JSONValue.parse(response.body)

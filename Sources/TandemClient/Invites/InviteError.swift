@@ -1,3 +1,5 @@
+import TandemWire
+
 /// Why an invitation request failed, one case per kind of answer, each with the server's message.
 public enum InviteError: Error, Sendable, Equatable, CustomStringConvertible {
     /// 401: no token, or the token is invalid or expired.
@@ -18,6 +20,8 @@ public enum InviteError: Error, Sendable, Equatable, CustomStringConvertible {
     case transport(String)
     /// The server answered with something that is not the API's JSON.
     case invalidResponse(String)
+    /// TLS could not be set up for an `https://` server (its certificate was refused, or it does not speak TLS).
+    case tls(TLSError)
 
     /// What went wrong, phrased for the user.
     public var description: String {
@@ -32,6 +36,7 @@ public enum InviteError: Error, Sendable, Equatable, CustomStringConvertible {
         case .server(let status, let message): "server error (\(status)): \(message)"
         case .transport(let message): "cannot reach the server: \(message)"
         case .invalidResponse(let message): "unexpected answer from the server: \(message)"
+        case .tls(let error): error.description
         }
     }
 }

@@ -19,7 +19,7 @@ public actor SyncSession {
     public nonisolated let states: AsyncStream<ConnectionState>
     /// Everything the app renders or reports, in order.
     public nonisolated let events: AsyncStream<SyncSessionEvent>
-    /// The server's sync URL (`ws://host:port/v1/sync`).
+    /// The server's sync URL (`ws://` or `wss://host:port/v1/sync`).
     public nonisolated let url: String
     /// The stable client id (survives reconnects, scopes patch seqs).
     public nonisolated let clientID: String
@@ -37,7 +37,7 @@ public actor SyncSession {
     private let eventSink: AsyncStream<SyncSessionEvent>.Continuation
     private let tokenProvider: @Sendable () async throws -> String
     private let configuration: SyncSessionConfiguration
-    private let group: EventLoopGroup
+    private let transport: any SyncTransport
     private let clock: @Sendable () -> Int64
     private var random: JitterSource
 
@@ -48,7 +48,7 @@ public actor SyncSession {
     private var heartbeat: HeartbeatMonitor?
     /// The missed pongs last reported (`linkDegraded`), 0 while the link is healthy.
     private var reportedMisses = 0
-    private var socket: WebSocketClient?
+    private var socket: (any SyncTransportConnection)?
     private var outbox: AsyncStream<[UInt8]>.Continuation?
     private var generation = 0
     private var helloSentAt: Int64?
@@ -73,13 +73,15 @@ public actor SyncSession {
     ///   - tokenProvider: called before every connection attempt (tokens expire).
     ///   - presence: presence data announced in `hello` (and so re-announced after every reconnect).
     ///   - configuration: flow control, reconnect policy, timeouts.
-    ///   - group: the event loops the WebSocket connections run on (owned by the caller).
+    ///   - transport: how connections are opened: TandemWire's own loop by default (`wss://` verified against
+    ///     the system's trust store), `WireTransport(group:tls:)` for shared loops or a private CA,
+    ///     `URLSessionWebSocketTransport` on Apple platforms.
     ///   - clock: monotonic time in nanoseconds (heartbeat, pacing, backoff reset).
     ///   - random: the source of backoff jitter.
     public init(
         url: String, clientID: String, tokenProvider: @escaping @Sendable () async throws -> String,
         presence: JSONValue? = nil, configuration: SyncSessionConfiguration = SyncSessionConfiguration(),
-        group: EventLoopGroup, clock: @escaping @Sendable () -> Int64 = SyncSession.monotonicNanoseconds,
+        transport: any SyncTransport = WireTransport(), clock: @escaping @Sendable () -> Int64 = SyncSession.monotonicNanoseconds,
         random: some RandomNumberGenerator & Sendable = SystemRandomNumberGenerator()
     ) {
         self.url = url
@@ -87,7 +89,7 @@ public actor SyncSession {
         self.tokenProvider = tokenProvider
         self.presence = presence
         self.configuration = configuration
-        self.group = group
+        self.transport = transport
         self.clock = clock
         self.random = JitterSource(base: random)
         engine = SyncEngine(clientID: clientID, configuration: configuration.engine)
@@ -165,6 +167,10 @@ public actor SyncSession {
     // MARK: - Control
 
     /// Starts connecting (and reconnecting until stopped or refused). Calling it again does nothing.
+    ///
+    /// A connection that cannot succeed by retrying — a malformed URL or unsupported scheme, a certificate
+    /// the client does not accept, a TLS configuration that cannot be loaded — ends the session at the first
+    /// attempt: the state becomes `.closed(.transportFailed(error))`.
     public func start() {
         guard runTask == nil, !stopping else { return }
         try? lifecycle.connect()
@@ -263,10 +269,16 @@ public actor SyncSession {
 
     private func run() async {
         while !stopping {
-            let code = await connectOnce()
+            let outcome = await connectOnce()
             if stopping { break }
             endConnection()
-            guard let lost = decideAfterLoss(code: code) else { break }
+            let lost: ConnectionState?
+            switch outcome {
+            case .ended(let code): lost = decideAfterLoss(code: code)
+            case .failed(let error) where error.isPermanent: lost = try? lifecycle.failedForGood(error)
+            case .failed: lost = decideAfterLoss(code: nil)
+            }
+            guard let lost else { break }
             publishState()
             guard case .reconnecting(_, let delay) = lost else { break }
             let sleeper = Task { _ = try? await Task.sleep(for: .seconds(delay)) }
@@ -286,28 +298,36 @@ public actor SyncSession {
         try? lifecycle.connectionLost(code: code.map { CloseCode(rawValue: $0) }, now: clock(), using: &random)
     }
 
-    /// One attempt: token, connect, `hello`, then every frame until the connection ends. Returns
-    /// the close code (`nil` when there was none or the attempt failed before a socket existed).
-    private func connectOnce() async -> UInt16? {
+    /// How one connection attempt ended.
+    private enum AttemptOutcome {
+        /// The connection ended with this close code (`nil`: none), or the attempt failed before a socket
+        /// existed for a reason retrying may fix.
+        case ended(UInt16?)
+        /// The transport could not connect.
+        case failed(SyncTransportError)
+    }
+
+    /// One attempt: token, connect, `hello`, then every frame until the connection ends.
+    private func connectOnce() async -> AttemptOutcome {
         let token: String
         do {
             token = try await tokenProvider()
         } catch {
             eventSink.yield(.attemptFailed(reason: "the token provider failed: \(error)"))
-            return nil
+            return .ended(nil)
         }
-        let client: WebSocketClient
+        let client: any SyncTransportConnection
         do {
-            client = try await WebSocketClient.connect(
+            client = try await transport.connect(SyncTransportRequest(
                 url: url, subprotocols: [TandemProtocol.subprotocol], timeout: configuration.connectTimeout,
-                maxMessageSize: configuration.maxMessageSize, on: group.next())
+                maxMessageSize: configuration.maxMessageSize))
         } catch {
             eventSink.yield(.attemptFailed(reason: "could not connect to \(url): \(error)"))
-            return nil
+            return .failed(error)
         }
         if stopping {
             await client.close(code: CloseCode.normal.rawValue, reason: "")
-            return nil
+            return .ended(nil)
         }
         generation += 1
         socket = client
@@ -334,7 +354,7 @@ public actor SyncSession {
             case .closed(let closeCode, _): code = closeCode
             }
         }
-        return code
+        return .ended(code)
     }
 
     /// Forgets the connection: in-flight patches go back to the outbox (keeping their seqs).

@@ -69,7 +69,7 @@ public struct ServerConfiguration: Sendable, Equatable {
     public var failedAcceptsGlobal = 100
     /// The base URL guests open (e.g. `https://cobrowse.example.com`); invitation URLs are `<base>/#invite=CODE`,
     /// which open the browser page. An origin only: the page is served at `/` and loads everything from the root.
-    /// Nil uses `http://` and the `Host` the host's request was sent to.
+    /// Nil uses `http://` (`https://` when the port speaks TLS) and the `Host` the host's request was sent to.
     public var publicURL: String?
     /// Cluster mode: the Redis that several nodes share (`redis://HOST:PORT`). Nil runs a single node with
     /// its own storage. See docs/CLUSTER.md.
@@ -82,6 +82,15 @@ public struct ServerConfiguration: Sendable, Equatable {
     /// Cluster mode: how often a node refreshes its presence entries and reads the other nodes'
     /// (the delay before a join, leave or presence change is seen across nodes).
     public var clusterPresenceIntervalMilliseconds = 1_000
+
+    /// TLS: the PEM certificate chain (leaf first) served for `wss://` and `https://` on the same port, with
+    /// `tlsKeyPath`. Nil (both) serves plain text; one without the other does not start.
+    public var tlsCertificatePath: String?
+    /// TLS: the PEM private key of `tlsCertificatePath`.
+    public var tlsKeyPath: String?
+
+    /// Whether the port speaks TLS.
+    public var servesTLS: Bool { tlsCertificatePath != nil }
 
     /// Event-loop threads; nil picks `defaultEventLoopThreads(cores:durableStorage:)` for this machine.
     public var eventLoopThreads: Int?

@@ -255,7 +255,7 @@ final class InviteRoutes: Sendable {
 
     /// Where a guest opens the invitation: the configured public URL, else the address the host used.
     private func inviteURL(code: String, request: HTTPRequest) -> String {
-        var base = context.configuration.publicURL ?? "http://\(request.headers["Host"] ?? "\(context.configuration.host):\(context.configuration.port)")"
+        var base = context.configuration.publicURL ?? "\(context.configuration.servesTLS ? "https" : "http")://\(request.headers["Host"] ?? "\(context.configuration.host):\(context.configuration.port)")"
         while base.hasSuffix("/") { base.removeLast() }
         return "\(base)/#invite=\(code)"
     }

@@ -80,6 +80,17 @@ public final class EventLoopGroup: Sendable {
         }
         for thread in joining { thread.join() }
     }
+
+    /// Stops every loop like `shutdown()` but returns at once: the threads end on their own. For an owner
+    /// that may be released on any thread, one of the group's loops included, where waiting would deadlock.
+    public func shutdownWithoutWaiting() {
+        for loop in loops { loop.requestShutdown() }
+        let detaching = threads.withLock { threads -> [LoopThread] in
+            defer { threads = [] }
+            return threads
+        }
+        for thread in detaching { thread.detach() }
+    }
 }
 
 /// A joinable POSIX thread.
@@ -127,6 +138,14 @@ struct LoopThread: Sendable {
             throw IOError.system(operation: "pthread_create", errno: status)
         }
         return LoopThread(handle: UInt(bitPattern: handle))
+        #endif
+    }
+
+    func detach() {
+        #if os(Linux)
+        _ = pthread_detach(handle)
+        #else
+        if let pointer = pthread_t(bitPattern: handle) { _ = pthread_detach(pointer) }
         #endif
     }
 

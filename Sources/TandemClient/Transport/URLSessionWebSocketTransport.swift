@@ -1,0 +1,117 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import TandemWire
+
+/// The transport on `URLSessionWebSocketTask`, the WebSocket Apple apps trust: the system's TLS, App Transport
+/// Security, proxies and the device's certificate store. The session's logic is the same as over
+/// `WireTransport`.
+///
+/// It compiles on Linux (FoundationNetworking declares the API), where CI builds it, but it is meant for
+/// Apple platforms; on Linux use `WireTransport`. Trust follows the system: a private CA is trusted once it
+/// is installed on the device (or through `URLSessionConfiguration` and a delegate of the app's own).
+public final class URLSessionWebSocketTransport: SyncTransport {
+    private let session: URLSession
+
+    /// A transport whose tasks run in a session made from `configuration`.
+    public init(configuration: URLSessionConfiguration = .default) {
+        session = URLSession(configuration: configuration)
+    }
+
+    deinit {
+        session.invalidateAndCancel()
+    }
+
+    /// Opens the task, then waits for the upgrade with a ping (its pong proves the socket open).
+    public func connect(_ request: SyncTransportRequest) async throws(SyncTransportError) -> any SyncTransportConnection {
+        guard let url = URL(string: request.url), let scheme = url.scheme?.lowercased(), scheme == "ws" || scheme == "wss",
+              url.host?.isEmpty == false else {
+            throw .invalidURL("\(request.url): expected ws:// or wss://host[:port]/path")
+        }
+        let seconds = Double(request.timeout.components.seconds) + Double(request.timeout.components.attoseconds) / 1e18
+        var urlRequest = URLRequest(url: url, timeoutInterval: seconds)
+        for header in request.headers { urlRequest.addValue(header.value, forHTTPHeaderField: header.name) }
+        if !request.subprotocols.isEmpty {
+            urlRequest.setValue(request.subprotocols.joined(separator: ", "), forHTTPHeaderField: "Sec-WebSocket-Protocol")
+        }
+        let task = session.webSocketTask(with: urlRequest)
+        task.maximumMessageSize = request.maxMessageSize
+        task.resume()
+        let opened: (any Error)? = await withCheckedContinuation { continuation in
+            task.sendPing { continuation.resume(returning: $0) }
+        }
+        if let opened {
+            task.cancel()
+            throw Self.transportError(opened)
+        }
+        return URLSessionWebSocketConnection(task: task)
+    }
+
+    /// The session's error for a URLSession failure: certificate problems are `tls` (permanent).
+    static func transportError(_ error: any Error) -> SyncTransportError {
+        guard let failure = error as? URLError else { return .unreachable("\(error)") }
+        let detail = failure.localizedDescription
+        switch failure.code {
+        case .badURL, .unsupportedURL: return .invalidURL(detail)
+        case .serverCertificateUntrusted, .serverCertificateHasUnknownRoot: return .tls(.untrustedCertificate(reason: detail))
+        case .serverCertificateHasBadDate, .serverCertificateNotYetValid: return .tls(.certificateExpired(reason: detail))
+        case .clientCertificateRejected, .clientCertificateRequired: return .tls(.certificateRejected(reason: detail))
+        case .secureConnectionFailed: return .tls(.handshakeFailed(reason: detail))
+        case .timedOut: return .timeout
+        case .badServerResponse: return .handshakeFailed(detail)
+        default: return .unreachable(detail)
+        }
+    }
+}
+
+/// One `URLSessionWebSocketTask`: a receive loop feeds `events`; a close code is read from the task when the
+/// loop ends.
+final class URLSessionWebSocketConnection: SyncTransportConnection, @unchecked Sendable {
+    // `URLSessionWebSocketTask` is thread-safe; the stream's continuation is Sendable.
+    private let task: URLSessionWebSocketTask
+    let events: AsyncStream<WebSocketClientEvent>
+    private let sink: AsyncStream<WebSocketClientEvent>.Continuation
+
+    init(task: URLSessionWebSocketTask) {
+        self.task = task
+        (events, sink) = AsyncStream<WebSocketClientEvent>.makeStream()
+        let sink = sink
+        Task { [task] in
+            while true {
+                do {
+                    switch try await task.receive() {
+                    case .string(let text): sink.yield(.text(Array(text.utf8)))
+                    case .data(let data): sink.yield(.binary(Array(data)))
+                    @unknown default: continue
+                    }
+                } catch {
+                    let code = task.closeCode == .invalid ? nil : UInt16(clamping: task.closeCode.rawValue)
+                    let reason = task.closeReason.map { String(decoding: $0, as: UTF8.self) } ?? ""
+                    sink.yield(.closed(code: code, reason: reason))
+                    sink.finish()
+                    return
+                }
+            }
+        }
+    }
+
+    func send(text: [UInt8]) async throws(SyncTransportError) {
+        do {
+            try await task.send(.string(String(decoding: text, as: UTF8.self)))
+        } catch {
+            throw .closed
+        }
+    }
+
+    /// Starts the close handshake; URLSession completes it in the background (the receive loop then ends
+    /// `events`), so this returns at once.
+    func close(code: UInt16, reason: String) async {
+        let closeCode = URLSessionWebSocketTask.CloseCode(rawValue: Int(code)) ?? .normalClosure
+        task.cancel(with: closeCode, reason: Data(reason.utf8))
+    }
+
+    func abort() {
+        task.cancel()
+    }
+}
