@@ -431,6 +431,40 @@ struct BrowserParticipantTests {
         await guest.close()
     }
 
+    /// The page over HTTPS from a real `tandem serve --tls-cert`: it connects with `wss://` (the page picks the
+    /// scheme from its own location) and shares the room with a Swift session that verifies the test CA.
+    @Test func thePageOverHTTPSSyncsWithASwiftSessionOverWSS() async throws {
+        let certificates = try TestCertificates.forTests()
+        let data = FileManager.default.temporaryDirectory.appendingPathComponent("tandem-https-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: data) }
+        let secret = "https-page"
+        let (server, url) = try await offload {
+            try ServeProcess.serve(data: data, secret: secret, extra: ["--tls-cert", certificates.serverChain, "--tls-key", certificates.serverKey])
+        }
+        defer { server.terminate(); server.waitUntilExit() }
+        let tokens = TokenVerifier(secret: Array(secret.utf8), hmac: { Digest.hmacSHA256(key: $0, message: $1) },
+                                   now: { Int64(Date().timeIntervalSince1970) })
+        func token(_ user: String, _ role: Role) -> String {
+            tokens.mint(TokenClaims(sub: user, room: "shop", role: role, exp: tokens.currentTime + 600))
+        }
+        let swiftToken = token("swift", .host)
+        let swift = SyncSession(url: url, clientID: "swift-1", tokenProvider: { swiftToken },
+                                transport: WireTransport(tls: .client(additionalTrustRoots: [certificates.caFile])))
+        await swift.start()
+        #expect(await swift.waitUntilConnected(timeout: .seconds(10)))
+        try await swift.apply([Fixtures.set("/marks/price_sheet_shown", true)])
+        let browser = try await BrowserDriver()
+        let base = url.replacingOccurrences(of: "wss://", with: "https://").replacingOccurrences(of: "/v1/sync", with: "")
+        try await browser.open([("page", "\(base)/#token=\(token("guest", .guest))")])
+        try await browser.waitUntil("page", "const s = tandemPage.snapshot(); return s.status.state === 'connected' && s.state.marks && s.state.marks.price_sheet_shown === true")
+        try await browser.click("page", "#tab-2")
+        #expect(await eventually { await swift.snapshot.state["tabIndex"] == .number(2) }, "the Swift session sees the page's tab")
+        #expect(try await browser.evaluate("page", "return location.protocol", as: String.self) == "https:")
+        #expect(try await browser.consoleErrors("page") == [])
+        await browser.quit()
+        await swift.stop()
+    }
+
     @Test func aViewerPageShowsEverythingButCannotChangeAnything() async throws {
         let room = try BrowserRoom()
         let swift = room.session(user: "swift", client: "swift-1")

@@ -9,9 +9,7 @@ import TandemWire
 /// A session over `wss://` to an in-process server that serves TLS, on the transport's own event loop, and
 /// the failures that end a session at once instead of retrying forever.
 @Suite struct SyncSessionTLSTests {
-    private static let certificates = Result { try TestCertificates.make() }
-
-    private func certificates() throws -> TestCertificates { try Self.certificates.get() }
+    private func certificates() throws -> TestCertificates { try TestCertificates.forTests() }
 
     private func secureServer() throws -> SessionTestServer {
         let certificates = try certificates()

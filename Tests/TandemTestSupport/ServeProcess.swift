@@ -17,12 +17,12 @@ public struct ServeProcess {
     }
 
     /// Starts `tandem serve` on a free port with the data folder `data` and `extra` arguments; returns the process
-    /// once it listens, with its sync URL.
+    /// once it listens, with its sync URL (`wss://` when `extra` asks for TLS).
     public static func serve(data: String, secret: String, extra: [String] = []) throws -> (Process, String) {
         let server = try start(["serve", "--port", "0", "--data", data, "--rate-limit", "0", "--log-level", "error"] + extra, secret: secret)
         func listeningURL(_ text: String) -> String? {
             guard let line = text.split(separator: "\n").first(where: { $0.contains("listening") }) else { return nil }
-            return line.split(separator: " ").last(where: { $0.hasPrefix("ws://") }).map(String.init)
+            return line.split(separator: " ").last(where: { $0.hasPrefix("ws://") || $0.hasPrefix("wss://") }).map(String.init)
         }
         let text = server.read { listeningURL($0) != nil }
         if let url = listeningURL(text) { return (server.process, url) }

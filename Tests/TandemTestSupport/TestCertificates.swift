@@ -18,6 +18,12 @@ public struct TestCertificates: Sendable {
     /// The self-signed certificate's private key.
     public var selfSignedKey: String { "\(folder)/self.key" }
 
+    /// One set for the whole test process (made on first use), so suites do not each run openssl.
+    public static let shared = Result { try make() }
+
+    /// The shared set, or the reason it could not be made.
+    public static func forTests() throws -> TestCertificates { try shared.get() }
+
     /// Makes the files. Throws when the openssl CLI is missing or fails.
     public static func make() throws -> TestCertificates {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("tandem-certs-\(UUID().uuidString)").path

@@ -46,15 +46,20 @@ struct InteropTests {
         try await eventually("server handler closed") { handler.closes.withLock { $0 } == [expected] }
     }
 
-    @Test("its server against our client: messages of every kind, ping, both close directions")
-    func ourClientAgainstPythonServer() async throws {
-        let peer = try PythonPeer(script: "peer_server.py")
+    @Test("its server against our client: messages of every kind, ping, both close directions, plain and over TLS",
+          arguments: [false, true])
+    func ourClientAgainstPythonServer(secure: Bool) async throws {
+        let certificates = try TestCertificates.forTests()
+        let peer = try PythonPeer(script: "peer_server.py",
+                                  arguments: secure ? ["--tls", certificates.serverChain, certificates.serverKey] : [])
         defer { peer.stop() }
         let port = try await peer.port()
         let group = try EventLoopGroup(threads: 1)
         defer { group.shutdown() }
-        let url = "ws://127.0.0.1:\(port)/"
-        let client = try await WebSocketClient.connect(url: url, subprotocols: ["tandem.v1"], on: group.next())
+        let url = secure ? "wss://localhost:\(port)/" : "ws://127.0.0.1:\(port)/"
+        let tls = try TLSContext(.client(additionalTrustRoots: [certificates.caFile], trustsSystemRoots: false))
+        let client = try await WebSocketClient.connect(url: url, subprotocols: ["tandem.v1"], tls: tls, on: group.next())
+        #expect(client.connection.tcp.isSecure == secure)
         #expect(client.subprotocol == nil)  // the reference server negotiates none
         let events = EventCollector(client)
         let pongs = Mutex<[[UInt8]]>([])
@@ -82,7 +87,7 @@ struct InteropTests {
         try await eventually("server saw our close") { peer.stdout.contains("SERVER-CLOSED 4100 swift client bye\n") }
 
         // Its close: we see its code and reason.
-        let second = try await WebSocketClient.connect(url: url, on: group.next())
+        let second = try await WebSocketClient.connect(url: url, tls: tls, on: group.next())
         let secondEvents = EventCollector(second)
         try await second.send(text: Array("close 4300 python closes".utf8))
         try await eventually("python close reached us") { secondEvents.closed != nil }

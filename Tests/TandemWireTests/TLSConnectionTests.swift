@@ -7,9 +7,7 @@ import TandemTestSupport
 /// TLS on real loopback sockets: a `wss://` server and client on Tandem's event loops, HTTPS requests, and
 /// the failures a client must name (unknown CA, expired certificate, wrong host, plain peers either way).
 @Suite(.serialized) struct TLSConnectionTests {
-    private static let certificates = Result { try TestCertificates.make() }
-
-    private func certificates() throws -> TestCertificates { try Self.certificates.get() }
+    private func certificates() throws -> TestCertificates { try TestCertificates.forTests() }
 
     private func serverContext() throws -> TLSContext {
         let certificates = try certificates()

@@ -6,9 +6,7 @@ import TandemTestSupport
 /// The TLS engine without sockets: a client and a server engine hand each other their bytes. Certificates
 /// come from a CA made for the run.
 @Suite struct TLSEngineTests {
-    private static let certificates = Result { try TestCertificates.make() }
-
-    private func certificates() throws -> TestCertificates { try Self.certificates.get() }
+    private func certificates() throws -> TestCertificates { try TestCertificates.forTests() }
 
     /// Moves bytes both ways until neither side has anything to say; returns what each side read.
     @discardableResult

@@ -39,6 +39,8 @@ def launch(url):
                  "--disable-backgrounding-occluded-windows", "--disable-extensions"):
         options.add_argument(flag)
     options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    # HTTPS pages in tests carry certificates from a throwaway CA that Chromium's store does not hold.
+    options.set_capability("acceptInsecureCerts", True)
     driver = webdriver.Chrome(service=Service(executable_path=CHROMEDRIVER), options=options)
     driver.set_script_timeout(30)
     driver.get(url)

@@ -1,5 +1,8 @@
 """A reference WebSocket server (the `websockets` package) for Tandem's interop tests and wire benchmark.
 
+Usage: peer_server.py [--tls CERT KEY]. With --tls it serves wss:// (the stdlib `ssl` module) with that PEM
+certificate chain and key.
+
 Prints "PORT <n>" once listening on 127.0.0.1, then serves until stdin closes. Every message is echoed,
 except these text commands:
   "fragment"            -> answers with the text "fragmented" sent as three fragments
@@ -9,6 +12,7 @@ except these text commands:
 When a connection ends it prints "SERVER-CLOSED <code> <reason>" (the code the client sent, or none).
 """
 import asyncio
+import ssl
 import sys
 
 from websockets.asyncio.server import serve
@@ -43,8 +47,12 @@ async def handle(ws):
     print(f"SERVER-CLOSED {code} {reason}", flush=True)
 
 
-async def main():
-    async with serve(handle, "127.0.0.1", 0, max_size=16 * 2**20, compression=None, ping_interval=None) as server:
+async def main(arguments):
+    context = None
+    if arguments[:1] == ["--tls"]:
+        context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        context.load_cert_chain(arguments[1], arguments[2])
+    async with serve(handle, "127.0.0.1", 0, max_size=16 * 2**20, compression=None, ping_interval=None, ssl=context) as server:
         port = server.sockets[0].getsockname()[1]
         print(f"PORT {port}", flush=True)
         loop = asyncio.get_running_loop()
@@ -53,4 +61,4 @@ async def main():
 
 
 if __name__ == "__main__":
-    asyncio.run(main())
+    asyncio.run(main(sys.argv[1:]))

@@ -1,11 +1,12 @@
 """A Tandem protocol v1 participant written against a third-party WebSocket client (`websockets`).
 
-Usage: protocol_client.py URL TOKEN. Speaks hello → welcome, patch → ack, ping → pong, an unknown
+Usage: protocol_client.py URL TOKEN [CA_FILE]. A wss:// URL is verified (stdlib `ssl`) against CA_FILE. Speaks hello → welcome, patch → ack, ping → pong, an unknown
 type → error (connection stays), then closes with 1000. Prints "OK <check>" per passed check and
 exits non-zero with a traceback on the first failure.
 """
 import asyncio
 import json
+import ssl
 import sys
 
 from websockets.asyncio.client import connect
@@ -17,8 +18,9 @@ async def receive(ws):
     return message
 
 
-async def main(url, token):
-    async with connect(url, subprotocols=["tandem.v1"], compression=None, ping_interval=None) as ws:
+async def main(url, token, ca_file=None):
+    context = ssl.create_default_context(cafile=ca_file) if ca_file else None
+    async with connect(url, subprotocols=["tandem.v1"], compression=None, ping_interval=None, ssl=context) as ws:
         assert ws.subprotocol == "tandem.v1", ws.subprotocol
         await ws.send(json.dumps({"type": "hello", "token": token, "client": "py-1", "presence": {"name": "Py"}}))
         welcome = await receive(ws)
@@ -59,4 +61,4 @@ async def main(url, token):
         print("OK closed", flush=True)
 
 
-asyncio.run(main(sys.argv[1], sys.argv[2]))
+asyncio.run(main(*sys.argv[1:4]))

@@ -1,0 +1,112 @@
+import Foundation
+import Testing
+import TandemProtocol
+import TandemServer
+import TandemTestSupport
+import TandemWire
+@testable import TandemClient
+
+/// TLS the way it is deployed, with real processes: `tandem serve --tls-cert` serving a third-party client
+/// (Python `websockets` over the stdlib `ssl`), `tandem join --ca-file` and a plain-text client; and
+/// TandemClient through nginx terminating TLS in front of a plain server.
+@Suite(.serialized) struct TLSDeploymentTests {
+    private func certificates() throws -> TestCertificates { try TestCertificates.forTests() }
+
+    /// Runs the real `tandem join` with `arguments`, feeding it `lines`; returns its status and output.
+    private func join(_ arguments: [String], lines: [String]) async throws -> (status: Int32, stdout: String, stderr: String) {
+        let process = Process()
+        process.executableURL = try ServeProcess.tandemBinary()
+        process.arguments = ["join"] + arguments
+        let input = Pipe(), output = Pipe(), errors = Pipe()
+        process.standardInput = input
+        process.standardOutput = output
+        process.standardError = errors
+        try process.run()
+        for line in lines { input.fileHandleForWriting.write(Data((line + "\n").utf8)) }
+        try input.fileHandleForWriting.close()
+        return try await offload { () -> (Int32, String, String) in
+            let out = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            let err = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            process.waitUntilExit()
+            return (process.terminationStatus, out, err)
+        }
+    }
+
+    @Test func tandemServeOverTLSServesAThirdPartyClientTandemJoinAndAPlainTextClient() async throws {
+        let certificates = try certificates()
+        let data = FileManager.default.temporaryDirectory.appendingPathComponent("tandem-tls-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: data) }
+        let secret = "tls-secret"
+        let (server, url) = try await offload {
+            try ServeProcess.serve(data: data, secret: secret, extra: ["--tls-cert", certificates.serverChain, "--tls-key", certificates.serverKey])
+        }
+        defer { server.terminate(); server.waitUntilExit() }
+        #expect(url.hasPrefix("wss://127.0.0.1:"))
+        let tokens = TokenVerifier(secret: Array(secret.utf8), hmac: { Digest.hmacSHA256(key: $0, message: $1) },
+                                   now: { Int64(Date().timeIntervalSince1970) })
+        func token(_ user: String, _ role: Role, room: String = "interop") -> String {
+            tokens.mint(TokenClaims(sub: user, room: room, role: role, exp: tokens.currentTime + 600))
+        }
+
+        // A third-party TLS stack and WebSocket client speaks the protocol (verifying our certificate).
+        let python = try PythonPeer(script: "protocol_client.py", arguments: [url, token("python", .guest), certificates.caFile])
+        let status = try await python.exitStatus(timeout: .seconds(60))
+        #expect(status == 0, "python participant failed:\n\(python.stdout)\n\(python.stderr)")
+        #expect(python.stdout.contains("OK closed\n"))
+
+        // `tandem join --ca-file` applies a line over wss:// and exits 0.
+        let joined = try await join(["--url", url, "--token", token("alice", .host, room: "shop"), "--ca-file", certificates.caFile,
+                                     "--drain-timeout", "20"], lines: [#"[{"op":"set","path":"/tabIndex","value":2}]"#])
+        #expect(joined.status == 0, "tandem join failed: \(joined.stderr)")
+        let states = joined.stdout.split(separator: "\n").compactMap { try? JSONValue.parse(Array($0.utf8)) }.filter { $0["event"] == "state" }
+        #expect(states.last?["state"] == ["tabIndex": 2] && states.last?["pending"] == 0)
+
+        // Without the CA, `tandem join` names the certificate problem and stops instead of retrying.
+        let refused = try await join(["--url", url, "--token", token("alice", .host, room: "shop")], lines: [])
+        #expect(refused.status == 1)
+        #expect(refused.stdout.contains("not trusted") || refused.stderr.contains("not trusted"), "\(refused.stdout)\n\(refused.stderr)")
+
+        // A plain-text request gets a plain answer naming https://, and the server goes on serving TLS.
+        let port = Int(url.split(separator: ":")[2].prefix { $0.isNumber })!
+        let group = try EventLoopGroup(threads: 1)
+        defer { group.shutdown() }
+        let plain = try await HTTPClient.send(method: "GET", url: "http://127.0.0.1:\(port)/healthz", on: group.next())
+        #expect(plain.status == 400)
+        #expect(String(decoding: plain.body, as: UTF8.self).contains("https://"))
+        let health = try await HTTPClient.send(method: "GET", url: "https://127.0.0.1:\(port)/healthz",
+                                               tls: try TLSContext(.client(additionalTrustRoots: [certificates.caFile])), on: group.next())
+        #expect(health.status == 200)
+    }
+
+    @Test(.enabled(if: NginxFront.isInstalled || ProcessInfo.processInfo.environment["TANDEM_REQUIRE_NGINX"] == "1", "nginx is not installed"))
+    func sessionsSyncThroughNginxTerminatingTLSInFrontOfAPlainServer() async throws {
+        let certificates = try certificates()
+        let harness = try SessionTestServer.start()
+        let front = try NginxFront(backendPort: harness.server.port, certificateChain: certificates.serverChain,
+                                   privateKey: certificates.serverKey)
+        defer { front.stop() }
+        let url = "wss://localhost:\(front.port)\(TandemProtocol.syncPath)"
+        let trust = TLSConfiguration.client(additionalTrustRoots: [certificates.caFile])
+        let configuration = SyncSessionConfiguration(reconnect: ReconnectPolicy(backoff: ReconnectBackoff(base: 0.01, cap: 0.05)))
+        let aliceToken = harness.token(user: "alice")
+        let bobToken = harness.token(user: "bob")
+        let alice = SyncSession(url: url, clientID: "a1", tokenProvider: { aliceToken }, configuration: configuration,
+                                transport: WireTransport(tls: trust))
+        let bob = SyncSession(url: url, clientID: "b1", tokenProvider: { bobToken }, configuration: configuration,
+                              transport: WireTransport(tls: trust))
+        await alice.start()
+        await bob.start()
+        #expect(await alice.waitUntilConnected(timeout: .seconds(10)))
+        #expect(await bob.waitUntilConnected(timeout: .seconds(10)))
+        for index in 1...20 { try await alice.apply([Fixtures.set("/contentOffset", ["x": 0, "y": .number(Double(index * 10))])]) }
+        #expect(await alice.drain(timeout: .seconds(10)))
+        #expect(await eventually { await bob.snapshot.state == ["contentOffset": ["x": 0, "y": 200]] })
+        // An invitation over HTTPS through the same front.
+        let invites = InviteClient(baseURL: "https://localhost:\(front.port)", token: aliceToken, tls: trust)
+        let invitation = try await invites.createInvite()
+        #expect(invitation.code.count == 6)
+        await alice.stop()
+        await bob.stop()
+        await harness.shutdown()
+    }
+}
