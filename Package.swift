@@ -16,6 +16,7 @@ let package = Package(
         .library(name: "TandemProtocol", targets: ["TandemProtocol"]),
         .library(name: "TandemWire", targets: ["TandemWire"]),
         .library(name: "TandemClient", targets: ["TandemClient"]),
+        .library(name: "TandemClientTesting", targets: ["TandemClientTesting"]),
         .library(name: "TandemRedis", targets: ["TandemRedis"]),
         .library(name: "TandemServer", targets: ["TandemServer"]),
         .executable(name: "tandem", targets: ["tandem"]),
@@ -74,6 +75,9 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
 
+        // Test doubles for apps built on TandemClient: a transport with no socket, the test playing the server.
+        .target(name: "TandemClientTesting", dependencies: ["TandemClient", "TandemWire"], swiftSettings: swiftSettings),
+
         // Rooms, sequencer, auth, presence, storage, limits, metrics.
         .target(
             name: "TandemServer",
@@ -104,7 +108,7 @@ let package = Package(
         .testTarget(name: "TandemProtocolTests", dependencies: ["TandemProtocol", "TandemTestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "TandemWireTests", dependencies: ["TandemWire", "TandemTestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "TandemRedisTests", dependencies: ["TandemRedis", "TandemWire", "TandemProtocol", "TandemKit", "TandemTestSupport"], swiftSettings: swiftSettings),
-        .testTarget(name: "TandemClientTests", dependencies: ["TandemClient", "TandemServer", "TandemWire", "TandemKitTesting", "TandemTestSupport"], swiftSettings: swiftSettings),
+        .testTarget(name: "TandemClientTests", dependencies: ["TandemClient", "TandemClientTesting", "TandemServer", "TandemWire", "TandemKitTesting", "TandemTestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "TandemServerTests", dependencies: ["TandemServer", "TandemWire", "TandemProtocol", "TandemTestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "TandemCLITests", dependencies: ["TandemCLI", "TandemTestSupport"], swiftSettings: swiftSettings),
     ]
