@@ -111,12 +111,35 @@ import TandemProtocol
         (.reconnecting(attempt: 1, delay: 0), .welcomed),
         (.closed(.closedByApp), .connect),
         (.closed(.closedByApp), .close),
+        (.idle, .suspend),
+        (.suspended, .suspend),
+        (.suspended, .welcomed),
+        (.suspended, .retry),
+        (.connected, .resume),
+        (.closed(.closedByApp), .resume),
     ])
     func impossibleTransitionsAreRefused(state: ConnectionState, event: ConnectionEvent) throws {
         var lifecycle = ConnectionLifecycle()
         try Self.drive(&lifecycle, to: state)
         #expect(throws: ConnectionLifecycleError.impossible(event: event, state: state)) { try lifecycle.handle(event) }
         #expect(lifecycle.state == state)
+    }
+
+    @Test(arguments: [ConnectionState.connecting, .handshaking, .connected, .reconnecting(attempt: 1, delay: 0)])
+    func everyLiveStateSuspendsAndResumesIntoConnectingWithTheBackoffStartedOver(state: ConnectionState) throws {
+        var lifecycle = ConnectionLifecycle()
+        var random = SplitMix(seed: 3)
+        try Self.drive(&lifecycle, to: state)
+        try lifecycle.suspend()
+        #expect(lifecycle.state == .suspended)
+        #expect(throws: ConnectionLifecycleError.self) { try lifecycle.connectionLost(code: nil, now: 0, using: &random) }
+        try lifecycle.resume()
+        #expect(lifecycle.state == .connecting)
+        try lifecycle.connectionLost(code: nil, now: 0, using: &random)
+        #expect(lifecycle.state.attempt == 1)
+        try lifecycle.suspend()
+        try lifecycle.close()
+        #expect(lifecycle.state == .closed(.closedByApp))
     }
 
     @Test func lossWhileIdleOrClosedIsRefused() throws {
@@ -148,6 +171,9 @@ import TandemProtocol
         case .handshaking:
             try lifecycle.connect()
             try lifecycle.transportOpened()
+        case .suspended:
+            try lifecycle.connect()
+            try lifecycle.suspend()
         }
     }
 }

@@ -134,6 +134,7 @@ public struct JoinRunner: Sendable {
         case .connecting: ["event": "status", "status": "connecting"]
         case .handshaking: ["event": "status", "status": "handshaking"]
         case .connected: ["event": "status", "status": "connected"]
+        case .suspended: ["event": "status", "status": "suspended"]
         case .reconnecting(let attempt, let delay):
             ["event": "status", "status": "reconnecting", "attempt": .number(Double(attempt)), "delay": .number(delay)]
         case .closed(let reason): ["event": "status", "status": "closed", "reason": .string(reason.description)]

@@ -15,6 +15,10 @@ public enum ConnectionEvent: Sendable, Hashable {
     case retry
     /// The app closes the connection.
     case close
+    /// The app puts the session aside (background).
+    case suspend
+    /// The app takes a suspended session up again.
+    case resume
 }
 
 /// The policy's answer to a lost connection.

@@ -3,7 +3,8 @@ import TandemProtocol
 
 /// The connection state machine: idle → connecting → handshaking → connected →
 /// reconnecting(attempt, delay) → … → closed(reason), on TandemKit's `StateMachine`, with the
-/// reconnect rules of `ReconnectPolicy`.
+/// reconnect rules of `ReconnectPolicy`. Any live state can be suspended by the app; a suspended
+/// lifecycle resumes into connecting.
 ///
 /// Pure and deterministic: time (nanoseconds) and the random source are passed in. The networked
 /// session owns one, feeds it transport events, and publishes `state` to the app.
@@ -47,6 +48,9 @@ public struct ConnectionLifecycle: Sendable {
             T(from: .handshaking, on: .welcomed, to: .connected),
             T(from: .oneOf([.connecting, .handshaking, .connected]), on: lost, to: afterLoss),
             T(from: reconnecting, on: .exactly(.retry), to: .state(.connecting)),
+            T(from: .oneOf([.connecting, .handshaking, .connected]), on: .exactly(.suspend), to: .state(.suspended)),
+            T(from: reconnecting, on: .exactly(.suspend), to: .state(.suspended)),
+            T(from: .suspended, on: .resume, to: .connecting),
             T(from: open, on: .exactly(.close), to: .state(.closed(.closedByApp))),
         ])
     }()
@@ -80,6 +84,24 @@ public struct ConnectionLifecycle: Sendable {
 
     /// The app closes the connection.
     public mutating func close() throws(ConnectionLifecycleError) { try handle(.close) }
+
+    /// The app puts the session aside; the attempt count starts over on `resume`.
+    public mutating func suspend() throws(ConnectionLifecycleError) {
+        try handle(.suspend)
+        connectedAt = nil
+    }
+
+    /// The app takes the session up again: connecting at once, the backoff started over.
+    public mutating func resume() throws(ConnectionLifecycleError) {
+        try handle(.resume)
+        resetBackoff()
+    }
+
+    /// Starts the backoff over (a network path change: the next retry is attempt 1).
+    public mutating func resetBackoff() {
+        failedAttempts = 0
+        lastCode = nil
+    }
 
     /// An attempt failed in a way retrying cannot fix (`error.isPermanent`): the connection closes for good.
     @discardableResult

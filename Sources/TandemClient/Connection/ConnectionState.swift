@@ -13,6 +13,9 @@ public enum ConnectionState: Sendable, Hashable, CustomStringConvertible {
     case connected
     /// Lost; waiting `delay` seconds before attempt `attempt`.
     case reconnecting(attempt: Int, delay: Double)
+    /// Put aside by the app (`SyncSession.suspend()`, e.g. in the background): no connection and no
+    /// retries until `resume()`; local changes still queue.
+    case suspended
     /// Finished for good; no retry will follow.
     case closed(ConnectionCloseReason)
 
@@ -24,6 +27,7 @@ public enum ConnectionState: Sendable, Hashable, CustomStringConvertible {
         case .handshaking: "handshaking"
         case .connected: "connected"
         case .reconnecting(let attempt, let delay): "reconnecting (attempt \(attempt) in \(delay) s)"
+        case .suspended: "suspended"
         case .closed(let reason): "closed (\(reason))"
         }
     }

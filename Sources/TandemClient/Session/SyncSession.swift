@@ -58,6 +58,12 @@ public actor SyncSession {
     private var runTask: Task<Void, Never>?
     private var backoffTask: Task<Void, Never>?
     private var stopping = false
+    /// Set by `suspend()` until `resume()`: the loop closes the connection and waits instead of retrying.
+    private var suspendRequested = false
+    /// The loop waiting in `suspended` for `resume()` or `stop()`.
+    private var resumeWaiter: CheckedContinuation<Void, Never>?
+    /// Skip the backoff before the next attempt (`reconnectNow()`, `resume()`).
+    private var retryAtOnce = false
     private var finished = false
     private var lastState: ConnectionState?
     private var lastSnapshot: SyncSnapshot
@@ -190,9 +196,50 @@ public actor SyncSession {
             if let socket { await socket.close(code: CloseCode.normal.rawValue, reason: "") }
             // A token provider or connect attempt in progress ends early if it honours cancellation.
             runTask?.cancel()
+            resumeWaiter?.resume()
+            resumeWaiter = nil
         }
         await runTask?.value
         finish()
+    }
+
+    /// Puts the session aside, as an app does when it goes to the background: the connection closes
+    /// cleanly with 1000 (the others see this participant leave at once) and no reconnect is tried until
+    /// `resume()`. The outbox, the confirmed state, the client id and the seqs are kept, and `apply` still
+    /// works: changes queue and go out after `resume()`. The state is `.suspended`. Does nothing before
+    /// `start()`, after `stop()`, or when already suspended.
+    public func suspend() async {
+        guard runTask != nil, !finished, !stopping, !suspendRequested else { return }
+        suspendRequested = true
+        backoffTask?.cancel()
+        if let socket { await socket.close(code: CloseCode.normal.rawValue, reason: "") }
+    }
+
+    /// Takes a suspended session up again (the app is in the foreground): it connects at once, the backoff
+    /// started over, resumes from its confirmed rev and sends what queued meanwhile. Does nothing unless
+    /// suspended.
+    public func resume() {
+        guard suspendRequested, !stopping else { return }
+        suspendRequested = false
+        retryAtOnce = true
+        resumeWaiter?.resume()
+        resumeWaiter = nil
+    }
+
+    /// Reconnects now, for a network path change (NWPathMonitor reported a new interface): a session waiting
+    /// to retry tries at once with the backoff started over; a live connection, which may be bound to the
+    /// interface that went away, is dropped and replaced at once (resume keeps every change). Does nothing
+    /// while connecting, suspended or stopped.
+    public func reconnectNow() {
+        guard runTask != nil, !finished, !stopping, !suspendRequested else { return }
+        lifecycle.resetBackoff()
+        if let backoffTask {
+            retryAtOnce = true
+            backoffTask.cancel()
+        } else if lifecycle.state == .connected || lifecycle.state == .handshaking, let socket {
+            retryAtOnce = true
+            socket.abort()
+        }
     }
 
     /// Applies a local change: visible at once (`stateChanged`), queued, and sent as soon as the
@@ -272,6 +319,10 @@ public actor SyncSession {
             let outcome = await connectOnce()
             if stopping { break }
             endConnection()
+            if suspendRequested {
+                await waitWhileSuspended()
+                continue
+            }
             let lost: ConnectionState?
             switch outcome {
             case .ended(let code): lost = decideAfterLoss(code: code)
@@ -281,16 +332,36 @@ public actor SyncSession {
             guard let lost else { break }
             publishState()
             guard case .reconnecting(_, let delay) = lost else { break }
-            let sleeper = Task { _ = try? await Task.sleep(for: .seconds(delay)) }
-            backoffTask = sleeper
-            await sleeper.value
-            backoffTask = nil
+            if !retryAtOnce {
+                let sleeper = Task { _ = try? await Task.sleep(for: .seconds(delay)) }
+                backoffTask = sleeper
+                await sleeper.value
+                backoffTask = nil
+            }
+            retryAtOnce = false
             if stopping { break }
+            if suspendRequested {
+                await waitWhileSuspended()
+                continue
+            }
             try? lifecycle.retry()
             publishState()
         }
         endConnection()
         finish()
+    }
+
+    /// Sits in `suspended` until `resume()` (then the lifecycle is connecting again) or `stop()`.
+    private func waitWhileSuspended() async {
+        try? lifecycle.suspend()
+        publishState()
+        if suspendRequested, !stopping {
+            await withCheckedContinuation { resumeWaiter = $0 }
+        }
+        retryAtOnce = false
+        guard !stopping else { return }
+        try? lifecycle.resume()
+        publishState()
     }
 
     /// Asks the lifecycle what follows a lost connection; `nil` when it cannot be lost now.
@@ -325,7 +396,7 @@ public actor SyncSession {
             eventSink.yield(.attemptFailed(reason: "could not connect to \(url): \(error)"))
             return .failed(error)
         }
-        if stopping {
+        if stopping || suspendRequested {
             await client.close(code: CloseCode.normal.rawValue, reason: "")
             return .ended(nil)
         }
