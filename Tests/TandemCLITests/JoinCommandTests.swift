@@ -39,7 +39,7 @@ final class JoinHarness: Sendable {
     /// Runs `tandem join`'s core on `lines` and returns its exit code and output.
     func join(_ lines: [String], options: JoinCommand.Options) async -> (status: Int32, console: RecordingConsole) {
         let console = RecordingConsole()
-        let runner = JoinRunner(session: JoinCommand.session(for: options), console: console, drainTimeout: options.drainTimeout)
+        let runner = JoinRunner(session: try! JoinCommand.session(for: options), console: console, drainTimeout: options.drainTimeout)
         let status = await runner.run(lines: AsyncStream { sink in
             for line in lines { sink.yield(line) }
             sink.finish()
@@ -111,7 +111,7 @@ private func parsed(_ lines: [String]) -> [JSONValue] {
         let watcher = RecordingConsole()
         let watching = Task {
             await JoinRunner(
-                session: JoinCommand.session(for: harness.options(user: "bob", client: "b1")),
+                session: try! JoinCommand.session(for: harness.options(user: "bob", client: "b1")),
                 console: watcher, drainTimeout: .seconds(1)
             ).run(lines: AsyncStream<String> { sink in
                 Task {

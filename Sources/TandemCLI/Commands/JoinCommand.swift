@@ -14,6 +14,7 @@ enum JoinCommand {
             .value("invite", "CODE", help: "Invitation code to accept instead of a token."),
             .value("name", "NAME", help: "Display name, announced as presence {\"name\": NAME} (and in the invited token)."),
             .value("client", "ID", help: "Stable client id (default: random)."),
+            .value("state", "DIR", help: "Keep the session (client id, pending changes, confirmed state) in this folder: a join started again resends what was not acknowledged, exactly once."),
             .value("ca-file", "FILE", help: "Also trust the CAs in this PEM file for wss:// and https:// (default: the system's trust store)."),
             .value("drain-timeout", "SECONDS", help: "How long to wait for acks at end of input.", default: "60"),
         ]
@@ -31,6 +32,8 @@ enum JoinCommand {
         var invite: InviteCode? = nil
         /// Extra trusted CAs (PEM), if any.
         var caFile: String? = nil
+        /// The folder the session is kept in, if any.
+        var stateFolder: String? = nil
 
         /// The TLS settings of `wss://` and `https://` connections.
         var tls: TLSConfiguration { .client(additionalTrustRoots: caFile.map { [$0] } ?? []) }
@@ -53,7 +56,14 @@ enum JoinCommand {
             context.console.err("tandem join: error: \(error)")
             return ExitCode.failure
         }
-        let runner = JoinRunner(session: session(for: ready), console: context.console, drainTimeout: options.drainTimeout)
+        let session: SyncSession
+        do {
+            session = try Self.session(for: ready)
+        } catch {
+            context.console.err("tandem join: error: \(error)")
+            return ExitCode.failure
+        }
+        let runner = JoinRunner(session: session, console: context.console, drainTimeout: options.drainTimeout)
         return await runner.run(lines: standardInputLines())
     }
 
@@ -64,7 +74,8 @@ enum JoinCommand {
         var options = Options(
             url: url, token: nil,
             clientID: arguments.value("client") ?? "cli-\(UUID().uuidString.prefix(8).lowercased())",
-            name: arguments.value("name"), drainTimeout: .seconds(seconds), caFile: try caFile(from: arguments))
+            name: arguments.value("name"), drainTimeout: .seconds(seconds), caFile: try caFile(from: arguments),
+            stateFolder: arguments.value("state"))
         if let code = arguments.value("invite") {
             guard arguments.value("token") == nil else {
                 throw .invalidValue(option: "invite", value: code, expected: "either --invite or --token, not both")
@@ -103,12 +114,14 @@ enum JoinCommand {
         return ready
     }
 
-    /// The session a command line describes (after ``redeemInvite(_:)``).
-    static func session(for options: Options) -> SyncSession {
+    /// The session a command line describes (after ``redeemInvite(_:)``), restored from `--state` when given.
+    /// - Throws: `SyncPersistenceError` when the state folder is in use, damaged or of an unknown format.
+    static func session(for options: Options) throws(SyncPersistenceError) -> SyncSession {
         let token = options.token ?? ""
+        let persistence = try options.stateFolder.map { (folder) throws(SyncPersistenceError) in try FileSyncPersistence(folder: folder) }
         return SyncSession(
             url: options.url, clientID: options.clientID, tokenProvider: { token },
-            presence: options.name.map { ["name": .string($0)] }, transport: WireTransport(tls: options.tls))
+            presence: options.name.map { ["name": .string($0)] }, transport: WireTransport(tls: options.tls), persistence: persistence)
     }
 
     /// Standard input as lines, read on a dedicated thread so that a blocking read never holds a

@@ -74,6 +74,8 @@ public struct JoinRunner: Sendable {
         }
         do {
             try await session.apply(ops)
+            // With `--state`, a line read is a line kept: on disk before the next one is read.
+            await session.flush()
         } catch {
             console.err("tandem join: line \(number): \(error)")
         }
@@ -119,6 +121,8 @@ public struct JoinRunner: Sendable {
             console.out(line(["event": "link", "quality": "good"]))
         case .protocolError(let error):
             console.err("tandem join: protocol error: \(error)")
+        case .persistenceFailed(let error):
+            console.err("tandem join: cannot save the session state: \(error)")
         case .acknowledged, .roundTrip:
             break // visible through the state lines
         }

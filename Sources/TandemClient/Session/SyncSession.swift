@@ -38,6 +38,7 @@ public actor SyncSession {
     private let tokenProvider: @Sendable () async throws -> String
     private let configuration: SyncSessionConfiguration
     private let transport: any SyncTransport
+    private let persistence: (any SyncPersistence)?
     private let clock: @Sendable () -> Int64
     private var random: JitterSource
 
@@ -71,6 +72,15 @@ public actor SyncSession {
     private var nextWaiterID = 0
     private var snapshotObservers: [Int: AsyncStream<SyncSnapshot>.Continuation] = [:]
     private var nextObserverID = 0
+    /// Persistence: whether the engine changed since the state last handed to `save`.
+    private var unsaved = false
+    private var saving = false
+    private var saveTimer: Task<Void, Never>?
+    /// Patches with a newly bound seq, held until a save holding that seq completes (then sent, in order).
+    private var held: [ClientMessage] = []
+    private var saveWaiters: [CheckedContinuation<Void, Never>] = []
+    /// Seqs below this are bound in a saved state: a patch with one may go out without waiting for a save.
+    private var savedNextSeq: Int64
 
     /// Creates a session; nothing happens until `start()`.
     /// - Parameters:
@@ -82,26 +92,35 @@ public actor SyncSession {
     ///   - transport: how connections are opened: TandemWire's own loop by default (`wss://` verified against
     ///     the system's trust store), `WireTransport(group:tls:)` for shared loops or a private CA,
     ///     `URLSessionWebSocketTransport` on Apple platforms.
+    ///   - persistence: where the session's state is kept across launches (nil: memory only). A saved state
+    ///     is restored at once — the visible state, the pending patches, the resume point — and its client
+    ///     id replaces `clientID` (the saved seqs belong to it).
     ///   - clock: monotonic time in nanoseconds (heartbeat, pacing, backoff reset).
     ///   - random: the source of backoff jitter.
     public init(
         url: String, clientID: String, tokenProvider: @escaping @Sendable () async throws -> String,
         presence: JSONValue? = nil, configuration: SyncSessionConfiguration = SyncSessionConfiguration(),
-        transport: any SyncTransport = WireTransport(), clock: @escaping @Sendable () -> Int64 = SyncSession.monotonicNanoseconds,
+        transport: any SyncTransport = WireTransport(), persistence: (any SyncPersistence)? = nil,
+        clock: @escaping @Sendable () -> Int64 = SyncSession.monotonicNanoseconds,
         random: some RandomNumberGenerator & Sendable = SystemRandomNumberGenerator()
     ) {
         self.url = url
-        self.clientID = clientID
+        let saved = persistence?.saved
+        self.clientID = saved?.clientID ?? clientID
+        self.persistence = persistence
         self.tokenProvider = tokenProvider
         self.presence = presence
         self.configuration = configuration
         self.transport = transport
         self.clock = clock
         self.random = JitterSource(base: random)
-        engine = SyncEngine(clientID: clientID, configuration: configuration.engine)
+        let engine = saved.map { SyncEngine(restoring: $0, configuration: configuration.engine) }
+            ?? SyncEngine(clientID: clientID, configuration: configuration.engine)
+        self.engine = engine
+        savedNextSeq = engine.nextSeq
         lifecycle = ConnectionLifecycle(policy: configuration.reconnect)
         estimator = configuration.rtt
-        lastSnapshot = SyncSnapshot(rev: 0, pending: 0, state: .emptyObject)
+        lastSnapshot = SyncSnapshot(rev: engine.rev, pending: engine.pending.count, state: engine.visible.root)
         let gate = Gate<SessionIdentity>(name: "Tandem session \(clientID)")
         established = gate
         // One ordered channel to the gate: open, close and fail must reach it in the order they happened.
@@ -172,6 +191,19 @@ public actor SyncSession {
 
     // MARK: - Control
 
+    /// Waits until the current state is saved (with a `SyncPersistence`; at once without): call it before the
+    /// app may be terminated. A failed save is reported as `persistenceFailed`.
+    public func flush() async {
+        guard persistence != nil else { return }
+        while saving || unsaved {
+            if saving {
+                await withCheckedContinuation { saveWaiters.append($0) }
+            } else {
+                await save()
+            }
+        }
+    }
+
     /// Starts connecting (and reconnecting until stopped or refused). Calling it again does nothing.
     ///
     /// A connection that cannot succeed by retrying — a malformed URL or unsupported scheme, a certificate
@@ -200,6 +232,7 @@ public actor SyncSession {
             resumeWaiter = nil
         }
         await runTask?.value
+        await flush()
         finish()
     }
 
@@ -213,6 +246,7 @@ public actor SyncSession {
         suspendRequested = true
         backoffTask?.cancel()
         if let socket { await socket.close(code: CloseCode.normal.rawValue, reason: "") }
+        await flush()
     }
 
     /// Takes a suspended session up again (the app is in the foreground): it connects at once, the backoff
@@ -255,7 +289,8 @@ public actor SyncSession {
             throw .change(error)
         }
         publishSnapshotIfChanged()
-        flush()
+        noteEngineChanged()
+        sendOutgoing()
     }
 
     /// Sets this participant's presence data (an object: name, avatar, cursor…). Sent at once when
@@ -440,6 +475,8 @@ public actor SyncSession {
         reportedMisses = 0
         cancelTimer()
         engine.connectionLost()
+        // Held patches went back to the outbox with their seqs; the next connection resends them.
+        held = []
     }
 
     private func finish() {
@@ -475,6 +512,7 @@ public actor SyncSession {
             helloSentAt = nil
             heartbeat = HeartbeatMonitor(settings: welcome.heartbeat, estimator: estimator, maxMisses: configuration.heartbeatMisses, now: now)
             let changes = engine.receive(message)
+            noteEngineChanged()
             try? lifecycle.welcomed(now: now)
             gateCommands.yield(.open(welcome.you))
             publishState()
@@ -494,9 +532,11 @@ public actor SyncSession {
         case .leave(let peer): eventSink.yield(.left(peer))
         case .signal(let from, let event, let data): eventSink.yield(.signal(from: from, event: event, data: data))
         case .error(let code, let text): eventSink.yield(.serverError(code: code, message: text))
-        case .patch, .ack, .reject: report(engine.receive(message), participants: [])
+        case .patch, .ack, .reject:
+            report(engine.receive(message), participants: [])
+            noteEngineChanged()
         }
-        flush()
+        sendOutgoing()
     }
 
     /// Reports `error` and closes the connection with 1007; the connection loop then reconnects per the
@@ -545,10 +585,19 @@ public actor SyncSession {
         engine.noteMessageSent(now: clock())
     }
 
-    /// Sends what the outbox releases now, then re-arms the timer.
-    private func flush() {
+    /// Sends what the outbox releases now, then re-arms the timer. With persistence, patches that just got
+    /// their seq wait for a save that holds it: a crash after the send can then never rebind that seq.
+    private func sendOutgoing() {
         if let outbox, engine.isConnected {
-            for message in engine.nextOutgoing(now: clock()) { outbox.yield(message.encoded()) }
+            let messages = engine.nextOutgoing(now: clock())
+            let bindsNewSeq = messages.contains { if case .patch(let seq, _) = $0 { seq >= savedNextSeq } else { false } }
+            if persistence == nil || (!bindsNewSeq && held.isEmpty) {
+                for message in messages { outbox.yield(message.encoded()) }
+            } else if !messages.isEmpty {
+                held.append(contentsOf: messages)
+                unsaved = true
+                if !saving { Task { await self.save() } }
+            }
         }
         scheduleTimer()
     }
@@ -606,7 +655,58 @@ public actor SyncSession {
                 }
             }
         }
-        flush()
+        sendOutgoing()
+    }
+
+    // MARK: - Persistence
+
+    /// The engine's state changed: save it within `persistenceInterval`.
+    private func noteEngineChanged() {
+        guard persistence != nil else { return }
+        unsaved = true
+        scheduleSave()
+    }
+
+    /// Arms the save timer unless a save runs (it re-arms when it ends) or the timer is armed.
+    private func scheduleSave() {
+        guard !saving, saveTimer == nil else { return }
+        let delay = configuration.persistenceInterval
+        saveTimer = Task {
+            try? await Task.sleep(for: delay)
+            await self.save()
+        }
+    }
+
+    /// Saves the current state, one save at a time, and sends the held patches it covered; saves again at
+    /// once while patches wait for their seqs to be saved. Changes made meanwhile wait for the timer, so a
+    /// burst of changes is written a few times, not once per change.
+    private func save() async {
+        guard let persistence, !saving else { return }
+        saving = true
+        saveTimer?.cancel()
+        saveTimer = nil
+        repeat {
+            unsaved = false
+            let state = engine.savedState
+            let covered = held.count
+            let connection = generation
+            do {
+                try await persistence.save(state)
+                savedNextSeq = max(savedNextSeq, state.nextSeq)
+            } catch {
+                eventSink.yield(.persistenceFailed(error))
+            }
+            // Sent even when the save failed: the session goes on in memory rather than stall.
+            if connection == generation, let outbox, covered > 0, covered <= held.count {
+                for message in held.prefix(covered) { outbox.yield(message.encoded()) }
+                held.removeFirst(covered)
+            }
+        } while unsaved && !held.isEmpty
+        saving = false
+        if unsaved { scheduleSave() }
+        let waiters = saveWaiters
+        saveWaiters = []
+        for waiter in waiters { waiter.resume() }
     }
 
     // MARK: - Publishing

@@ -20,13 +20,18 @@ public struct SyncSessionConfiguration: Sendable {
     /// reads); beyond it the oldest are dropped, so a session never grows memory for its observers.
     /// Visible state is not at risk: `snapshots()` always delivers the latest.
     public var eventBufferLimit: Int
+    /// With a `SyncPersistence`: the longest a local change, ack or remote patch waits before the state
+    /// holding it is saved (changes in that window are written together; `flush()` writes at once). A
+    /// patch is always saved with its seq before it goes on the wire, whatever this says.
+    public var persistenceInterval: Duration
 
     /// Creates a configuration; defaults: engine and policy defaults, 10 s connect, 10 s welcome, 3 missed
-    /// pongs, 16 MiB messages, 4,096 buffered events.
+    /// pongs, 16 MiB messages, 4,096 buffered events, saves at most every 50 ms.
     public init(
         engine: SyncEngineConfiguration = SyncEngineConfiguration(), reconnect: ReconnectPolicy = ReconnectPolicy(),
         connectTimeout: Duration = .seconds(10), welcomeTimeout: Int64 = 10_000_000_000,
-        rtt: RTTEstimator = RTTEstimator(), heartbeatMisses: Int = 3, maxMessageSize: Int = 16 << 20, eventBufferLimit: Int = 4096
+        rtt: RTTEstimator = RTTEstimator(), heartbeatMisses: Int = 3, maxMessageSize: Int = 16 << 20, eventBufferLimit: Int = 4096,
+        persistenceInterval: Duration = .milliseconds(50)
     ) {
         self.engine = engine
         self.reconnect = reconnect
@@ -36,5 +41,6 @@ public struct SyncSessionConfiguration: Sendable {
         self.heartbeatMisses = max(1, heartbeatMisses)
         self.maxMessageSize = maxMessageSize
         self.eventBufferLimit = max(1, eventBufferLimit)
+        self.persistenceInterval = max(.zero, persistenceInterval)
     }
 }

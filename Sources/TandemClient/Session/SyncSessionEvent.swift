@@ -38,6 +38,10 @@ public enum SyncSessionEvent: Sendable, Hashable {
     /// The server sent something this client cannot read; the connection was closed (1007) and the
     /// session reconnects with its backoff.
     case protocolError(SyncProtocolError)
+    /// The session's state could not be saved (a full disk, a removed folder). The session goes on in
+    /// memory and tries again with the next change; until a save succeeds, pending changes would not
+    /// survive the app.
+    case persistenceFailed(SyncPersistenceError)
 }
 
 /// What the app renders: the visible document (confirmed state with pending patches on top), the

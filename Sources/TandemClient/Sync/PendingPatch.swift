@@ -31,3 +31,24 @@ public struct PendingPatch: Sendable, Hashable {
     /// True when the patch can still be merged with a newer one: never sent, so no seq is bound to it.
     public var isMergeable: Bool { seq == nil }
 }
+
+extension PendingPatch: Codable {
+    private enum CodingKeys: String, CodingKey {
+        case seq, ops
+    }
+
+    /// Decodes a saved patch; it is unsent until the next connection resends it.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        seq = try container.decodeIfPresent(Int64.self, forKey: .seq)
+        ops = try container.decode([PatchOp].self, forKey: .ops)
+        stage = .unsent
+    }
+
+    /// Encodes the seq (absent when never sent) and the ops; the stage belongs to a connection and is not kept.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encodeIfPresent(seq, forKey: .seq)
+        try container.encode(ops, forKey: .ops)
+    }
+}

@@ -60,6 +60,26 @@ public struct SyncEngine: Sendable {
         limits = SessionLimits()
     }
 
+    /// Restores an engine from a saved state: the confirmed document at its rev, the pending patches
+    /// (all unsent, seqs kept) replayed on top into `visible`, and the next seq. Not connected.
+    public init(restoring saved: SyncSavedState, configuration: SyncEngineConfiguration = SyncEngineConfiguration()) {
+        self.init(clientID: saved.clientID, configuration: configuration)
+        confirmed = Document(saved.confirmed) ?? Document()
+        epoch = saved.epoch
+        rev = saved.rev
+        pending = saved.pending.map { PendingPatch(seq: $0.seq, ops: $0.ops, stage: .unsent) }
+        nextSeq = max(1, saved.nextSeq)
+        needsSnapshot = saved.needsSnapshot
+        var ignored: [EngineEvent] = []
+        recomputeVisible(before: visible, into: &ignored)
+    }
+
+    /// What a `SyncPersistence` keeps of this engine.
+    public var savedState: SyncSavedState {
+        SyncSavedState(clientID: clientID, nextSeq: nextSeq, epoch: epoch, rev: rev, confirmed: confirmed.root, pending: pending,
+                       needsSnapshot: needsSnapshot)
+    }
+
     /// Where the next `hello` resumes from; `nil` (ask for the full state) before the first
     /// `welcome` or after the engine lost track of the history.
     public var resume: ResumePoint? {

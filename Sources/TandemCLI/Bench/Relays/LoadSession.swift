@@ -60,6 +60,7 @@ final class LoadSession: @unchecked Sendable {
         let subprotocols = speaksTandem ? [TandemProtocol.subprotocol] : []
         let loop = loop
         let pending = clients
+        let tls = server.clientTLS
         try await withThrowingTaskGroup(of: Void.self) { group in
             var next = 0
             func start() {
@@ -67,7 +68,7 @@ final class LoadSession: @unchecked Sendable {
                 let url = server.url(room: client.room, member: client.member)
                 next += 1
                 group.addTask {
-                    _ = try await WebSocketClient.connect(url: url, subprotocols: subprotocols, timeout: .seconds(60), on: loop) { connection in
+                    _ = try await WebSocketClient.connect(url: url, subprotocols: subprotocols, timeout: .seconds(60), tls: tls, on: loop) { connection in
                         client.connection = connection
                         if speaksTandem { connection.sendText(Self.hello(for: client, resume: resume)) }
                         return client

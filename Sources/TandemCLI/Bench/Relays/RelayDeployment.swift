@@ -1,4 +1,5 @@
 import Foundation
+import TandemWire
 
 /// What one benchmark measurement runs against: a single server process, or a cluster deployment (a fresh
 /// `redis-server` and `tandem serve --redis` nodes). CPU time and memory are summed over all its processes,
@@ -9,6 +10,8 @@ final class RelayDeployment: @unchecked Sendable {
     let nodes: [RelayServerProcess]
     /// The cluster's Redis; nil for single processes.
     let redis: RedisBenchProcess?
+    /// What clients verify the server with when it serves TLS (`tandem-tls`).
+    let clientTLS: TLSContext?
 
     /// Starts `kind`'s processes (Redis first, then its nodes) and waits until all listen; whatever started is
     /// stopped again when a later process fails.
@@ -17,6 +20,7 @@ final class RelayDeployment: @unchecked Sendable {
         guard let persistence = kind.redisPersistence else {
             nodes = [try RelayServerProcess(kind: kind, paths: paths, secret: secret)]
             redis = nil
+            clientTLS = Self.clientTLS(for: nodes)
             return
         }
         guard let executable = paths.redis else {
@@ -35,6 +39,12 @@ final class RelayDeployment: @unchecked Sendable {
         }
         self.redis = redis
         nodes = started
+        clientTLS = nil
+    }
+
+    /// The client TLS context for a deployment that serves TLS (trusting its certificate); nil otherwise.
+    static func clientTLS(for nodes: [RelayServerProcess]) -> TLSContext? {
+        nodes.first?.trustedCertificate.flatMap { try? TLSContext(.client(additionalTrustRoots: [$0], trustsSystemRoots: false)) }
     }
 
     /// Every process of the deployment, nodes first.

@@ -232,7 +232,7 @@ struct RelayReport {
     }
 
     private static let colors: [RelayServerKind: String] = [
-        .go: "#3b7dd8", .python: "#e0a030", .tandem: "#2e9e5b", .tandemMemory: "#8bd3a6",
+        .go: "#3b7dd8", .python: "#e0a030", .tandem: "#2e9e5b", .tandemMemory: "#8bd3a6", .tandemTLS: "#1f6b3e",
     ]
 
     private func panel(title: String, bars: [(RelayServerKind, Spread?)], x: Double, format: (Double) -> String) -> String {

@@ -78,10 +78,11 @@ final class RelayServerProcess: @unchecked Sendable {
         case .python:
             process.executableURL = URL(fileURLWithPath: paths.python)
             process.arguments = ["\(paths.root)/bench/relays/python/relay.py", "--port", "0"]
-        case .tandem, .tandemMemory, .tandemRedis, .tandemRedis2, .tandemRedisVolatile, .tandemRedis2Volatile:
+        case .tandem, .tandemMemory, .tandemTLS, .tandemRedis, .tandemRedis2, .tandemRedisVolatile, .tandemRedis2Volatile:
             let directory = NSTemporaryDirectory() + "tandem-bench-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
             data = directory
+            if kind == .tandemTLS { try Self.makeCertificate(in: directory) }
             environment["TANDEM_SECRET"] = secret
             process.executableURL = URL(fileURLWithPath: paths.tandem)
             process.arguments = Self.tandemArguments(kind: kind, dataDirectory: directory, redisURL: redisURL, nodeID: nodeID)
@@ -123,6 +124,7 @@ final class RelayServerProcess: @unchecked Sendable {
             "--idle-timeout", "3600000", "--heartbeat", "600000", "--max-participants", "1000",
         ]
         if kind == .tandemMemory || kind.isCluster { arguments.append("--in-memory") }
+        if kind == .tandemTLS { arguments += ["--tls-cert", "\(dataDirectory)/\(certificateFile)", "--tls-key", "\(dataDirectory)/key.pem"] }
         if kind.isCluster, let redisURL {
             arguments += ["--redis", redisURL]
             if let nodeID { arguments += ["--node-id", nodeID] }
@@ -134,7 +136,7 @@ final class RelayServerProcess: @unchecked Sendable {
     static func port(inBanner text: String) -> Int? {
         for line in text.split(separator: "\n") {
             if line.hasPrefix("PORT "), let port = Int(line.dropFirst(5)) { return port }
-            if line.contains("listening"), let url = line.split(separator: " ").last(where: { $0.hasPrefix("ws://") }),
+            if line.contains("listening"), let url = line.split(separator: " ").first(where: { $0.hasPrefix("ws://") || $0.hasPrefix("wss://") }),
                let path = url.range(of: "/v1/sync"), let colon = url[..<path.lowerBound].lastIndex(of: ":") {
                 return Int(url[url.index(after: colon)..<path.lowerBound])
             }
@@ -153,7 +155,30 @@ final class RelayServerProcess: @unchecked Sendable {
 
     /// The URL a client of `room` connects to.
     func url(room: String) -> String {
-        kind.speaksTandem ? "ws://127.0.0.1:\(port)/v1/sync" : "ws://127.0.0.1:\(port)/room/\(room)"
+        kind == .tandemTLS ? "wss://127.0.0.1:\(port)/v1/sync"
+            : kind.speaksTandem ? "ws://127.0.0.1:\(port)/v1/sync" : "ws://127.0.0.1:\(port)/room/\(room)"
+    }
+
+    /// The PEM file of a TLS server's self-signed certificate, which its clients trust.
+    static let certificateFile = "certificate.pem"
+
+    /// The path of the certificate clients trust; nil for servers without TLS.
+    var trustedCertificate: String? { kind == .tandemTLS ? dataDirectory.map { "\($0)/\(Self.certificateFile)" } : nil }
+
+    /// A self-signed P-256 certificate for 127.0.0.1, valid for a day, made with the openssl CLI.
+    private static func makeCertificate(in directory: String) throws {
+        let openssl = Process()
+        openssl.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
+        openssl.arguments = ["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes",
+                             "-keyout", "\(directory)/key.pem", "-out", "\(directory)/\(certificateFile)", "-days", "1",
+                             "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1"]
+        openssl.standardOutput = FileHandle.nullDevice
+        openssl.standardError = FileHandle.nullDevice
+        try openssl.run()
+        openssl.waitUntilExit()
+        guard openssl.terminationStatus == 0 else {
+            throw RelayBenchError(description: "openssl could not make the TLS server's certificate (install openssl)")
+        }
     }
 
     /// Stops the server (SIGTERM, then SIGKILL after 3 s) and removes its data folder.

@@ -9,6 +9,8 @@ enum RelayServerKind: String, Sendable, CaseIterable {
     case tandem
     /// `tandem serve --in-memory`: the same server without storage, to show what durability costs.
     case tandemMemory = "tandem-memory"
+    /// `tandem serve` with SQLite storage serving TLS (`--tls-cert`), its clients on `wss://`: what TLS costs.
+    case tandemTLS = "tandem-tls"
     /// One `tandem serve --redis … --in-memory` node and a Redis with an always-fsynced append-only file.
     case tandemRedis = "tandem-redis"
     /// Two such nodes on one Redis (always-fsynced AOF); each room's clients alternate between the nodes.
@@ -32,7 +34,7 @@ enum RelayServerKind: String, Sendable, CaseIterable {
     /// Tandem nodes sharing one Redis, or 0 for a single process without Redis.
     var clusterNodes: Int {
         switch self {
-        case .go, .python, .tandem, .tandemMemory: 0
+        case .go, .python, .tandem, .tandemMemory, .tandemTLS: 0
         case .tandemRedis, .tandemRedisVolatile: 1
         case .tandemRedis2, .tandemRedis2Volatile: 2
         }
@@ -44,7 +46,7 @@ enum RelayServerKind: String, Sendable, CaseIterable {
     /// The Redis persistence of a cluster deployment; nil for single processes.
     var redisPersistence: RedisPersistence? {
         switch self {
-        case .go, .python, .tandem, .tandemMemory: nil
+        case .go, .python, .tandem, .tandemMemory, .tandemTLS: nil
         case .tandemRedis, .tandemRedis2: .alwaysFsync
         case .tandemRedisVolatile, .tandemRedis2Volatile: RedisPersistence.none
         }
@@ -60,6 +62,7 @@ enum RelayServerKind: String, Sendable, CaseIterable {
         case .python: "Python websockets relay"
         case .tandem: "Tandem (durable acks)"
         case .tandemMemory: "Tandem (--in-memory)"
+        case .tandemTLS: "Tandem (durable acks, TLS)"
         case .tandemRedis: "Tandem, 1 node + Redis (AOF always)"
         case .tandemRedis2: "Tandem, 2 nodes + Redis (AOF always)"
         case .tandemRedisVolatile: "Tandem, 1 node + Redis (no persistence)"
@@ -74,6 +77,7 @@ enum RelayServerKind: String, Sendable, CaseIterable {
         case .python: "Python relay"
         case .tandem: "Tandem durable"
         case .tandemMemory: "Tandem in-memory"
+        case .tandemTLS: "Tandem TLS"
         case .tandemRedis: "1 node + Redis"
         case .tandemRedis2: "2 nodes + Redis"
         case .tandemRedisVolatile: "1 node + volatile Redis"

@@ -1,0 +1,105 @@
+import Foundation
+import Testing
+import TandemProtocol
+import TandemServer
+import TandemTestSupport
+import TandemWire
+@testable import TandemClient
+
+/// `tandem join --state DIR` with real processes: a join killed with SIGKILL while its patches are
+/// unacknowledged (the server is stopped with SIGSTOP, so they sit in its socket) is started again on the
+/// same folder with empty input, and every patch lands exactly once, in order.
+@Suite(.serialized) struct JoinStateCrashTests {
+    /// A running `tandem join` whose input stays open until `finishInput()`.
+    private final class JoinProcess: @unchecked Sendable {
+        let process = Process()
+        private let input = Pipe()
+        private let output = Pipe()
+        private let errors = Pipe()
+
+        init(_ arguments: [String]) throws {
+            process.executableURL = try ServeProcess.tandemBinary()
+            process.arguments = ["join"] + arguments
+            process.standardInput = input
+            process.standardOutput = output
+            process.standardError = errors
+            try process.run()
+        }
+
+        func send(_ line: String) { input.fileHandleForWriting.write(Data((line + "\n").utf8)) }
+
+        func finishInput() throws { try input.fileHandleForWriting.close() }
+
+        /// Waits for the exit; returns the status and both outputs.
+        func finish() async throws -> (Int32, String, String) {
+            try await offload { [self] in
+                let out = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+                let err = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+                process.waitUntilExit()
+                return (process.terminationStatus, out, err)
+            }
+        }
+    }
+
+    private func pendingSeqs(in folder: String) -> [Int64?]? {
+        guard let data = FileManager.default.contents(atPath: "\(folder)/state.json"),
+              let json = try? JSONValue.parse(Array(data)), let pending = json["pending"]?.arrayValue else { return nil }
+        return pending.map { $0["seq"]?.doubleValue.map { Int64($0) } }
+    }
+
+    @Test func aKilledJoinResendsItsUnacknowledgedPatchesExactlyOnceInOrder() async throws {
+        let data = FileManager.default.temporaryDirectory.appendingPathComponent("tandem-crash-\(UUID().uuidString)").path
+        let folder = data + "-join"
+        defer {
+            try? FileManager.default.removeItem(atPath: data)
+            try? FileManager.default.removeItem(atPath: folder)
+        }
+        let secret = "crash"
+        let (server, url) = try await offload { try ServeProcess.serve(data: data, secret: secret) }
+        defer { kill(server.processIdentifier, SIGCONT); server.terminate(); server.waitUntilExit() }
+        let tokens = TokenVerifier(secret: Array(secret.utf8), hmac: { Digest.hmacSHA256(key: $0, message: $1) },
+                                   now: { Int64(Date().timeIntervalSince1970) })
+        func token(_ user: String) -> String { tokens.mint(TokenClaims(sub: user, room: "shop", role: .host, exp: tokens.currentTime + 600)) }
+        func line(_ n: Int) -> String { #"[{"op":"set","path":"/i\#(n)","value":\#(n)},{"op":"set","path":"/last","value":\#(n)}]"# }
+        let arguments = ["--url", url, "--token", token("alice"), "--state", folder, "--drain-timeout", "30"]
+
+        let first = try JoinProcess(arguments)
+        for n in 1...3 { first.send(line(n)) }
+        #expect(await eventually { pendingSeqs(in: folder) == [] }, "the first three are acknowledged")
+        // The server stops reading: the next patches are sent and stay unacknowledged.
+        kill(server.processIdentifier, SIGSTOP)
+        for n in 4...6 { first.send(line(n)) }
+        #expect(await eventually { pendingSeqs(in: folder) == [4, 5, 6] }, "bound to their seqs on disk: \(String(describing: pendingSeqs(in: folder)))")
+        kill(first.process.processIdentifier, SIGKILL)
+        _ = try await first.finish()
+        kill(server.processIdentifier, SIGCONT)
+
+        // Started again on the folder with no input: it resumes and settles what it had.
+        let second = try JoinProcess(arguments)
+        try second.finishInput()
+        let (status, out, err) = try await second.finish()
+        #expect(status == 0, "tandem join failed: \(err)")
+        let states = out.split(separator: "\n").compactMap { try? JSONValue.parse(Array($0.utf8)) }.filter { $0["event"] == "state" }
+        #expect(states.last?["pending"] == 0)
+
+        // Another participant sees each patch once: six revs, the last one last.
+        let observer = try JoinProcess(["--url", url, "--token", token("bob"), "--drain-timeout", "30"])
+        try observer.finishInput()
+        let (_, seen, _) = try await observer.finish()
+        let final = seen.split(separator: "\n").compactMap { try? JSONValue.parse(Array($0.utf8)) }.last { $0["event"] == "state" }
+        #expect(final?["rev"] == 6, "one rev per patch: \(String(describing: final))")
+        #expect(final?["state"] == ["i1": 1, "i2": 2, "i3": 3, "i4": 4, "i5": 5, "i6": 6, "last": 6])
+    }
+
+    @Test func aFolderInUseIsRefusedWithAClearError() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("tandem-locked-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let held = try FileSyncPersistence(folder: folder)
+        let join = try JoinProcess(["--url", "ws://127.0.0.1:1/v1/sync", "--token", "t", "--state", folder])
+        try join.finishInput()
+        let (status, _, err) = try await join.finish()
+        #expect(status == 1)
+        #expect(err.contains("used by another session"), "\(err)")
+        _ = held
+    }
+}
