@@ -8,6 +8,7 @@ enum BenchCommand {
         StorageBenchmark.suite,
         WireBenchmark.suite,
         LatencyBenchmark.suite,
+        PersistenceBenchmark.suite,
         RelayBenchmark.suite,
     ]
 
