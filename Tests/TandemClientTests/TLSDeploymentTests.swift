@@ -79,17 +79,26 @@ import TandemWire
     }
 
     @Test(.enabled(if: NginxFront.isInstalled || ProcessInfo.processInfo.environment["TANDEM_REQUIRE_NGINX"] == "1", "nginx is not installed"))
-    func sessionsSyncThroughNginxTerminatingTLSInFrontOfAPlainServer() async throws {
+    func sessionsSyncThroughNginxTerminatingTLSInFrontOfAPlainTandemServe() async throws {
         let certificates = try certificates()
-        let harness = try SessionTestServer.start()
-        let front = try NginxFront(backendPort: harness.server.port, certificateChain: certificates.serverChain,
-                                   privateKey: certificates.serverKey)
+        let data = FileManager.default.temporaryDirectory.appendingPathComponent("tandem-nginx-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: data) }
+        let secret = "behind-nginx"
+        let (server, plainURL) = try await offload { try ServeProcess.serve(data: data, secret: secret) }
+        defer { server.terminate(); server.waitUntilExit() }
+        let backendPort = Int(plainURL.split(separator: ":")[2].prefix { $0.isNumber })!
+        let front = try NginxFront(backendPort: backendPort, certificateChain: certificates.serverChain, privateKey: certificates.serverKey)
         defer { front.stop() }
+        let tokens = TokenVerifier(secret: Array(secret.utf8), hmac: { Digest.hmacSHA256(key: $0, message: $1) },
+                                   now: { Int64(Date().timeIntervalSince1970) })
+        func token(_ user: String) -> String {
+            tokens.mint(TokenClaims(sub: user, room: "lobby", role: .host, exp: tokens.currentTime + 600))
+        }
         let url = "wss://localhost:\(front.port)\(TandemProtocol.syncPath)"
         let trust = TLSConfiguration.client(additionalTrustRoots: [certificates.caFile])
         let configuration = SyncSessionConfiguration(reconnect: ReconnectPolicy(backoff: ReconnectBackoff(base: 0.01, cap: 0.05)))
-        let aliceToken = harness.token(user: "alice")
-        let bobToken = harness.token(user: "bob")
+        let aliceToken = token("alice")
+        let bobToken = token("bob")
         let alice = SyncSession(url: url, clientID: "a1", tokenProvider: { aliceToken }, configuration: configuration,
                                 transport: WireTransport(tls: trust))
         let bob = SyncSession(url: url, clientID: "b1", tokenProvider: { bobToken }, configuration: configuration,
@@ -101,12 +110,26 @@ import TandemWire
         for index in 1...20 { try await alice.apply([Fixtures.set("/contentOffset", ["x": 0, "y": .number(Double(index * 10))])]) }
         #expect(await alice.drain(timeout: .seconds(10)))
         #expect(await eventually { await bob.snapshot.state == ["contentOffset": ["x": 0, "y": 200]] })
-        // An invitation over HTTPS through the same front.
-        let invites = InviteClient(baseURL: "https://localhost:\(front.port)", token: aliceToken, tls: trust)
-        let invitation = try await invites.createInvite()
-        #expect(invitation.code.count == 6)
         await alice.stop()
         await bob.stop()
-        await harness.shutdown()
+
+        // `tandem invite` over HTTPS through the same front, verifying it with --ca-file.
+        let invite = Process()
+        invite.executableURL = try ServeProcess.tandemBinary()
+        invite.arguments = ["invite", "--url", "https://localhost:\(front.port)", "--token", aliceToken, "--ca-file", certificates.caFile]
+        let output = Pipe(), errors = Pipe()
+        invite.standardOutput = output
+        invite.standardError = errors
+        try invite.run()
+        let printed = try await offload { () -> (Int32, String, String) in
+            let out = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            let err = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            invite.waitUntilExit()
+            return (invite.terminationStatus, out, err)
+        }
+        #expect(printed.0 == 0, "tandem invite failed: \(printed.2)")
+        let lines = printed.1.split(separator: "\n")
+        // The plain server behind the proxy names its own scheme; `--public-url https://…` sets the links' origin.
+        #expect(lines.first?.count == 6 && lines.dropFirst().first?.contains("localhost:\(front.port)/#invite=") == true, "\(printed.1)")
     }
 }

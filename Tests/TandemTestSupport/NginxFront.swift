@@ -41,7 +41,7 @@ public final class NginxFront: Sendable {
                         proxy_http_version 1.1;
                         proxy_set_header Upgrade $http_upgrade;
                         proxy_set_header Connection $connection_upgrade;
-                        proxy_set_header Host $host;
+                        proxy_set_header Host $http_host;
                         proxy_read_timeout 3600s;
                     }
                 }

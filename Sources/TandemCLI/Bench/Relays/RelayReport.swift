@@ -35,7 +35,9 @@ struct RelayReport {
             parts.append("(b) p50 \(fixed(rate.p50Milliseconds, 2)) ms p99 \(fixed(rate.p99Milliseconds, 2)) ms lost \(rate.lost)/\(rate.expected)\(steal)")
         }
         if let idle = run.idle { parts.append("(c) \(fixed(idle.bytesPerConnection / 1000, 1)) kB/conn, \(idle.held) held") }
-        if let resume = run.resume { parts.append("(d) \(fixed(resume.seconds, 2)) s, \(resume.snapshots) snapshots") }
+        if let resume = run.resume {
+            parts.append("(d) \(fixed(resume.seconds, 2)) s, \(resume.snapshots) snapshots, server \(fixed(resume.serverMicrosecondsPerResume, 0)) µs CPU per resume")
+        }
         if run.kind.speaksTandem, run.peak != nil || run.fixedRate != nil || run.resume != nil { parts.append("order \(run.audit.summary)") }
         parts += run.failures.map { "FAILED: \($0)" }
         return parts.joined(separator: "; ")
@@ -49,8 +51,8 @@ struct RelayReport {
     /// The table of medians (with the range over rounds), as Markdown; also what the console prints.
     func summaryTable() -> String {
         var lines = [
-            "| server | (a) delivered msg/s | (a) server CPU | (a) server µs CPU / delivery | (a) generator CPU | (a) p99 ms | (b) p50 ms | (b) p99 ms | (b) lost | (b) server CPU | (c) kB / idle conn. | (d) resume storm s | (d) snapshots |",
-            "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+            "| server | (a) delivered msg/s | (a) server CPU | (a) server µs CPU / delivery | (a) generator CPU | (a) p99 ms | (b) p50 ms | (b) p99 ms | (b) lost | (b) server CPU | (c) kB / idle conn. | (d) resume storm s | (d) server µs CPU / resume | (d) snapshots |",
+            "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
         ]
         for kind in settings.servers {
             let cells: [String] = [
@@ -66,6 +68,7 @@ struct RelayReport {
                 cell(kind, { $0.fixedRate?.serverCores }, range: false) { Self.percent($0) },
                 cell(kind, { $0.idle.map { $0.bytesPerConnection / 1000 } }) { Self.fixed($0, 1) },
                 cell(kind, { $0.resume?.seconds }) { Self.fixed($0, 2) },
+                cell(kind, { $0.resume?.serverMicrosecondsPerResume }) { Self.fixed($0, 0) },
                 cell(kind, { $0.resume.map { Double($0.snapshots) } }, range: false) { Self.grouped($0) },
             ]
             lines.append("| " + cells.joined(separator: " | ") + " |")

@@ -59,6 +59,8 @@ enum RelayScenarios {
         var seconds: Double
         var snapshots: Int
         var clients: Int
+        /// The server's CPU time per resumed client (connect, TLS handshake when it speaks TLS, hello, replay), µs.
+        var serverMicrosecondsPerResume: Double = 0
         /// Order and ack checks of the Tandem output, before and after the storm.
         var audit = DeliveryAudit()
     }
@@ -246,6 +248,7 @@ enum RelayScenarios {
             for client in session.clients { session.send(from: client) }
         }
         try await session.waitUntil(timeout: .seconds(60), "the acks before the storm") { $0.acks >= count && $0.delivered >= count * 9 }
+        let serverBefore = server.cpuSeconds
         let start = try await loop.submit {
             session.welcomes = 0
             session.snapshots = 0
@@ -253,10 +256,12 @@ enum RelayScenarios {
             return LoadStatistics.nowNanoseconds()
         }
         try await session.connectAll(concurrency: 250, resume: true)
+        let serverCPU = server.cpuSeconds - serverBefore
         let (last, snapshots) = try await loop.submit { (session.lastWelcomeNanos, session.snapshots) }
         let audit = try await finalAudit(session)
         try await session.abortAll()
-        return ResumeStorm(seconds: Double(last - start) / 1e9, snapshots: snapshots, clients: count, audit: audit)
+        return ResumeStorm(seconds: Double(last - start) / 1e9, snapshots: snapshots, clients: count,
+                           serverMicrosecondsPerResume: serverCPU * 1e6 / Double(max(count, 1)), audit: audit)
     }
 
     static func milliseconds(_ nanoseconds: Int?) -> Double {
