@@ -401,24 +401,10 @@ struct BrowserParticipantTests {
         guard case .ack(3, _, _)? = await nextMessage() else { Issue.record("the guest's ordinary patch was not acknowledged"); return }
 
         // `tandem join`, the real binary: joins, applies a line, prints the state and exits 0.
-        let join = Process()
-        join.executableURL = try ServeProcess.tandemBinary()
-        join.arguments = ["join", "--url", url, "--token", token("alice", .host), "--client", "cli-1", "--drain-timeout", "20"]
-        let input = Pipe(), output = Pipe(), errors = Pipe()
-        join.standardInput = input
-        join.standardOutput = output
-        join.standardError = errors
-        try join.run()
-        input.fileHandleForWriting.write(Data(#"[{"op":"set","path":"/tabIndex","value":2}]"#.utf8 + [UInt8(ascii: "\n")]))
-        try input.fileHandleForWriting.close()
-        let printed = try await offload { () -> (Int32, String, String) in
-            let out = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            let err = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            join.waitUntilExit()
-            return (join.terminationStatus, out, err)
-        }
-        #expect(printed.0 == 0, "tandem join failed: \(printed.2)")
-        let states = printed.1.split(separator: "\n").compactMap { try? JSONValue.parse(Array($0.utf8)) }.filter { $0["event"] == "state" }
+        let printed = try await TandemRun.run(["join", "--url", url, "--token", token("alice", .host), "--client", "cli-1", "--drain-timeout", "20"],
+                                              input: [#"[{"op":"set","path":"/tabIndex","value":2}]"#])
+        #expect(printed.status == 0, "tandem join failed: \(printed.stderr)")
+        let states = printed.events("state")
         #expect(states.last?["state"] == ["note": "hi", "tabIndex": 2] && states.last?["pending"] == 0)
 
         // The page joins the same room and shows the state.

@@ -10,33 +10,28 @@ import TandemWire
 /// unacknowledged (the server is stopped with SIGSTOP, so they sit in its socket) is started again on the
 /// same folder with empty input, and every patch lands exactly once, in order.
 @Suite(.serialized) struct JoinStateCrashTests {
-    /// A running `tandem join` whose input stays open until `finishInput()`.
+    /// A running `tandem join` whose input stays open until it is killed.
     private final class JoinProcess: @unchecked Sendable {
         let process = Process()
         private let input = Pipe()
         private let output = Pipe()
-        private let errors = Pipe()
 
         init(_ arguments: [String]) throws {
             process.executableURL = try ServeProcess.tandemBinary()
             process.arguments = ["join"] + arguments
             process.standardInput = input
             process.standardOutput = output
-            process.standardError = errors
+            process.standardError = FileHandle.nullDevice
             try process.run()
         }
 
         func send(_ line: String) { input.fileHandleForWriting.write(Data((line + "\n").utf8)) }
 
-        func finishInput() throws { try input.fileHandleForWriting.close() }
-
-        /// Waits for the exit; returns the status and both outputs.
-        func finish() async throws -> (Int32, String, String) {
+        /// Waits for the exit (after a kill).
+        func finish() async throws {
             try await offload { [self] in
-                let out = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-                let err = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+                _ = output.fileHandleForReading.readDataToEndOfFile()
                 process.waitUntilExit()
-                return (process.terminationStatus, out, err)
             }
         }
     }
@@ -71,22 +66,17 @@ import TandemWire
         for n in 4...6 { first.send(line(n)) }
         #expect(await eventually { pendingSeqs(in: folder) == [4, 5, 6] }, "bound to their seqs on disk: \(String(describing: pendingSeqs(in: folder)))")
         kill(first.process.processIdentifier, SIGKILL)
-        _ = try await first.finish()
+        try await first.finish()
         kill(server.processIdentifier, SIGCONT)
 
         // Started again on the folder with no input: it resumes and settles what it had.
-        let second = try JoinProcess(arguments)
-        try second.finishInput()
-        let (status, out, err) = try await second.finish()
-        #expect(status == 0, "tandem join failed: \(err)")
-        let states = out.split(separator: "\n").compactMap { try? JSONValue.parse(Array($0.utf8)) }.filter { $0["event"] == "state" }
-        #expect(states.last?["pending"] == 0)
+        let second = try await TandemRun.run(["join"] + arguments)
+        #expect(second.status == 0, "tandem join failed: \(second.stderr)")
+        #expect(second.events("state").last?["pending"] == 0)
 
         // Another participant sees each patch once: six revs, the last one last.
-        let observer = try JoinProcess(["--url", url, "--token", token("bob"), "--drain-timeout", "30"])
-        try observer.finishInput()
-        let (_, seen, _) = try await observer.finish()
-        let final = seen.split(separator: "\n").compactMap { try? JSONValue.parse(Array($0.utf8)) }.last { $0["event"] == "state" }
+        let observer = try await TandemRun.run(["join", "--url", url, "--token", token("bob"), "--drain-timeout", "30"])
+        let final = observer.events("state").last
         #expect(final?["rev"] == 6, "one rev per patch: \(String(describing: final))")
         #expect(final?["state"] == ["i1": 1, "i2": 2, "i3": 3, "i4": 4, "i5": 5, "i6": 6, "last": 6])
     }
@@ -95,11 +85,9 @@ import TandemWire
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("tandem-locked-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let held = try FileSyncPersistence(folder: folder)
-        let join = try JoinProcess(["--url", "ws://127.0.0.1:1/v1/sync", "--token", "t", "--state", folder])
-        try join.finishInput()
-        let (status, _, err) = try await join.finish()
-        #expect(status == 1)
-        #expect(err.contains("used by another session"), "\(err)")
+        let join = try await TandemRun.run(["join", "--url", "ws://127.0.0.1:1/v1/sync", "--token", "t", "--state", folder])
+        #expect(join.status == 1)
+        #expect(join.stderr.contains("used by another session"), "\(join.stderr)")
         _ = held
     }
 }

@@ -46,17 +46,17 @@ final class RecordingPersistence: SyncPersistence, @unchecked Sendable {
 /// A session with persistence: restored at once, resumes with its seqs, binds every seq on disk before
 /// the patch leaves, coalesces writes, rebases onto a new epoch, and goes on when the disk fails.
 @Suite struct SyncSessionPersistenceTests {
-    private static func welcome(epoch: String = "e1", rev: Int64, state: JSONValue = .emptyObject, lastSeq: Int64,
-                                replay: Bool = false) -> [UInt8] {
-        ServerMessage.welcome(Welcome(epoch: epoch, rev: rev, sync: replay ? .replay([]) : .state(state), lastSeq: lastSeq,
-                                      you: SessionIdentity(user: "alice", client: "a1", role: .host), participants: [])).encoded()
-    }
-
-    private struct NoMessage: Error {}
-
-    private func next(_ iterator: inout AsyncStream<[UInt8]>.Iterator) async throws -> ClientMessage {
-        guard let bytes = await iterator.next() else { throw NoMessage() }
-        return try ClientMessage.decode(bytes)
+    /// A started session on `persistence`, connected to the test's in-memory server.
+    private func connected(_ persistence: RecordingPersistence) async throws -> (SyncSession, ServedConnection) {
+        let transport = InMemoryTransport()
+        let session = SyncSession(url: "ws://x/v1/sync", clientID: "a1", tokenProvider: { "t" }, transport: transport,
+                                  persistence: persistence)
+        var connections = transport.connections.makeAsyncIterator()
+        await session.start()
+        var server = try await ServedConnection.accept(&connections)
+        _ = try await server.handshake()
+        #expect(await session.waitUntilConnected(timeout: .seconds(10)))
+        return (session, server)
     }
 
     private static let saved = SyncSavedState(
@@ -75,14 +75,12 @@ final class RecordingPersistence: SyncPersistence, @unchecked Sendable {
 
         var connections = transport.connections.makeAsyncIterator()
         await session.start()
-        let server = try #require(await connections.next())
-        var received = server.received.makeAsyncIterator()
-        guard case .hello(let hello) = try await next(&received) else { Issue.record("no hello"); return }
+        var server = try await ServedConnection.accept(&connections)
+        let hello = try await server.handshake(inMemoryWelcome(rev: 41, lastSeq: 6, replay: true))
         #expect(hello.client == "a1" && hello.resume == ResumePoint(epoch: "e1", rev: 41))
-        server.send(text: Self.welcome(rev: 41, lastSeq: 6, replay: true))
         // Seq 7 goes out again with its seq; the never-sent patch gets the next one, 8.
-        #expect(try await next(&received) == .patch(seq: 7, ops: [Fixtures.set("/tabIndex", 3)]))
-        #expect(try await next(&received) == .patch(seq: 8, ops: [Fixtures.set("/note", "hi")]))
+        #expect(try await server.next() == .patch(seq: 7, ops: [Fixtures.set("/tabIndex", 3)]))
+        #expect(try await server.next() == .patch(seq: 8, ops: [Fixtures.set("/note", "hi")]))
         #expect(persistence.saves.last?.pending.map(\.seq) == [7, 8], "seq 8 was bound on disk before it was sent")
         server.send(text: ServerMessage.ack(seq: 7, rev: 42, duplicate: false).encoded())
         server.send(text: ServerMessage.ack(seq: 8, rev: 43, duplicate: false).encoded())
@@ -93,48 +91,30 @@ final class RecordingPersistence: SyncPersistence, @unchecked Sendable {
     }
 
     @Test func aPatchWaitsForTheSaveThatBindsItsSeq() async throws {
-        let transport = InMemoryTransport()
         let persistence = RecordingPersistence()
-        let session = SyncSession(url: "ws://x/v1/sync", clientID: "a1", tokenProvider: { "t" }, transport: transport,
-                                  persistence: persistence)
-        var connections = transport.connections.makeAsyncIterator()
-        await session.start()
-        let server = try #require(await connections.next())
-        var received = server.received.makeAsyncIterator()
-        _ = try await next(&received)
-        server.send(text: Self.welcome(rev: 0, lastSeq: 0))
-        #expect(await session.waitUntilConnected(timeout: .seconds(10)))
+        var (session, server) = try await connected(persistence)
         await session.flush()
 
         persistence.hold()
         try await session.apply([Fixtures.set("/tabIndex", 1)])
         // Presence made after the patch overtakes it: the patch waits for its save, presence does not.
         await session.updatePresence(["name": "Alice"])
-        #expect(try await next(&received) == .presence(data: ["name": "Alice"]))
+        #expect(try await server.next() == .presence(data: ["name": "Alice"]))
         #expect(persistence.saves.allSatisfy { $0.pending.isEmpty })
         persistence.release()
-        #expect(try await next(&received) == .patch(seq: 1, ops: [Fixtures.set("/tabIndex", 1)]))
+        #expect(try await server.next() == .patch(seq: 1, ops: [Fixtures.set("/tabIndex", 1)]))
         #expect(persistence.saves.contains { $0.pending.first?.seq == 1 && $0.nextSeq == 2 })
         await session.stop()
     }
 
     @Test func aBurstOfScrollOffsetsIsNotWrittenOncePerChange() async throws {
-        let transport = InMemoryTransport()
         let persistence = RecordingPersistence()
-        let session = SyncSession(url: "ws://x/v1/sync", clientID: "a1", tokenProvider: { "t" }, transport: transport,
-                                  persistence: persistence)
-        var connections = transport.connections.makeAsyncIterator()
-        await session.start()
-        let server = try #require(await connections.next())
-        var received = server.received.makeAsyncIterator()
-        _ = try await next(&received)
-        server.send(text: Self.welcome(rev: 0, lastSeq: 0))
-        #expect(await session.waitUntilConnected(timeout: .seconds(10)))
+        let (session, _) = try await connected(persistence)
         for offset in 1...600 {
             try await session.apply([Fixtures.set("/contentOffset", ["x": 0, "y": .number(Double(offset))])])
         }
         await session.flush()
-        #expect(persistence.saves.count < 60, "\(persistence.saves.count) saves for 600 changes")
+        #expect(persistence.saves.count < 30, "\(persistence.saves.count) saves for 600 changes")
         #expect(persistence.saves.last.map { SyncEngine(restoring: $0).visible.root } == ["contentOffset": ["x": 0, "y": 600]])
         await session.stop()
     }
@@ -148,32 +128,21 @@ final class RecordingPersistence: SyncPersistence, @unchecked Sendable {
                                   persistence: persistence)
         var connections = transport.connections.makeAsyncIterator()
         await session.start()
-        let server = try #require(await connections.next())
-        var received = server.received.makeAsyncIterator()
-        _ = try await next(&received)
+        var server = try await ServedConnection.accept(&connections)
         // The server lost that history: a new epoch and its state.
-        server.send(text: Self.welcome(epoch: "new", rev: 3, state: ["tabIndex": 5], lastSeq: 0))
-        #expect(try await next(&received) == .patch(seq: 1, ops: [Fixtures.set("/note", "offline")]))
+        _ = try await server.handshake(inMemoryWelcome(epoch: "new", rev: 3, state: ["tabIndex": 5]))
+        #expect(try await server.next() == .patch(seq: 1, ops: [Fixtures.set("/note", "offline")]))
         #expect(await session.snapshot.state == ["tabIndex": 5, "note": "offline"])
         await session.stop()
     }
 
     @Test func aFailingDiskIsReportedAndTheSessionGoesOn() async throws {
-        let transport = InMemoryTransport()
         let persistence = RecordingPersistence()
-        let session = SyncSession(url: "ws://x/v1/sync", clientID: "a1", tokenProvider: { "t" }, transport: transport,
-                                  persistence: persistence)
+        var (session, server) = try await connected(persistence)
         let events = StreamLog(session.events)
-        var connections = transport.connections.makeAsyncIterator()
-        await session.start()
-        let server = try #require(await connections.next())
-        var received = server.received.makeAsyncIterator()
-        _ = try await next(&received)
-        server.send(text: Self.welcome(rev: 0, lastSeq: 0))
-        #expect(await session.waitUntilConnected(timeout: .seconds(10)))
         persistence.failSaves()
         try await session.apply([Fixtures.set("/tabIndex", 1)])
-        #expect(try await next(&received) == .patch(seq: 1, ops: [Fixtures.set("/tabIndex", 1)]))
+        #expect(try await server.next() == .patch(seq: 1, ops: [Fixtures.set("/tabIndex", 1)]))
         #expect(await eventually { events.all.contains { if case .persistenceFailed(.io(_, _, ENOSPC)) = $0 { true } else { false } } })
         await session.stop()
     }

@@ -12,24 +12,9 @@ import TandemWire
 @Suite(.serialized) struct TLSDeploymentTests {
     private func certificates() throws -> TestCertificates { try TestCertificates.forTests() }
 
-    /// Runs the real `tandem join` with `arguments`, feeding it `lines`; returns its status and output.
-    private func join(_ arguments: [String], lines: [String]) async throws -> (status: Int32, stdout: String, stderr: String) {
-        let process = Process()
-        process.executableURL = try ServeProcess.tandemBinary()
-        process.arguments = ["join"] + arguments
-        let input = Pipe(), output = Pipe(), errors = Pipe()
-        process.standardInput = input
-        process.standardOutput = output
-        process.standardError = errors
-        try process.run()
-        for line in lines { input.fileHandleForWriting.write(Data((line + "\n").utf8)) }
-        try input.fileHandleForWriting.close()
-        return try await offload { () -> (Int32, String, String) in
-            let out = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            let err = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            process.waitUntilExit()
-            return (process.terminationStatus, out, err)
-        }
+    /// Runs the real `tandem join` with `arguments`, feeding it `lines`.
+    private func join(_ arguments: [String], lines: [String]) async throws -> TandemRun {
+        try await TandemRun.run(["join"] + arguments, input: lines)
     }
 
     @Test func tandemServeOverTLSServesAThirdPartyClientTandemJoinAndAPlainTextClient() async throws {
@@ -58,7 +43,7 @@ import TandemWire
         let joined = try await join(["--url", url, "--token", token("alice", .host, room: "shop"), "--ca-file", certificates.caFile,
                                      "--drain-timeout", "20"], lines: [#"[{"op":"set","path":"/tabIndex","value":2}]"#])
         #expect(joined.status == 0, "tandem join failed: \(joined.stderr)")
-        let states = joined.stdout.split(separator: "\n").compactMap { try? JSONValue.parse(Array($0.utf8)) }.filter { $0["event"] == "state" }
+        let states = joined.events("state")
         #expect(states.last?["state"] == ["tabIndex": 2] && states.last?["pending"] == 0)
 
         // Without the CA, `tandem join` names the certificate problem and stops instead of retrying.
@@ -114,22 +99,11 @@ import TandemWire
         await bob.stop()
 
         // `tandem invite` over HTTPS through the same front, verifying it with --ca-file.
-        let invite = Process()
-        invite.executableURL = try ServeProcess.tandemBinary()
-        invite.arguments = ["invite", "--url", "https://localhost:\(front.port)", "--token", aliceToken, "--ca-file", certificates.caFile]
-        let output = Pipe(), errors = Pipe()
-        invite.standardOutput = output
-        invite.standardError = errors
-        try invite.run()
-        let printed = try await offload { () -> (Int32, String, String) in
-            let out = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            let err = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            invite.waitUntilExit()
-            return (invite.terminationStatus, out, err)
-        }
-        #expect(printed.0 == 0, "tandem invite failed: \(printed.2)")
-        let lines = printed.1.split(separator: "\n")
+        let printed = try await TandemRun.run(["invite", "--url", "https://localhost:\(front.port)", "--token", aliceToken,
+                                               "--ca-file", certificates.caFile])
+        #expect(printed.status == 0, "tandem invite failed: \(printed.stderr)")
+        let lines = printed.stdout.split(separator: "\n")
         // The plain server behind the proxy names its own scheme; `--public-url https://…` sets the links' origin.
-        #expect(lines.first?.count == 6 && lines.dropFirst().first?.contains("localhost:\(front.port)/#invite=") == true, "\(printed.1)")
+        #expect(lines.first?.count == 6 && lines.dropFirst().first?.contains("localhost:\(front.port)/#invite=") == true, "\(printed.stdout)")
     }
 }

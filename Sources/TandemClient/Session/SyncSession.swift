@@ -673,6 +673,8 @@ public actor SyncSession {
         let delay = configuration.persistenceInterval
         saveTimer = Task {
             try? await Task.sleep(for: delay)
+            // A save that started meanwhile cancelled this timer: it wrote what the timer was for.
+            guard !Task.isCancelled else { return }
             await self.save()
         }
     }

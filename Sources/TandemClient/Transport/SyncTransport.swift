@@ -6,6 +6,9 @@ import TandemWire
 /// in the session, so a session behaves the same over every transport. TandemWire's event loops
 /// (`WireTransport`, the default) and `URLSessionWebSocketTask` (`URLSessionWebSocketTransport`, for Apple
 /// apps) are provided; tests drive a session over an in-memory transport with no socket.
+///
+/// There is no ping in the protocol: the session's heartbeat is protocol v1's own `ping`/`pong`
+/// messages (they carry the time the RTT estimate needs), so a transport needs no WebSocket pings.
 public protocol SyncTransport: Sendable {
     /// Opens a WebSocket as `request` describes and returns once the server accepted the upgrade.
     /// - Throws: `SyncTransportError`; `isPermanent` tells the session whether retrying can help.
