@@ -10,10 +10,15 @@ func inMemoryWelcome(epoch: String = "e1", rev: Int64 = 0, state: JSONValue = .e
 }
 
 /// One connection of an `InMemoryTransport` as the test's server sees it: what the client sends, decoded,
-/// and the server's side of the conversation.
-struct ServedConnection {
+/// and the server's side of the conversation. One test task reads it at a time.
+final class ServedConnection: @unchecked Sendable {
     let end: InMemoryServerEnd
     private var received: AsyncStream<[UInt8]>.Iterator
+
+    private init(end: InMemoryServerEnd) {
+        self.end = end
+        received = end.received.makeAsyncIterator()
+    }
 
     /// The connection ended before the expected message.
     struct Ended: Error {}
@@ -21,17 +26,17 @@ struct ServedConnection {
     /// The next connection the session opens.
     static func accept(_ connections: inout AsyncStream<InMemoryServerEnd>.Iterator) async throws -> ServedConnection {
         guard let end = await connections.next() else { throw Ended() }
-        return ServedConnection(end: end, received: end.received.makeAsyncIterator())
+        return ServedConnection(end: end)
     }
 
     /// The next message the client sent.
-    mutating func next() async throws -> ClientMessage {
+    func next() async throws -> ClientMessage {
         guard let bytes = await received.next() else { throw Ended() }
         return try ClientMessage.decode(bytes)
     }
 
     /// Reads the client's `hello` and answers with `welcome`; returns the hello.
-    mutating func handshake(_ welcome: [UInt8] = inMemoryWelcome()) async throws -> Hello {
+    func handshake(_ welcome: [UInt8] = inMemoryWelcome()) async throws -> Hello {
         guard case .hello(let hello) = try await next() else { throw Ended() }
         end.send(text: welcome)
         return hello

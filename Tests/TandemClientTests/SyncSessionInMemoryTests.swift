@@ -15,7 +15,7 @@ import TandemProtocol
                                   configuration: Self.fastRetry, transport: transport)
         var connections = transport.connections.makeAsyncIterator()
         await session.start()
-        var first = try await ServedConnection.accept(&connections)
+        let first = try await ServedConnection.accept(&connections)
         #expect(first.request.url == "wss://example.test/v1/sync" && first.request.subprotocols == [TandemProtocol.subprotocol])
         let hello = try await first.handshake()
         #expect(hello.token == "token-1" && hello.client == "a1" && hello.resume == nil)
@@ -28,7 +28,7 @@ import TandemProtocol
 
         // A dropped connection: the next hello resumes from the confirmed rev.
         first.drop()
-        var second = try await ServedConnection.accept(&connections)
+        let second = try await ServedConnection.accept(&connections)
         let resumed = try await second.handshake()
         #expect(resumed.resume == ResumePoint(epoch: "e1", rev: 1))
         await session.stop()
@@ -54,7 +54,7 @@ import TandemProtocol
                                   configuration: Self.fastRetry, transport: transport)
         var connections = transport.connections.makeAsyncIterator()
         await session.start()
-        var connected = try await ServedConnection.accept(&connections)
+        let connected = try await ServedConnection.accept(&connections)
         #expect(transport.attempts.count == 5, "four failures retried, the fifth attempt connects")
         _ = try await connected.handshake()
         #expect(await session.waitUntilConnected(timeout: .seconds(10)))
@@ -73,7 +73,7 @@ import TandemProtocol
 
     /// Accepts the next connection and answers its hello with a welcome.
     private func accept(_ connections: inout AsyncStream<InMemoryServerEnd>.Iterator) async throws -> (ServedConnection, Hello) {
-        var connection = try await ServedConnection.accept(&connections)
+        let connection = try await ServedConnection.accept(&connections)
         let hello = try await connection.handshake()
         return (connection, hello)
     }
@@ -95,7 +95,7 @@ import TandemProtocol
         #expect(transport.attempts.count == 1, "no reconnect while suspended")
 
         await session.resume()
-        var (second, hello) = try await accept(&connections)
+        let (second, hello) = try await accept(&connections)
         #expect(hello.client == "a1" && hello.resume == ResumePoint(epoch: "e1", rev: 0))
         #expect(try await second.next() == .patch(seq: 1, ops: [Fixtures.set("/tabIndex", 3)]))
         second.send(text: ServerMessage.ack(seq: 1, rev: 1, duplicate: false).encoded())

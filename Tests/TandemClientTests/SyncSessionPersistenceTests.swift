@@ -53,7 +53,7 @@ final class RecordingPersistence: SyncPersistence, @unchecked Sendable {
                                   persistence: persistence)
         var connections = transport.connections.makeAsyncIterator()
         await session.start()
-        var server = try await ServedConnection.accept(&connections)
+        let server = try await ServedConnection.accept(&connections)
         _ = try await server.handshake()
         #expect(await session.waitUntilConnected(timeout: .seconds(10)))
         return (session, server)
@@ -75,7 +75,7 @@ final class RecordingPersistence: SyncPersistence, @unchecked Sendable {
 
         var connections = transport.connections.makeAsyncIterator()
         await session.start()
-        var server = try await ServedConnection.accept(&connections)
+        let server = try await ServedConnection.accept(&connections)
         let hello = try await server.handshake(inMemoryWelcome(rev: 41, lastSeq: 6, replay: true))
         #expect(hello.client == "a1" && hello.resume == ResumePoint(epoch: "e1", rev: 41))
         // Seq 7 goes out again with its seq; the never-sent patch gets the next one, 8.
@@ -92,7 +92,7 @@ final class RecordingPersistence: SyncPersistence, @unchecked Sendable {
 
     @Test func aPatchWaitsForTheSaveThatBindsItsSeq() async throws {
         let persistence = RecordingPersistence()
-        var (session, server) = try await connected(persistence)
+        let (session, server) = try await connected(persistence)
         await session.flush()
 
         persistence.hold()
@@ -128,7 +128,7 @@ final class RecordingPersistence: SyncPersistence, @unchecked Sendable {
                                   persistence: persistence)
         var connections = transport.connections.makeAsyncIterator()
         await session.start()
-        var server = try await ServedConnection.accept(&connections)
+        let server = try await ServedConnection.accept(&connections)
         // The server lost that history: a new epoch and its state.
         _ = try await server.handshake(inMemoryWelcome(epoch: "new", rev: 3, state: ["tabIndex": 5]))
         #expect(try await server.next() == .patch(seq: 1, ops: [Fixtures.set("/note", "offline")]))
@@ -138,7 +138,7 @@ final class RecordingPersistence: SyncPersistence, @unchecked Sendable {
 
     @Test func aFailingDiskIsReportedAndTheSessionGoesOn() async throws {
         let persistence = RecordingPersistence()
-        var (session, server) = try await connected(persistence)
+        let (session, server) = try await connected(persistence)
         let events = StreamLog(session.events)
         persistence.failSaves()
         try await session.apply([Fixtures.set("/tabIndex", 1)])

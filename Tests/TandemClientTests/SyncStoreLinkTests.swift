@@ -70,6 +70,41 @@ import TandemProtocol
         await harness.shutdown()
     }
 
+    @Test func settledCoversTheChangeTheLinkHasNotHandedOverYet() async throws {
+        let harness = try SessionTestServer.start()
+        let (alice, _) = harness.session(user: "alice", client: "a1")
+        let (store, link, binding) = try Self.linkedStore(alice)
+        let run = Task { await link.run(store: store, binding: binding) }
+        await alice.start()
+        #expect(await alice.waitUntilConnected(timeout: .seconds(30)))
+        for round in 1...20 {
+            store.send(.selectTab(round))
+            // At once after the send: the change may still be in the link, where `drain` alone does not see it.
+            #expect(await link.settled(timeout: .seconds(30)))
+            let snapshot = await alice.snapshot
+            #expect(snapshot.state["tabIndex"] == .number(Double(round)) && snapshot.pending == 0, "round \(round)")
+        }
+        await alice.stop()
+        await run.value
+        await harness.shutdown()
+    }
+
+    @Test func aBindingReportsAStateItCannotReadAndAChangeItCannotEncode() throws {
+        let errors = Mutex<[SharedStateError]>([])
+        let binding = SyncBinding(
+            slice: \ProductFeature.State.page, shared: try SharedState(defaultValue: PageState.initial),
+            remote: { ProductFeature.Action.remoteChanged($0) },
+            extract: { if case .remoteChanged(let page) = $0 { page } else { nil } },
+            outbox: { _ in }, onError: { error in errors.withLock { $0.append(error) } })
+        let unreadable = Document(["tabIndex": "two"])
+        #expect(binding.remoteAction(for: unreadable, current: ProductFeature.State()) == nil)
+        guard case .decoding? = errors.withLock({ $0.last }) else { Issue.record("no decoding error: \(errors.withLock { $0 })"); return }
+        var broken = ProductFeature.State()
+        broken.page.contentOffset.y = .nan
+        #expect(binding.localOps(action: .selectTab(1), old: ProductFeature.State(), new: broken) == [])
+        guard case .encoding? = errors.withLock({ $0.last }) else { Issue.record("no encoding error: \(errors.withLock { $0 })"); return }
+    }
+
     @Test func snapshotsServeManyObserversWithTheLatestStateAndUnsubscribe() async throws {
         let harness = try SessionTestServer.start()
         let (alice, _) = harness.session(user: "alice", client: "a1")

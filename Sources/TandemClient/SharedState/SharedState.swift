@@ -22,7 +22,13 @@ public struct SharedState<Value: Codable & Equatable & Sendable>: Sendable {
     /// The typed value of `document` (missing fields from `defaultValue`).
     /// - Throws: `SharedStateError.decoding` when a field has a type the app's type cannot read.
     public func value(in document: Document) throws(SharedStateError) -> Value {
-        let merged = Self.overlay(document.root, on: defaultJSON)
+        try value(of: document.root)
+    }
+
+    /// The typed value of a state as JSON, such as `SyncSnapshot.state` (missing fields from `defaultValue`).
+    /// - Throws: `SharedStateError.decoding` when a field has a type the app's type cannot read.
+    public func value(of json: JSONValue) throws(SharedStateError) -> Value {
+        let merged = Self.overlay(json, on: defaultJSON)
         do {
             return try JSONValueDecoder().decode(Value.self, from: merged)
         } catch {

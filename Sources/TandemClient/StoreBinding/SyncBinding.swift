@@ -14,6 +14,7 @@ public struct SyncBinding<State: Sendable, Action: Sendable, Value: Codable & Eq
     private let embed: @Sendable (Value) -> Action
     private let extract: @Sendable (Action) -> Value?
     private let outbox: @Sendable ([PatchOp]) -> Void
+    private let onError: @Sendable (SharedStateError) -> Void
 
     /// Creates a binding.
     /// - Parameters:
@@ -22,31 +23,48 @@ public struct SyncBinding<State: Sendable, Action: Sendable, Value: Codable & Eq
     ///   - remote: builds the action that carries a remote value (say `.remoteChanged(PageState)`).
     ///   - extract: recognizes that action (it must not be echoed back as a local change).
     ///   - outbox: receives the ops of every local change of the slice, in reduce order.
+    ///   - onError: hears a remote state the slice's type cannot read (remote updates then stop reaching the
+    ///     store until it can) and a local change that cannot be encoded (it is not shared).
     public init(
         slice: any WritableKeyPath<State, Value> & Sendable, shared: SharedState<Value>,
         remote: @escaping @Sendable (Value) -> Action, extract: @escaping @Sendable (Action) -> Value?,
-        outbox: @escaping @Sendable ([PatchOp]) -> Void
+        outbox: @escaping @Sendable ([PatchOp]) -> Void, onError: @escaping @Sendable (SharedStateError) -> Void = { _ in }
     ) {
         self.slice = slice
         self.shared = shared
         embed = remote
         self.extract = extract
         self.outbox = outbox
+        self.onError = onError
     }
 
     /// The action to send into the store for a new visible document, `nil` when the slice already
-    /// holds that value (no needless render) or the document cannot be read as `Value`.
+    /// holds that value (no needless render) or the document cannot be read as `Value` (reported to
+    /// `onError`).
     public func remoteAction(for document: Document, current state: State) -> Action? {
-        guard let value = try? shared.value(in: document), value != state[keyPath: slice] else { return nil }
+        let value: Value
+        do {
+            value = try shared.value(in: document)
+        } catch {
+            onError(error)
+            return nil
+        }
+        guard value != state[keyPath: slice] else { return nil }
         return embed(value)
     }
 
-    /// The ops a reduce produced: none for the remote action itself, else the slice's diff.
+    /// The ops a reduce produced: none for the remote action itself, else the slice's diff (none, and
+    /// `onError` told, when the new value cannot be encoded).
     public func localOps(action: Action, old: State, new: State) -> [PatchOp] {
         guard extract(action) == nil else { return [] }
         let before = old[keyPath: slice], after = new[keyPath: slice]
         guard before != after else { return [] }
-        return (try? shared.changes(from: before, to: after)) ?? []
+        do {
+            return try shared.changes(from: before, to: after)
+        } catch {
+            onError(error)
+            return []
+        }
     }
 
     /// Wraps `reducer`: the remote action replaces the slice; any other action runs `reducer`, and

@@ -17,6 +17,8 @@ public final class SyncStoreLink: Sendable {
     private let continuation: AsyncStream<[PatchOp]>.Continuation
     /// Local changes submitted and not yet applied to the session.
     private let inFlight = Atomic<Int>(0)
+    /// `settled` callers waiting for `inFlight` to reach 0.
+    private let handedOverWaiters = Mutex<[CheckedContinuation<Void, Never>]>([])
 
     /// Creates a link; pass `submit` as the binding's `outbox`, then call `run`.
     public init(session: SyncSession) {
@@ -53,6 +55,7 @@ public final class SyncStoreLink: Sendable {
                     if self.inFlight.subtract(1, ordering: .sequentiallyConsistent).newValue == 0 {
                         // Snapshots held back meanwhile: the newest state now includes every local change.
                         self.render(await self.session.snapshot, into: store, binding: binding)
+                        self.wakeHandedOverWaiters()
                     }
                 }
             }
@@ -65,6 +68,41 @@ public final class SyncStoreLink: Sendable {
             }
             await group.waitForAll()
         }
+    }
+
+    /// Waits until every change submitted so far is with the session, confirmed by the server and saved
+    /// (with persistence): the store's "all changes saved". Returns false when `timeout` passed first or the
+    /// session ended with changes unconfirmed. (`session.drain` alone can return before the link handed the
+    /// store's last change over.)
+    public func settled(timeout: Duration) async -> Bool {
+        let deadline = ContinuousClock.now + timeout
+        while inFlight.load(ordering: .sequentiallyConsistent) > 0, ContinuousClock.now < deadline {
+            let alarm = Task {
+                try? await Task.sleep(until: deadline, clock: .continuous)
+                self.wakeHandedOverWaiters()
+            }
+            await withCheckedContinuation { continuation in
+                let ready = handedOverWaiters.withLock { waiters in
+                    guard self.inFlight.load(ordering: .sequentiallyConsistent) > 0 else { return true }
+                    waiters.append(continuation)
+                    return false
+                }
+                if ready { continuation.resume() }
+            }
+            alarm.cancel()
+        }
+        guard inFlight.load(ordering: .sequentiallyConsistent) == 0 else { return false }
+        let confirmed = await session.drain(timeout: max(.zero, deadline - ContinuousClock.now))
+        await session.flush()
+        return confirmed
+    }
+
+    private func wakeHandedOverWaiters() {
+        let waiters = handedOverWaiters.withLock { waiters in
+            defer { waiters = [] }
+            return waiters
+        }
+        for waiter in waiters { waiter.resume() }
     }
 
     private func render<State: Sendable, Action: Sendable, Value: Codable & Equatable & Sendable>(

@@ -1,0 +1,194 @@
+import Observation
+import Synchronization
+import Testing
+import TandemClientTesting
+import TandemProtocol
+@testable import TandemClient
+
+/// The article's page state, as an app declares it.
+struct RoomPage: Codable, Equatable, Sendable {
+    var tabIndex = 0
+    var note = ""
+}
+
+/// A participant's presence, as an app declares it.
+struct RoomCursor: Codable, Equatable, Sendable {
+    var name: String
+    var y: Double = 0
+}
+
+/// Render frames a test hands out one at a time.
+final class FrameGate: Sendable {
+    private let state = Mutex<(tokens: Int, waiters: [CheckedContinuation<Void, Never>])>((0, []))
+
+    /// Waits for the next `tick()`.
+    func wait() async {
+        await withCheckedContinuation { continuation in
+            let ready = state.withLock { state in
+                if state.tokens > 0 {
+                    state.tokens -= 1
+                    return true
+                }
+                state.waiters.append(continuation)
+                return false
+            }
+            if ready { continuation.resume() }
+        }
+    }
+
+    /// Lets one frame happen.
+    func tick() {
+        let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
+            if state.waiters.isEmpty {
+                state.tokens += 1
+                return nil
+            }
+            return state.waiters.removeFirst()
+        }
+        waiter?.resume()
+    }
+}
+
+/// Counts the changes of what `read` reads, re-registering after each (as a view does when it renders).
+@MainActor final class ObservationCounter {
+    private(set) var changes = 0
+    private let read: @MainActor () -> Void
+
+    init(_ read: @escaping @MainActor () -> Void) {
+        self.read = read
+        track()
+    }
+
+    private func track() {
+        withObservationTracking { read() } onChange: { [weak self] in
+            Task { @MainActor in
+                self?.changes += 1
+                self?.track()
+            }
+        }
+    }
+}
+
+/// Polls `condition` on the main actor until it holds or `timeout` passes.
+@MainActor func eventuallyOnMain(timeout: Duration = .seconds(30), _ condition: @MainActor () async -> Bool) async -> Bool {
+    let deadline = ContinuousClock.now + timeout
+    while ContinuousClock.now < deadline {
+        if await condition() { return true }
+        try? await Task.sleep(for: .milliseconds(2))
+    }
+    return await condition()
+}
+
+/// `SharedRoom` over the in-memory transport: typed state, frames, local changes, errors, participants.
+@MainActor @Suite struct SharedRoomTests {
+    private static func welcome(state: JSONValue = .emptyObject, role: Role = .host, participants: [Participant] = []) -> [UInt8] {
+        ServerMessage.welcome(Welcome(epoch: "e1", rev: 0, sync: .state(state), lastSeq: 0,
+                                      you: SessionIdentity(user: "alice", client: "a1", role: role),
+                                      participants: [Participant(user: "alice", client: "a1", role: role, data: ["name": "Alice", "y": 0])] + participants)).encoded()
+    }
+
+    private static func remote(rev: Int64, _ ops: [PatchOp]) -> [UInt8] {
+        ServerMessage.patch(PatchEvent(rev: rev, user: "bob", client: "b1", seq: rev, ops: ops)).encoded()
+    }
+
+    /// A started room whose first connection the test serves; frames come from `frames`.
+    private func room(frames: FrameGate, welcome: [UInt8] = welcome()) async throws -> (SharedRoom<RoomPage, RoomCursor>, ServedConnection) {
+        let transport = InMemoryTransport()
+        let session = SyncSession(url: "ws://x/v1/sync", clientID: "a1", tokenProvider: { "t" }, transport: transport)
+        let room = try SharedRoom(session: session, initialState: RoomPage(), presence: RoomCursor.self, nextFrame: { await frames.wait() })
+        var connections = transport.connections.makeAsyncIterator()
+        await room.start()
+        let server = try await ServedConnection.accept(&connections)
+        _ = try await server.handshake(welcome)
+        #expect(await session.waitUntilConnected(timeout: .seconds(10)))
+        return (room, server)
+    }
+
+    @Test func theStateIsTypedAndABurstOfRemotePatchesIsOneObservationPerFrame() async throws {
+        let frames = FrameGate()
+        let (room, server) = try await room(frames: frames, welcome: Self.welcome(state: ["tabIndex": 1, "unknown": true]))
+        frames.tick()
+        #expect(await eventuallyOnMain { room.state == RoomPage(tabIndex: 1, note: "") })
+        #expect(room.status.connection == .connected && room.status.isSaved)
+        let counter = ObservationCounter { _ = room.state }
+
+        for rev in 1...50 { server.send(text: Self.remote(rev: Int64(rev), [Fixtures.set("/tabIndex", .number(Double(rev)))])) }
+        #expect(await eventuallyOnMain { await room.session.snapshot.rev == 50 })
+        #expect(counter.changes == 0, "nothing renders between frames")
+        frames.tick()
+        #expect(await eventuallyOnMain { room.state.tabIndex == 50 })
+        #expect(counter.changes == 1, "fifty patches, one frame, one observation")
+        await room.stop()
+    }
+
+    @Test func anUpdateShowsAtOnceSendsMinimalOpsAndSettles() async throws {
+        let frames = FrameGate()
+        let (room, server) = try await room(frames: frames)
+        room.update { $0.note = "hello" }
+        #expect(room.state.note == "hello" && !room.status.isSaved)
+        #expect(try await server.next() == .patch(seq: 1, ops: [Fixtures.set("/note", "hello")]))
+        room.update { _ in }  // no change, nothing sent
+        server.send(text: ServerMessage.ack(seq: 1, rev: 1, duplicate: false).encoded())
+        #expect(await room.settled(timeout: .seconds(10)))
+        #expect(room.status.isSaved)
+        await room.stop()
+    }
+
+    @Test func aRefusedChangeIsRolledBackAndReported() async throws {
+        let frames = FrameGate()
+        let (room, _) = try await room(frames: frames, welcome: Self.welcome(state: ["tabIndex": 1], role: .viewer))
+        frames.tick()
+        #expect(await eventuallyOnMain { room.state.tabIndex == 1 })
+        room.update { $0.tabIndex = 4 }
+        #expect(room.state.tabIndex == 4)
+        #expect(await eventuallyOnMain { room.state.tabIndex == 1 })
+        guard case .changeRefused(.change(.readOnly))? = room.lastError else { Issue.record("lastError \(String(describing: room.lastError))"); return }
+        await room.stop()
+    }
+
+    @Test func aStateOfAnotherShapeIsReportedAndTheLastGoodStateKept() async throws {
+        let frames = FrameGate()
+        let (room, server) = try await room(frames: frames, welcome: Self.welcome(state: ["tabIndex": 2]))
+        frames.tick()
+        #expect(await eventuallyOnMain { room.state.tabIndex == 2 })
+        server.send(text: Self.remote(rev: 1, [Fixtures.set("/tabIndex", "two")]))
+        frames.tick()
+        #expect(await eventuallyOnMain { if case .incompatibleState? = room.lastError { true } else { false } })
+        #expect(room.state.tabIndex == 2)
+        server.send(text: Self.remote(rev: 2, [Fixtures.set("/tabIndex", 3)]))
+        frames.tick()
+        #expect(await eventuallyOnMain { room.state.tabIndex == 3 })
+        #expect(room.lastError == nil, "readable again")
+        await room.stop()
+    }
+
+    @Test func participantsPresenceAndSignals() async throws {
+        let frames = FrameGate()
+        let carol = Participant(user: "carol", client: "c1", role: .guest, name: "Carol", data: ["name": "Carol", "y": 10])
+        let (room, server) = try await room(frames: frames, welcome: Self.welcome(participants: [carol]))
+        #expect(await eventuallyOnMain { room.others.count == 1 })
+        #expect(room.me?.presence == RoomCursor(name: "Alice"))
+        #expect(room.others.first?.presence == RoomCursor(name: "Carol", y: 10) && room.others.first?.name == "Carol")
+
+        server.send(text: ServerMessage.join(Participant(user: "bob", client: "b1", role: .guest, data: ["name": "Bob"])).encoded())
+        server.send(text: ServerMessage.presence(Peer(user: "carol", client: "c1"), data: ["name": "Carol", "y": 99]).encoded())
+        server.send(text: ServerMessage.leave(Peer(user: "bob", client: "b1")).encoded())
+        #expect(await eventuallyOnMain { room.others.map(\.presence) == [RoomCursor(name: "Carol", y: 99)] })
+
+        var signals = room.signals.makeAsyncIterator()
+        server.send(text: ServerMessage.signal(from: Peer(user: "carol", client: "c1"), event: "wave", data: ["hand": "left"]).encoded())
+        #expect(await signals.next() == RoomSignal(from: Peer(user: "carol", client: "c1"), event: "wave", data: ["hand": "left"]))
+        await room.stop()
+    }
+
+    @Test func presenceAndStatusFollowTheSession() async throws {
+        let frames = FrameGate()
+        let (room, server) = try await room(frames: frames)
+        room.updatePresence(RoomCursor(name: "Alice", y: 5))
+        #expect(try await server.next() == .presence(data: ["name": "Alice", "y": 5]))
+        await room.session.suspend()
+        #expect(await eventuallyOnMain { room.status.connection == .offline })
+        await room.stop()
+        #expect(await eventuallyOnMain { room.status.connection == .closed(.closedByApp) })
+    }
+}
