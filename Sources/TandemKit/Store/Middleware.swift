@@ -21,4 +21,18 @@ public struct Middleware<State: Sendable, Action: Sendable>: Sendable {
         self.willReduce = willReduce
         self.didReduce = didReduce
     }
+
+    /// `reducer` with this middleware around it, as one reducer: `willReduce`, the reducer and
+    /// `didReduce` in the store's order, their effects merged. For stores that take a reducer only (a
+    /// `TestStore`, a scope) and for testing a middleware step by step.
+    public func around(_ reducer: @escaping Store<State, Action>.Reducer) -> Store<State, Action>.Reducer {
+        let middleware = self
+        return { state, action in
+            let before = state
+            let early = middleware.willReduce(action, state)
+            let own = reducer(&state, action)
+            let late = middleware.didReduce(action, before, state)
+            return .merge(early, own, late)
+        }
+    }
 }

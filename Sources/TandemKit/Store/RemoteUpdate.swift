@@ -28,7 +28,15 @@ public enum RemoteUpdate {
     ) -> Effect<Action> {
         let rollback = Rollback(slice: slice, previousValue: state[keyPath: slice])
         change(&state[keyPath: slice])
-        return .run(id: id) { send in
+        return requestEffect(rollback, id: id, request: request, succeeded: succeeded, failed: failed)
+    }
+
+    /// The request effect of an optimistic change whose prior value `rollback` holds.
+    static func requestEffect<State, Value: Sendable, Action: Sendable>(
+        _ rollback: Rollback<State, Value>, id: (any Hashable & Sendable)?, request: @escaping @Sendable () async throws -> Void,
+        succeeded: Action?, failed: @escaping @Sendable (_ rollback: Rollback<State, Value>, _ error: any Error) -> Action
+    ) -> Effect<Action> {
+        .run(id: id) { send in
             try await request()
             if let succeeded { send(succeeded) }
         } catch: { error, send in
