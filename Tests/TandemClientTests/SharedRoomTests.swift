@@ -61,10 +61,9 @@ final class FrameGate: Sendable {
 
     private func track() {
         withObservationTracking { read() } onChange: { [weak self] in
-            Task { @MainActor in
-                self?.changes += 1
-                self?.track()
-            }
+            // The room changes its state on the main actor, so the change is counted as it happens.
+            MainActor.assumeIsolated { self?.changes += 1 }
+            Task { @MainActor in self?.track() }
         }
     }
 }
