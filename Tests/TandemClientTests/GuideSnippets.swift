@@ -1,0 +1,61 @@
+import Foundation
+import TandemClient
+import TandemClientTesting
+
+// The portable Swift snippets of docs/CLIENT.md and docs/TLS.md, verbatim inside functions that give
+// them the names they use. `GuideSnippetTests` checks that every snippet of the guides is here (or
+// marked as Apple-only), so the guides cannot drift from what compiles. These functions are compiled,
+// not run.
+
+/// What the "A session" snippet calls.
+private struct Backend {
+    func tandemToken(room: String) async throws -> String { room }
+}
+
+private func render(_ state: JSONValue) {}
+
+enum GuideSnippets {
+    fileprivate static func aSession(clientID: String, backend: Backend) async throws {
+        let session = SyncSession(
+            url: "wss://cobrowse.example.com/v1/sync",
+            clientID: clientID,                          // stable per install (see Persistence: the folder keeps it)
+            tokenProvider: { try await backend.tandemToken(room: "product-42") },   // called before every attempt
+            presence: ["name": "Alice"])
+        await session.start()
+        try await session.apply([.set(JSONPointer(tokens: ["tabIndex"]), 2)])
+        for await snapshot in await session.snapshots() { render(snapshot.state) }
+    }
+
+    static func persistence(url: String, token: @escaping @Sendable () async throws -> String) throws {
+        let folder = FileManager.default.urls(for: .applicationSupportDirectory, in: .userDomainMask)[0]
+            .appendingPathComponent("tandem/product-42").path
+        let persistence = try FileSyncPersistence(folder: folder)   // throws .locked, .unsupportedFormat, .unreadable
+        let session = SyncSession(url: url, clientID: UUID().uuidString, tokenProvider: token, persistence: persistence)
+        _ = session
+    }
+
+    static func testing() async throws {
+        let transport = InMemoryTransport()
+        let session = SyncSession(url: "ws://test/v1/sync", clientID: "a1", tokenProvider: { "token" }, transport: transport)
+        var connections = transport.connections.makeAsyncIterator()
+        await session.start()
+        let server = await connections.next()!
+        var received = server.received.makeAsyncIterator()
+        let hello = try ClientMessage.decode(await received.next()!)    // .hello(token, client, resume)
+        server.send(text: ServerMessage.welcome(Welcome(
+            epoch: "e1", rev: 0, sync: .state(["tabIndex": 1]), lastSeq: 0,
+            you: SessionIdentity(user: "alice", client: "a1", role: .host), participants: [])).encoded())
+        _ = hello
+    }
+
+    static func tlsSystemTrust(id: String, fetchToken: @escaping @Sendable () async throws -> String) {
+        let session = SyncSession(url: "wss://cobrowse.example.com/v1/sync", clientID: id, tokenProvider: fetchToken)
+        _ = session
+    }
+
+    static func tlsPrivateCA(url: String, id: String, fetchToken: @escaping @Sendable () async throws -> String) {
+        let transport = WireTransport(tls: .client(additionalTrustRoots: ["/path/to/ca.pem"]))
+        let session = SyncSession(url: url, clientID: id, tokenProvider: fetchToken, transport: transport)
+        _ = session
+    }
+}
