@@ -180,9 +180,8 @@ enum ServeCommand {
             await server.shutdown()
             return ExitCode.failure
         }
-        // Until here a signal ends the process at once (a slow start stays interruptible). From before the banner
-        // says the server is up, the first one is recorded: one sent as soon as the banner appears used to arrive
-        // between ignoring the signal and watching for it, was lost, and the server ran on.
+        // Until here a signal ends the process at once (a slow start stays interruptible). From here on, before
+        // the banner says the server is up, the first one is recorded and shuts the server down.
         let termination = TerminationSignals()
         for line in banner(server) { context.console.out(line) }
         let signalName = await termination.first()
@@ -232,7 +231,12 @@ enum ServeCommand {
 }
 
 /// Watches for SIGINT and SIGTERM from its creation on and remembers the first one, so that `first()` returns it
-/// whether it arrived before or after the call. Keeps its signal sources alive.
+/// whether it arrived before or after the call.
+///
+/// A handler is installed with `signal(2)` in `init`, which takes effect at once: there is no moment in which
+/// a signal is ignored or still handled by the default action. The handler only writes the signal's number
+/// to a pipe (async-signal-safe); a thread of its own reads the pipe and records it, so a signal sent before
+/// anyone waits stays in the pipe until it is read.
 private final class TerminationSignals: Sendable {
     private struct State {
         var received: String?
@@ -240,19 +244,32 @@ private final class TerminationSignals: Sendable {
     }
 
     private let state = Mutex(State())
-    /// Written only while `init` runs, never read: it keeps the sources alive as long as this object.
-    nonisolated(unsafe) private var sources: [any DispatchSourceSignal] = []
 
     /// Starts watching: the signals' default action (ending the process at once) is replaced by the record.
     init() {
-        let queue = DispatchQueue(label: "tandem.signals")
-        for (number, name) in [(SIGINT, "SIGINT"), (SIGTERM, "SIGTERM")] {
-            signal(number, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: number, queue: queue)
-            source.setEventHandler { [weak self] in self?.receive(name) }
-            source.resume()
-            sources.append(source)
+        var ends: [Int32] = [0, 0]
+        guard pipe(&ends) == 0 else {
+            // No pipe, no watching: the signals keep their default action and end the process at once.
+            return
         }
+        terminationSignalPipe.store(ends[1], ordering: .sequentiallyConsistent)
+        for number in [SIGINT, SIGTERM] { signal(number, recordTerminationSignal) }
+        let reader = ends[0]
+        let thread = Thread { [self] in
+            var byte: UInt8 = 0
+            while true {
+                let count = read(reader, &byte, 1)
+                if count == 1 {
+                    self.receive(Int32(byte) == SIGINT ? "SIGINT" : "SIGTERM")
+                } else if count < 0, errno == EINTR {
+                    continue
+                } else {
+                    return
+                }
+            }
+        }
+        thread.name = "tandem-signals"
+        thread.start()
     }
 
     /// The name of the first signal received, once one is.
@@ -279,4 +296,14 @@ private final class TerminationSignals: Sendable {
         }
         waiter?.resume(returning: name)
     }
+}
+
+/// The write end of the pipe the signal handler reports to. A signal handler is a C function without
+/// context, so this one descriptor is process-wide state; only `TerminationSignals.init` sets it.
+private let terminationSignalPipe = Atomic<Int32>(-1)
+
+/// The signal handler: writes the signal's number to the pipe (write(2) is async-signal-safe).
+private func recordTerminationSignal(_ number: Int32) {
+    var byte = UInt8(truncatingIfNeeded: number)
+    _ = write(terminationSignalPipe.load(ordering: .relaxed), &byte, 1)
 }
