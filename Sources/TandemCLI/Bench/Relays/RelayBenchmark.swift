@@ -4,7 +4,7 @@ import TandemWire
 /// `tandem bench relays`: Tandem's server against a Go (gorilla/websocket) and a Python (`websockets`) relay,
 /// each a separate process on this machine, driven by one load generator on one TandemWire event loop.
 /// Servers alternate within each round (A B C D, A B C D, …); the report gives medians and spread, and the run
-/// exits 1 when a scenario failed or one of issue 7's targets for Tandem was missed.
+/// exits 1 when a scenario failed or one of the relay targets for Tandem was missed.
 ///
 /// `--runs N` sets the rounds. Environment: `TANDEM_BENCH_SERVERS` (e.g. `go,tandem`), `TANDEM_BENCH_SCENARIOS`
 /// (`a,b,c,d`), `TANDEM_BENCH_SECONDS` (measure window, default 4), `TANDEM_BENCH_WINDOW` (messages in flight per client in
@@ -12,7 +12,7 @@ import TandemWire
 /// binary to serve with, default this one), `TANDEM_BENCH_DOCS` (a folder to write `relays.md` and `relays.svg` into) and
 /// `TANDEM_BENCH_COMMAND` (the command line recorded in the report).
 ///
-/// Cluster deployments (issue 9): `TANDEM_BENCH_SERVERS=tandem,tandem-memory,tandem-redis,tandem-redis-2` (also
+/// Cluster deployments: `TANDEM_BENCH_SERVERS=tandem,tandem-memory,tandem-redis,tandem-redis-2` (also
 /// `tandem-redis-volatile`, `tandem-redis-2-volatile`) starts a fresh `redis-server` (`TANDEM_BENCH_REDIS`, default
 /// from PATH) and 1 or 2 nodes per measurement; the report then goes to `cluster.md` (or `TANDEM_BENCH_REPORT`), not
 /// `relays.md`. `TANDEM_BENCH_RATE` sets (b)'s messages/s per client (default 20); `TANDEM_BENCH_SERVER_LOGS` keeps

@@ -112,7 +112,7 @@ struct RelayReport {
 
         \(summaryTable())
 
-        Targets of issue 7 (Tandem with durable acks, medians of this run):
+        Targets (Tandem with durable acks, medians of this run):
 
         \(targets().lines.map { "- " + $0 }.joined(separator: "\n"))
 
@@ -182,7 +182,7 @@ struct RelayReport {
 
     // MARK: - Targets
 
-    /// Issue 7's targets for Tandem with durable acks, judged on the medians of this run: one line each,
+    /// The relay targets for Tandem with durable acks, judged on the medians of this run: one line each,
     /// `ok:` or `MISSED:`, and whether all that could be judged were met. A target needs its scenario (and,
     /// for ratios, the Go relay) in the run; the others are left out.
     func targets() -> (lines: [String], met: Bool) {

@@ -65,7 +65,7 @@ enum RelayScenarios {
         var audit = DeliveryAudit()
     }
 
-    /// The sizes of the scenarios; the defaults are the ones issue 7 names.
+    /// The sizes of the scenarios; the defaults are the ones the relay targets are stated for.
     struct Sizes: Sendable {
         var peakRooms = 10
         var peakRoomSize = 10

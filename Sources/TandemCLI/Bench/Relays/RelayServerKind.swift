@@ -20,7 +20,7 @@ enum RelayServerKind: String, Sendable, CaseIterable {
     /// Two nodes and a Redis that persists nothing.
     case tandemRedis2Volatile = "tandem-redis-2-volatile"
 
-    /// The servers `bench/run` compares when `TANDEM_BENCH_SERVERS` is not set (the relay comparison of issue 7).
+    /// The servers `bench/run` compares when `TANDEM_BENCH_SERVERS` is not set (the relay comparison).
     static let relayComparison: [RelayServerKind] = [.go, .python, .tandem, .tandemMemory]
 
     /// How Redis keeps the rooms of a cluster deployment.
