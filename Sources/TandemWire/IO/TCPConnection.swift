@@ -497,6 +497,8 @@ extension TCPConnection {
             failSecured(error, tls)
             return
         }
+        // The handler may have closed or aborted the connection while it read.
+        guard state != .closed else { return }
         if tls.hasOutbound {
             queue.append(tls.takeOutbound())
             scheduleFlush()
