@@ -52,6 +52,19 @@ import TandemTestSupport
         group.shutdown()  // idempotent
     }
 
+    @Test func shutdownWithoutWaitingStopsTheLoopsEvenFromOneOfThem() async throws {
+        let group = try EventLoopGroup(threads: 1)
+        let loop = group.next()
+        let handler = RecordingHandler()
+        let (listener, _) = try listenLogging(host: "127.0.0.1", group: group) { _ in RecordingHandler() }
+        _ = try await TCPConnection.connect(host: "127.0.0.1", port: listener.port, on: loop) { _ in handler }
+        // On its own loop `shutdown()` would wait for itself; this returns at once.
+        try await loop.submit { group.shutdownWithoutWaiting() }
+        try await eventually("the loop stopped and closed its connections") { handler.snapshot.closed == 1 && !loop.execute {} }
+        await #expect(throws: IOError.eventLoopShutdown) { try await loop.submit { 1 } }
+        group.shutdown()  // nothing left to join
+    }
+
     @Test func workRacingWithShutdownFailsCleanly() async throws {
         for _ in 0..<5 {
             let group = try EventLoopGroup(threads: 2)
