@@ -50,7 +50,8 @@ public final class ToastPresenter: FeedbackPresenter {
     nonisolated private func animate(_ changes: @escaping @MainActor @Sendable () -> Void) async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             Task { @MainActor in
-                UIView.animate(withDuration: self.fade, animations: changes, completion: { _ in continuation.resume() })
+                UIView.animate(withDuration: self.fade, animations: { MainActor.assumeIsolated { changes() } },
+                               completion: { _ in continuation.resume() })
             }
         }
     }
