@@ -235,6 +235,15 @@ extension SyncServer {
 
 /// Why the server could not start.
 extension SyncServer {
+    /// Reads the certificate chain and key again from the configured files (renewed certificates) and
+    /// serves them to new connections; open connections keep theirs. Nothing changes when they cannot be
+    /// loaded. Does nothing for a server without TLS.
+    /// - Throws: `ServerStartError.tls` naming what could not be loaded.
+    public func reloadCertificates() throws(ServerStartError) {
+        guard let context = try Self.tlsContext(configuration) else { return }
+        webSockets.replaceTLSContext(context)
+    }
+
     /// The server's TLS context when the configuration asks for TLS.
     static func tlsContext(_ configuration: ServerConfiguration) throws(ServerStartError) -> TLSContext? {
         switch (configuration.tlsCertificatePath, configuration.tlsKeyPath) {

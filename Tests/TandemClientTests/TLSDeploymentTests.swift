@@ -63,6 +63,52 @@ import TandemWire
         #expect(health.status == 200)
     }
 
+    @Test func sighupServesRenewedCertificatesToNewConnectionsAndABadRenewalKeepsTheOldOnes() async throws {
+        let certificates = try certificates()
+        let data = FileManager.default.temporaryDirectory.appendingPathComponent("tandem-renew-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: data, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: data) }
+        let chain = "\(data)/fullchain.pem", key = "\(data)/privkey.pem"
+        func install(_ sourceChain: String, _ sourceKey: String) throws {
+            for (source, target) in [(sourceChain, chain), (sourceKey, key)] {
+                try? FileManager.default.removeItem(atPath: target)
+                try FileManager.default.copyItem(atPath: source, toPath: target)
+            }
+        }
+        try install(certificates.serverChain, certificates.serverKey)
+        let server = try ServeProcess.start(["serve", "--port", "0", "--data", data, "--in-memory", "--log-level", "error",
+                                             "--tls-cert", chain, "--tls-key", key], secret: "renew", capturesErrors: true)
+        defer { server.terminate() }
+        let banner = try await offload { server.read { $0.contains("Stop with Ctrl-C") } }
+        let port = try #require(banner.split(separator: "\n").first { $0.contains("listening") }
+            .flatMap { $0.split(separator: ":").dropFirst(2).first }.flatMap { Int($0.prefix { $0.isNumber }) })
+        let group = try EventLoopGroup(threads: 1)
+        defer { group.shutdown() }
+        let first = try TLSContext(.client(additionalTrustRoots: [certificates.caFile], trustsSystemRoots: false))
+        let other = try TLSContext(.client(additionalTrustRoots: [certificates.otherCAFile], trustsSystemRoots: false))
+        func health(_ tls: TLSContext) async throws -> Int {
+            try await HTTPClient.send(method: "GET", url: "https://localhost:\(port)/healthz", tls: tls, on: group.next()).status
+        }
+        #expect(try await health(first) == 200)
+
+        // A renewal from another CA: new connections get it.
+        try install(certificates.otherServerChain, certificates.otherServerKey)
+        kill(server.process.processIdentifier, SIGHUP)
+        let reloaded = try await offload { server.read { $0.contains("certificates reloaded") } }
+        #expect(reloaded.contains("SIGHUP received, certificates reloaded"), "\(reloaded)")
+        #expect(try await health(other) == 200)
+        await #expect(throws: HTTPClientError.self) { _ = try await health(first) }
+
+        // A broken renewal (a key that does not match) changes nothing.
+        try install(certificates.serverChain, certificates.otherServerKey)
+        kill(server.process.processIdentifier, SIGHUP)
+        let refused = try await offload { server.readErrors { $0.contains("still serving") } }
+        #expect(refused.contains("still serving the certificates loaded before"), "\(refused)")
+        #expect(try await health(other) == 200)
+        #expect(server.process.isRunning)
+        #expect(server.terminate(), "SIGTERM still shuts it down")
+    }
+
     @Test(.enabled(if: NginxFront.isInstalled || ProcessInfo.processInfo.environment["TANDEM_REQUIRE_NGINX"] == "1", "nginx is not installed"))
     func sessionsSyncThroughNginxTerminatingTLSInFrontOfAPlainTandemServe() async throws {
         let certificates = try certificates()

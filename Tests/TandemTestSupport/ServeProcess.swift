@@ -1,10 +1,12 @@
 import Foundation
 
-/// A `tandem serve` child process started by a test, with its standard output (standard error is dropped).
-public struct ServeProcess {
+/// A `tandem serve` child process started by a test, with its standard output (and standard error when asked
+/// for; otherwise it is dropped). One test task reads it at a time.
+public struct ServeProcess: @unchecked Sendable {
     /// The child process.
     public let process: Process
     private let output: Pipe
+    private let errors: Pipe?
 
     /// The `tandem` executable next to the test bundle (built by `swift build --build-tests`).
     public static func tandemBinary() throws -> URL {
@@ -32,7 +34,8 @@ public struct ServeProcess {
 
     /// Starts the `tandem` binary built next to the tests with `arguments`, through `launcher` (e.g. `taskset`,
     /// which gets `launcherArguments` first) when given.
-    public static func start(_ arguments: [String], secret: String, launcher: URL? = nil, launcherArguments: [String] = []) throws -> ServeProcess {
+    public static func start(_ arguments: [String], secret: String, launcher: URL? = nil, launcherArguments: [String] = [],
+                             capturesErrors: Bool = false) throws -> ServeProcess {
         let binary = try tandemBinary()
         let process = Process()
         if let launcher {
@@ -44,18 +47,28 @@ public struct ServeProcess {
         }
         process.environment = ["TANDEM_SECRET": secret, "PATH": "/usr/bin:/bin"]
         let output = Pipe()
+        let errors = capturesErrors ? Pipe() : nil
         process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
+        process.standardError = errors ?? FileHandle.nullDevice
         try process.run()
-        return ServeProcess(process: process, output: output)
+        return ServeProcess(process: process, output: output, errors: errors)
     }
 
     /// Reads standard output until `done` holds for what was read, the output ends, or 20 s pass; returns the text.
     public func read(until done: (String) -> Bool) -> String {
+        Self.read(output, until: done)
+    }
+
+    /// Reads standard error (started with `capturesErrors`) like `read(until:)`.
+    public func readErrors(until done: (String) -> Bool) -> String {
+        errors.map { Self.read($0, until: done) } ?? ""
+    }
+
+    private static func read(_ pipe: Pipe, until done: (String) -> Bool) -> String {
         var text = ""
         let deadline = Date().addingTimeInterval(20)
         while Date() < deadline, !done(text) {
-            let chunk = output.fileHandleForReading.availableData
+            let chunk = pipe.fileHandleForReading.availableData
             if chunk.isEmpty { break }
             text += String(decoding: chunk, as: UTF8.self)
         }

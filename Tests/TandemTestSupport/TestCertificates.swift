@@ -13,6 +13,10 @@ public struct TestCertificates: Sendable {
     public var serverChain: String { "\(folder)/server.pem" }
     /// The server certificate's private key.
     public var serverKey: String { "\(folder)/server.key" }
+    /// A server certificate for the same names signed by the other CA (a renewal from another issuer), and its key.
+    public var otherServerChain: String { "\(folder)/other-server.pem" }
+    /// That certificate's private key.
+    public var otherServerKey: String { "\(folder)/other-server.key" }
     /// A self-signed certificate for `localhost`, and its key.
     public var selfSignedChain: String { "\(folder)/self.pem" }
     /// The self-signed certificate's private key.
@@ -37,6 +41,9 @@ public struct TestCertificates: Sendable {
             .write(toFile: "\(folder)/server.ext", atomically: true, encoding: .utf8)
         try run(["x509", "-req", "-in", "\(folder)/server.csr", "-CA", "\(folder)/ca.pem", "-CAkey", "\(folder)/ca.key", "-CAcreateserial",
                  "-days", "1", "-extfile", "\(folder)/server.ext", "-out", "\(folder)/server.pem"])
+        try run(["req", "-new"] + key + ["-keyout", "\(folder)/other-server.key", "-out", "\(folder)/other-server.csr", "-subj", "/CN=localhost"])
+        try run(["x509", "-req", "-in", "\(folder)/other-server.csr", "-CA", "\(folder)/other-ca.pem", "-CAkey", "\(folder)/other-ca.key",
+                 "-CAcreateserial", "-days", "1", "-extfile", "\(folder)/server.ext", "-out", "\(folder)/other-server.pem"])
         try run(["req", "-x509"] + key + ["-keyout", "\(folder)/self.key", "-out", "\(folder)/self.pem", "-days", "1", "-subj", "/CN=localhost",
                  "-addext", "subjectAltName=DNS:localhost"])
         return certificates

@@ -182,7 +182,16 @@ enum ServeCommand {
         }
         // Until here a signal ends the process at once (a slow start stays interruptible). From here on, before
         // the banner says the server is up, the first one is recorded and shuts the server down.
-        let termination = TerminationSignals()
+        let termination = TerminationSignals(onHangUp: {
+            // SIGHUP: renewed certificates, read from the same files, for new connections.
+            guard configuration.servesTLS else { return }
+            do throws(ServerStartError) {
+                try server.reloadCertificates()
+                context.console.out("tandem serve: SIGHUP received, certificates reloaded from \(configuration.tlsCertificatePath ?? "")")
+            } catch {
+                context.console.err("tandem serve: SIGHUP received, but \(error); still serving the certificates loaded before")
+            }
+        })
         for line in banner(server) { context.console.out(line) }
         let signalName = await termination.first()
         context.console.out("tandem serve: \(signalName) received, shutting down")
@@ -231,7 +240,7 @@ enum ServeCommand {
 }
 
 /// Watches for SIGINT and SIGTERM from its creation on and remembers the first one, so that `first()` returns it
-/// whether it arrived before or after the call.
+/// whether it arrived before or after the call; SIGHUP calls `onHangUp` each time instead.
 ///
 /// A handler is installed with `signal(2)` in `init`, which takes effect at once: there is no moment in which
 /// a signal is ignored or still handled by the default action. The handler only writes the signal's number
@@ -246,21 +255,25 @@ private final class TerminationSignals: Sendable {
     private let state = Mutex(State())
 
     /// Starts watching: the signals' default action (ending the process at once) is replaced by the record.
-    init() {
+    init(onHangUp: @escaping @Sendable () -> Void) {
         var ends: [Int32] = [0, 0]
         guard pipe(&ends) == 0 else {
             // No pipe, no watching: the signals keep their default action and end the process at once.
             return
         }
         terminationSignalPipe.store(ends[1], ordering: .sequentiallyConsistent)
-        for number in [SIGINT, SIGTERM] { signal(number, recordTerminationSignal) }
+        for number in [SIGINT, SIGTERM, SIGHUP] { signal(number, recordTerminationSignal) }
         let reader = ends[0]
         let thread = Thread { [self] in
             var byte: UInt8 = 0
             while true {
                 let count = read(reader, &byte, 1)
                 if count == 1 {
-                    self.receive(Int32(byte) == SIGINT ? "SIGINT" : "SIGTERM")
+                    switch Int32(byte) {
+                    case SIGHUP: onHangUp()
+                    case SIGINT: self.receive("SIGINT")
+                    default: self.receive("SIGTERM")
+                    }
                 } else if count < 0, errno == EINTR {
                     continue
                 } else {

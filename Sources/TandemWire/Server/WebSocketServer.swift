@@ -11,10 +11,12 @@ import Darwin
 public final class WebSocketServer: Sendable {
     private let listener: TCPListener
     private let context: WebSocketServerContext
+    private let tls: TLSServerSettings?
 
-    private init(listener: TCPListener, context: WebSocketServerContext) {
+    private init(listener: TCPListener, context: WebSocketServerContext, tls: TLSServerSettings?) {
         self.listener = listener
         self.context = context
+        self.tls = tls
     }
 
     /// Binds and starts serving. Plain HTTP requests (not an upgrade) go to `routes` (nil → 404), with
@@ -46,17 +48,27 @@ public final class WebSocketServer: Sendable {
         accept: @escaping @Sendable (WebSocketConnection, WebSocketUpgrade) -> (any WebSocketHandler)?
     ) throws -> WebSocketServer {
         let context = WebSocketServerContext(configuration: configuration, routes: handler, accept: accept)
+        let tls = configuration.tls.map {
+            TLSServerSettings(context: $0, plaintextReply: HTTPServerSession.plaintextOnTLSPort(configuration.errorBodies).bytes)
+        }
         let listener = try TCPListener.bind(
             host: configuration.host, port: configuration.port, group: group,
             configuration: TCPListener.Configuration(
                 maxConnections: configuration.maxConnections, connection: configuration.tcpConfiguration),
-            tls: configuration.tls.map {
-                TLSServerSettings(context: $0, plaintextReply: HTTPServerSession.plaintextOnTLSPort(configuration.errorBodies).bytes)
-            }
+            tls: tls
         ) { connection in
             HTTPServerSession(connection: connection, context: context)
         }
-        return WebSocketServer(listener: listener, context: context)
+        return WebSocketServer(listener: listener, context: context, tls: tls)
+    }
+
+    /// Serves `context` (renewed certificates) to the connections accepted from now on; open ones keep
+    /// theirs. Returns false when the server does not serve TLS.
+    @discardableResult
+    public func replaceTLSContext(_ context: TLSContext) -> Bool {
+        guard let tls else { return false }
+        tls.replace(context)
+        return true
     }
 
     /// The bound port (the one the kernel picked when the configuration asked for 0).

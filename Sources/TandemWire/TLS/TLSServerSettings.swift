@@ -1,14 +1,26 @@
+import Synchronization
+
 /// How a listener serves TLS: the context with its certificate, and what a client that sends plain text
 /// instead of a TLS hello is told before the connection closes.
-public struct TLSServerSettings: Sendable {
-    /// The server context (certificate chain and key).
-    public var context: TLSContext
+///
+/// The context can be replaced while the listener runs (renewed certificates): connections accepted
+/// afterwards use the new one, those already open keep theirs. Thread-safe.
+public final class TLSServerSettings: Sendable {
+    private let current: Mutex<TLSContext>
     /// Bytes written unencrypted to a plain-text client, e.g. an HTTP 400 naming `https://`; nil closes at once.
-    public var plaintextReply: [UInt8]?
+    public let plaintextReply: [UInt8]?
 
     /// Serves `context`, answering plain-text clients with `plaintextReply`.
     public init(context: TLSContext, plaintextReply: [UInt8]? = nil) {
-        self.context = context
+        current = Mutex(context)
         self.plaintextReply = plaintextReply
+    }
+
+    /// The server context new connections get.
+    public var context: TLSContext { current.withLock { $0 } }
+
+    /// Makes `context` the one new connections get.
+    public func replace(_ context: TLSContext) {
+        current.withLock { $0 = context }
     }
 }
