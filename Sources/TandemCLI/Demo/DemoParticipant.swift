@@ -3,8 +3,8 @@ import TandemClient
 import TandemProtocol
 
 /// One scripted participant of `tandem demo`: a `SyncSession` that switches tabs, scrolls, toggles
-/// the cart and sets marks, as a shopper on the article's product page would, and keeps the figures
-/// the live display and the final verdict need.
+/// the cart and sets marks on the typed `DemoPage`, as a shopper on the article's product page would,
+/// and keeps the figures the live display and the final verdict need.
 ///
 /// Every scripted change also writes one journal entry (`/journal/<name>/<step>`) that nothing else
 /// overwrites, so after the run each acknowledged change can be looked up in the server's state:
@@ -26,11 +26,13 @@ final class DemoParticipant: Sendable {
 
     let name: String
     let session: SyncSession
+    private let page: SharedState<DemoPage>
     private let figures = Mutex(Figures())
 
-    init(name: String, session: SyncSession) {
+    init(name: String, session: SyncSession, page: SharedState<DemoPage>) {
         self.name = name
         self.session = session
+        self.page = page
     }
 
     var current: Figures { figures.withLock { $0 } }
@@ -46,7 +48,7 @@ final class DemoParticipant: Sendable {
                         figures.status = Self.status(state)
                         if case .reconnecting = state { figures.reconnects += 1 }
                     case .rejected(_, _, _, let ops):
-                        for key in ops.compactMap(Self.journalKey) { figures.rejected.insert(key) }
+                        for key in ops.flatMap(Self.journalKey) { figures.rejected.insert(key) }
                     default: break
                     }
                 }
@@ -54,24 +56,30 @@ final class DemoParticipant: Sendable {
         }
     }
 
-    /// Makes one scripted change (step numbers must not repeat) from the current visible state.
+    /// Makes one scripted change (step numbers must not repeat) to the typed page as it is visible now.
     func act(step: Int, using random: inout some RandomNumberGenerator) async {
         let visible = await session.snapshot.state
-        var ops: [PatchOp] = []
-        switch Int.random(in: 0..<4, using: &random) {
-        case 0: ops.append(.set(Self.pointer("tabIndex"), .number(Double(Int.random(in: 0..<3, using: &random)))))
-        case 1:
-            let y = Double(Int.random(in: 0...4000, using: &random))
-            ops.append(.set(Self.pointer("contentOffset"), .object(["x": .number(0), "y": .number(y)])))
-        case 2:
-            let selected = visible["addToCartSelected"] == .bool(true)
-            ops.append(.set(Self.pointer("addToCartSelected"), .bool(!selected)))
-        default:
-            let key = Self.markKeys[Int.random(in: 0..<Self.markKeys.count, using: &random)]
-            ops.append(.set(Self.pointer("marks", key), .bool(Bool.random(using: &random))))
-        }
+        let choice = Int.random(in: 0..<4, using: &random)
+        let tab = Int.random(in: 0..<3, using: &random)
+        let y = Double(Int.random(in: 0...4000, using: &random))
+        let mark = Self.markKeys[Int.random(in: 0..<Self.markKeys.count, using: &random)]
+        let markOn = Bool.random(using: &random)
         let key = "\(step)"
-        ops.append(.set(Self.pointer("journal", name, key), .number(Double(step))))
+        let ops: [PatchOp]
+        do {
+            let old = try page.value(of: visible)
+            var new = old
+            switch choice {
+            case 0: new.tabIndex = tab
+            case 1: new.contentOffset = ContentOffset(x: 0, y: y)
+            case 2: new.addToCartSelected.toggle()
+            default: new.marks[mark] = markOn
+            }
+            new.journal[name, default: [:]][key] = step
+            ops = try page.changes(from: old, to: new)
+        } catch {
+            return  // the demo's own participants never write a state its type cannot read
+        }
         do {
             try await session.apply(ops)
             figures.withLock { $0.applied.append(key) }
@@ -87,13 +95,15 @@ final class DemoParticipant: Sendable {
         return figures.applied.filter { !figures.rejected.contains($0) && journal?[$0] == nil }
     }
 
-    private static func pointer(_ tokens: String...) -> JSONPointer {
-        JSONPointer(tokens: tokens)
-    }
-
-    private static func journalKey(_ op: PatchOp) -> String? {
-        guard case .set(let path, _) = op, path.tokens.count == 3, path.tokens[0] == "journal" else { return nil }
-        return path.tokens[2]
+    /// The journal steps a rejected patch carried: one entry (`/journal/<name>/<step>`), or a participant's
+    /// first entries written as a whole object (`/journal/<name>`).
+    private static func journalKey(_ op: PatchOp) -> [String] {
+        guard case .set(let path, let value) = op, path.tokens.first == "journal" else { return [] }
+        switch path.tokens.count {
+        case 3: return [path.tokens[2]]
+        case 2: return value.objectValue.map { Array($0.keys) } ?? []
+        default: return []
+        }
     }
 
     private static func status(_ state: ConnectionState) -> String {

@@ -67,8 +67,18 @@ struct DemoRunner: Sendable {
         console.out("tandem demo: server \(server.syncURL), link 127.0.0.1:\(proxy.port) with \(settings.faults), seed \(seed)")
 
         let linkURL = "ws://127.0.0.1:\(proxy.port)\(TandemProtocol.syncPath)"
-        let host = participant("host", role: .host, url: linkURL, server: server, group: group)
-        let guest = participant("guest", role: .guest, url: linkURL, server: server, group: group)
+        let page: SharedState<DemoPage>
+        do {
+            page = try SharedState(defaultValue: DemoPage())
+        } catch {
+            await proxy.shutdown()
+            group.shutdown()
+            await server.shutdown()
+            console.err("tandem demo: error: \(error)")
+            return ExitCode.failure
+        }
+        let host = participant("host", role: .host, url: linkURL, server: server, group: group, page: page)
+        let guest = participant("guest", role: .guest, url: linkURL, server: server, group: group, page: page)
         let participants = [host, guest]
         let observers = participants.map { $0.observe() }
         for participant in participants { await participant.session.start() }
@@ -139,7 +149,8 @@ struct DemoRunner: Sendable {
         case diverged(String, lost: Int)
     }
 
-    private func participant(_ name: String, role: Role, url: String, server: SyncServer, group: EventLoopGroup) -> DemoParticipant {
+    private func participant(_ name: String, role: Role, url: String, server: SyncServer, group: EventLoopGroup,
+                             page: SharedState<DemoPage>) -> DemoParticipant {
         let tokens = server.tokens
         let claims = TokenClaims(sub: name, room: "demo", role: role, exp: tokens.currentTime + 86_400, name: name.capitalized)
         // A link reset every few seconds never lets a connection count as stable, so the default backoff
@@ -149,7 +160,7 @@ struct DemoRunner: Sendable {
             url: url, clientID: "\(name)-demo", tokenProvider: { tokens.mint(claims) },
             presence: .object(["name": .string(name.capitalized)]),
             configuration: SyncSessionConfiguration(reconnect: reconnect), transport: WireTransport(group: group))
-        return DemoParticipant(name: name, session: session)
+        return DemoParticipant(name: name, session: session, page: page)
     }
 
     /// Drains both outboxes, lets a third participant join the server directly, and waits until all
