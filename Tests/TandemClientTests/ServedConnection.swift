@@ -9,6 +9,12 @@ func inMemoryWelcome(epoch: String = "e1", rev: Int64 = 0, state: JSONValue = .e
                                   you: SessionIdentity(user: "alice", client: "a1", role: .host), participants: [])).encoded()
 }
 
+/// A session for client `a1` over `transport`, as the in-memory tests make them.
+func inMemorySession(_ transport: InMemoryTransport, url: String = "ws://example.test/v1/sync", token: String = "t",
+                     configuration: SyncSessionConfiguration) -> SyncSession {
+    SyncSession(url: url, clientID: "a1", tokenProvider: { token }, configuration: configuration, transport: transport)
+}
+
 /// One connection of an `InMemoryTransport` as the test's server sees it: what the client sends, decoded,
 /// and the server's side of the conversation. One test task reads it at a time.
 final class ServedConnection: @unchecked Sendable {

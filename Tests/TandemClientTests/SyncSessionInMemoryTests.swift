@@ -11,8 +11,7 @@ import TandemProtocol
 
     @Test func handshakePatchAndAckAndAResumeAfterADrop() async throws {
         let transport = InMemoryTransport()
-        let session = SyncSession(url: "wss://example.test/v1/sync", clientID: "a1", tokenProvider: { "token-1" },
-                                  configuration: Self.fastRetry, transport: transport)
+        let session = inMemorySession(transport, url: "wss://example.test/v1/sync", token: "token-1", configuration: Self.fastRetry)
         var connections = transport.connections.makeAsyncIterator()
         await session.start()
         let first = try await ServedConnection.accept(&connections)
@@ -37,8 +36,7 @@ import TandemProtocol
 
     @Test func aRefusalEndsTheSession() async throws {
         let transport = InMemoryTransport()
-        let session = SyncSession(url: "ws://example.test/v1/sync", clientID: "a1", tokenProvider: { "t" },
-                                  configuration: Self.fastRetry, transport: transport)
+        let session = inMemorySession(transport, configuration: Self.fastRetry)
         var connections = transport.connections.makeAsyncIterator()
         await session.start()
         let first = try await ServedConnection.accept(&connections)
@@ -50,8 +48,7 @@ import TandemProtocol
     @Test func passingFailuresAreRetriedAndPermanentOnesAreNot() async throws {
         let transport = InMemoryTransport()
         transport.failNextAttempts(with: [.timeout, .unreachable("refused"), .handshakeFailed("502"), .tls(.protocolFailure(reason: "bad record"))])
-        let session = SyncSession(url: "wss://example.test/v1/sync", clientID: "a1", tokenProvider: { "t" },
-                                  configuration: Self.fastRetry, transport: transport)
+        let session = inMemorySession(transport, url: "wss://example.test/v1/sync", configuration: Self.fastRetry)
         var connections = transport.connections.makeAsyncIterator()
         await session.start()
         let connected = try await ServedConnection.accept(&connections)
@@ -80,8 +77,7 @@ import TandemProtocol
 
     @Test func suspendClosesCleanlyKeepsTheOutboxAndResumeSendsIt() async throws {
         let transport = InMemoryTransport()
-        let session = SyncSession(url: "ws://example.test/v1/sync", clientID: "a1", tokenProvider: { "t" },
-                                  configuration: Self.slowRetry, transport: transport)
+        let session = inMemorySession(transport, configuration: Self.slowRetry)
         var connections = transport.connections.makeAsyncIterator()
         await session.start()
         let (first, _) = try await accept(&connections)
@@ -106,8 +102,7 @@ import TandemProtocol
     @Test func suspendDuringTheBackoffWaitsAndResumeConnectsAtOnce() async throws {
         let transport = InMemoryTransport()
         transport.failNextAttempts(with: [.timeout])
-        let session = SyncSession(url: "ws://example.test/v1/sync", clientID: "a1", tokenProvider: { "t" },
-                                  configuration: Self.slowRetry, transport: transport)
+        let session = inMemorySession(transport, configuration: Self.slowRetry)
         var connections = transport.connections.makeAsyncIterator()
         await session.start()
         #expect(await eventually { if case .reconnecting = await session.state { true } else { false } })
@@ -124,8 +119,7 @@ import TandemProtocol
     @Test func reconnectNowSkipsTheBackoffAndReplacesALiveConnection() async throws {
         let transport = InMemoryTransport()
         transport.failNextAttempts(with: [.unreachable("no route")])
-        let session = SyncSession(url: "ws://example.test/v1/sync", clientID: "a1", tokenProvider: { "t" },
-                                  configuration: Self.slowRetry, transport: transport)
+        let session = inMemorySession(transport, configuration: Self.slowRetry)
         var connections = transport.connections.makeAsyncIterator()
         await session.start()
         #expect(await eventually { if case .reconnecting = await session.state { true } else { false } })
@@ -145,8 +139,7 @@ import TandemProtocol
 
     @Test func stopWhileSuspendedEndsTheSession() async throws {
         let transport = InMemoryTransport()
-        let session = SyncSession(url: "ws://example.test/v1/sync", clientID: "a1", tokenProvider: { "t" },
-                                  configuration: Self.slowRetry, transport: transport)
+        let session = inMemorySession(transport, configuration: Self.slowRetry)
         var connections = transport.connections.makeAsyncIterator()
         let states = StreamLog(session.states)
         await session.start()

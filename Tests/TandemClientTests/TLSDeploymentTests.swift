@@ -52,7 +52,7 @@ import TandemWire
         #expect(refused.stdout.contains("not trusted") || refused.stderr.contains("not trusted"), "\(refused.stdout)\n\(refused.stderr)")
 
         // A plain-text request gets a plain answer naming https://, and the server goes on serving TLS.
-        let port = Int(url.split(separator: ":")[2].prefix { $0.isNumber })!
+        let port = try #require(ServeProcess.port(of: url))
         let group = try EventLoopGroup(threads: 1)
         defer { group.shutdown() }
         let plain = try await HTTPClient.send(method: "GET", url: "http://127.0.0.1:\(port)/healthz", on: group.next())
@@ -80,8 +80,7 @@ import TandemWire
                                              "--tls-cert", chain, "--tls-key", key], secret: "renew", capturesErrors: true)
         defer { server.terminate() }
         let banner = try await offload { server.read { $0.contains("Stop with Ctrl-C") } }
-        let port = try #require(banner.split(separator: "\n").first { $0.contains("listening") }
-            .flatMap { $0.split(separator: ":").dropFirst(2).first }.flatMap { Int($0.prefix { $0.isNumber }) })
+        let port = try #require(ServeProcess.listeningURL(in: banner).flatMap(ServeProcess.port(of:)))
         let group = try EventLoopGroup(threads: 1)
         defer { group.shutdown() }
         let first = try TLSContext(.client(additionalTrustRoots: [certificates.caFile], trustsSystemRoots: false))
@@ -117,7 +116,7 @@ import TandemWire
         let secret = "behind-nginx"
         let (server, plainURL) = try await offload { try ServeProcess.serve(data: data, secret: secret) }
         defer { server.terminate(); server.waitUntilExit() }
-        let backendPort = Int(plainURL.split(separator: ":")[2].prefix { $0.isNumber })!
+        let backendPort = try #require(ServeProcess.port(of: plainURL))
         let front = try NginxFront(backendPort: backendPort, certificateChain: certificates.serverChain, privateKey: certificates.serverKey)
         defer { front.stop() }
         let tokens = TokenVerifier(secret: Array(secret.utf8), hmac: { Digest.hmacSHA256(key: $0, message: $1) },

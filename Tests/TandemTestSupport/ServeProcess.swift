@@ -22,14 +22,21 @@ public struct ServeProcess: @unchecked Sendable {
     /// once it listens, with its sync URL (`wss://` when `extra` asks for TLS).
     public static func serve(data: String, secret: String, extra: [String] = []) throws -> (Process, String) {
         let server = try start(["serve", "--port", "0", "--data", data, "--rate-limit", "0", "--log-level", "error"] + extra, secret: secret)
-        func listeningURL(_ text: String) -> String? {
-            guard let line = text.split(separator: "\n").first(where: { $0.contains("listening") }) else { return nil }
-            return line.split(separator: " ").last(where: { $0.hasPrefix("ws://") || $0.hasPrefix("wss://") }).map(String.init)
-        }
-        let text = server.read { listeningURL($0) != nil }
-        if let url = listeningURL(text) { return (server.process, url) }
+        let text = server.read { listeningURL(in: $0) != nil }
+        if let url = listeningURL(in: text) { return (server.process, url) }
         server.process.terminate()
         throw ServeProcessError("tandem serve did not report where it listens; output: \(text)")
+    }
+
+    /// The sync URL in a `tandem serve` banner (`ws://` or `wss://`), once its `listening` line is out.
+    public static func listeningURL(in banner: String) -> String? {
+        guard let line = banner.split(separator: "\n").first(where: { $0.contains("listening") }) else { return nil }
+        return line.split(separator: " ").first(where: { $0.hasPrefix("ws://") || $0.hasPrefix("wss://") }).map(String.init)
+    }
+
+    /// The port of a `ws[s]://HOST:PORT/…` URL on a loopback address.
+    public static func port(of url: String) -> Int? {
+        url.split(separator: ":").dropFirst(2).first.flatMap { Int($0.prefix { $0.isNumber }) }
     }
 
     /// Starts the `tandem` binary built next to the tests with `arguments`, through `launcher` (e.g. `taskset`,
