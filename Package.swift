@@ -19,6 +19,7 @@ let package = Package(
         .library(name: "TandemClientTesting", targets: ["TandemClientTesting"]),
         .library(name: "TandemRedis", targets: ["TandemRedis"]),
         .library(name: "TandemServer", targets: ["TandemServer"]),
+        .library(name: "TandemCluster", targets: ["TandemCluster"]),
         .executable(name: "tandem", targets: ["tandem"]),
     ],
     targets: [
@@ -65,7 +66,7 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
 
-        // A Redis client (RESP2/RESP3, pipelining, reconnect, scripts) and the cluster's room sequencer.
+        // A Redis client: RESP2/RESP3, pipelining, reconnect, scripts.
         .target(name: "TandemRedis", dependencies: ["TandemWire"], swiftSettings: swiftSettings),
 
         // The client library an app links to share its page state.
@@ -84,7 +85,6 @@ let package = Package(
             dependencies: [
                 "TandemProtocol",
                 "TandemWire",
-                "TandemRedis",
                 .target(name: "CSQLite", condition: .when(platforms: [.linux])),
                 .target(name: "CSQLiteWALBuffer", condition: .when(platforms: [.linux])),
                 .target(name: "CCrypto", condition: .when(platforms: [.linux])),
@@ -93,23 +93,28 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
 
+        // Cluster mode: rooms sequenced through a shared Redis log (the Redis scripts, the log follower,
+        // cross-node presence), plugged into the server as its `RoomSequencing`.
+        .target(name: "TandemCluster", dependencies: ["TandemServer", "TandemRedis", "TandemProtocol", "TandemWire"], swiftSettings: swiftSettings),
+
         // The command-line program's logic (argument parsing, commands, benchmarks), testable in process.
         .target(
             name: "TandemCLI",
-            dependencies: ["TandemKit", "TandemProtocol", "TandemWire", "TandemClient", "TandemServer"],
+            dependencies: ["TandemKit", "TandemProtocol", "TandemWire", "TandemClient", "TandemServer", "TandemCluster"],
             swiftSettings: swiftSettings
         ),
         .executableTarget(name: "tandem", dependencies: ["TandemCLI"], swiftSettings: swiftSettings),
 
         // Helpers shared by the test targets: bounded waits, mailboxes, Python interop peers.
-        .target(name: "TandemTestSupport", dependencies: ["TandemKit", "TandemProtocol", "TandemWire"], path: "Tests/TandemTestSupport", swiftSettings: swiftSettings),
+        .target(name: "TandemTestSupport", dependencies: ["TandemKit", "TandemProtocol", "TandemWire", "TandemRedis"], path: "Tests/TandemTestSupport", swiftSettings: swiftSettings),
 
         .testTarget(name: "TandemKitTests", dependencies: ["TandemKit", "TandemKitTesting"], swiftSettings: swiftSettings),
         .testTarget(name: "TandemProtocolTests", dependencies: ["TandemProtocol", "TandemTestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "TandemWireTests", dependencies: ["TandemWire", "TandemTestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "TandemRedisTests", dependencies: ["TandemRedis", "TandemWire", "TandemProtocol", "TandemKit", "TandemTestSupport"], swiftSettings: swiftSettings),
+        .testTarget(name: "TandemClusterTests", dependencies: ["TandemCluster", "TandemServer", "TandemRedis", "TandemWire", "TandemProtocol", "TandemTestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "TandemClientTests", dependencies: ["TandemClient", "TandemClientTesting", "TandemServer", "TandemWire", "TandemKitTesting", "TandemTestSupport"], swiftSettings: swiftSettings),
-        .testTarget(name: "TandemServerTests", dependencies: ["TandemServer", "TandemWire", "TandemProtocol", "TandemTestSupport"], swiftSettings: swiftSettings),
+        .testTarget(name: "TandemServerTests", dependencies: ["TandemServer", "TandemCluster", "TandemWire", "TandemProtocol", "TandemTestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "TandemCLITests", dependencies: ["TandemCLI", "TandemTestSupport"], swiftSettings: swiftSettings),
     ]
 )

@@ -1,6 +1,5 @@
 import Foundation
 import TandemProtocol
-import TandemRedis
 import TandemWire
 
 /// A running Tandem sync server: storage, rooms, the WebSocket endpoint `/v1/sync`, the invitation and
@@ -23,7 +22,7 @@ public final class SyncServer: Sendable {
     private let webSockets: WebSocketServer
     private let commits: CommitQueue
     private let registry: RoomRegistry
-    private let cluster: ClusterNode?
+    private let sequencing: any SequencingService
     private let logger: Logger
 
     /// The port the server listens on (the real one when the configuration asked for 0).
@@ -37,7 +36,7 @@ public final class SyncServer: Sendable {
     public var eventLoopsPollLongerWhenBusy: Bool { group.loops.first?.pollsLongerWhenBusy ?? false }
 
     /// This node's name in the cluster; nil when the server runs alone.
-    public var nodeID: String? { cluster?.settings.nodeID }
+    public var nodeID: String? { sequencing.nodeID }
 
     /// The WebSocket URL clients connect to (`wss://` when the port speaks TLS).
     public var syncURL: String {
@@ -56,9 +55,11 @@ public final class SyncServer: Sendable {
 
     /// Starts a server: loads or creates the secret, opens storage, loads the stored invitations and deny
     /// entries, binds the port. `now` (unix seconds) is the wall clock of token expiry, invitations and deny
-    /// entries; `random` makes invitation codes and invited users' ids.
+    /// entries; `random` makes invitation codes and invited users' ids; `sequencing` says who gives the rooms
+    /// their revs (a configuration with `redisURL` needs the cluster's, from the `TandemCluster` module).
     /// - Throws: `ServerStartError` naming what failed and how to fix it.
-    public init(configuration: ServerConfiguration, environment: [String: String] = ProcessInfo.processInfo.environment,
+    public init(configuration: ServerConfiguration, sequencing choice: RoomSequencing = .local,
+                environment: [String: String] = ProcessInfo.processInfo.environment,
                 logger: Logger = Logger(sink: StandardErrorLogSink()), metrics: ServerMetrics = ServerMetrics(),
                 now: @escaping @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970) },
                 random: any RandomByteSource = SecureRandom()) throws(ServerStartError) {
@@ -102,15 +103,9 @@ public final class SyncServer: Sendable {
         }
         let book = InviteBook(invites: storedInvites, retention: Int64(configuration.inviteRetentionSeconds))
         let denials = DenyList(storedDenials)
-        let endpoint: RedisEndpoint?
-        do {
-            endpoint = try configuration.redisURL.map { (url) throws(RedisError) in try RedisEndpoint(url: url) }
-        } catch {
-            throw .cluster("--redis: \(error.description)")
-        }
         // Both stores commit in microseconds without blocking (the journaled one appends a record), so the
         // loop that receives a patch commits it and sends its ack and fan-out in the same iteration.
-        commits = CommitQueue(store: store, commitsOnEventLoops: true) { WakeupCoalescing.batch($0) }
+        commits = CommitQueue(store: store, stages: EventLoopCommitStages()) { WakeupCoalescing.batch($0) }
 
         _ = try? FileDescriptorLimit.raiseSoftLimitToHard()
         let group: EventLoopGroup
@@ -126,16 +121,17 @@ public final class SyncServer: Sendable {
         }
         self.group = group
         let roomSettings = RoomSettings(configuration)
-        let cluster = endpoint.map { endpoint in
-            ClusterNode(settings: ClusterNode.Settings(
-                            endpoint: endpoint, nodeID: configuration.nodeID ?? "node-\(RoomRegistry.randomEpoch())",
-                            logLength: configuration.historyWindow, limits: roomSettings.core.limits,
-                            presence: .init(ttl: .milliseconds(configuration.clusterPresenceTTLMilliseconds),
-                                            interval: .milliseconds(configuration.clusterPresenceIntervalMilliseconds))),
-                        group: group, logger: logger, wallClock: { Int64(Date().timeIntervalSince1970 * 1_000) })
+        let sequencing: any SequencingService
+        do {
+            sequencing = try choice.make(SequencingContext(configuration: configuration, group: group, commits: commits,
+                                                                rooms: roomSettings, logger: logger))
+        } catch {
+            group.shutdown()
+            commits.shutdown()
+            throw error
         }
-        self.cluster = cluster
-        registry = RoomRegistry(commits: commits, cluster: cluster, scheduler: DispatchTimerScheduler(), settings: roomSettings,
+        self.sequencing = sequencing
+        registry = RoomRegistry(sequencing: sequencing, scheduler: DispatchTimerScheduler(), settings: roomSettings,
                                 metrics: metrics, logger: logger,
                                 isDenied: { room, user in denials.deniedUntil(user, in: room, now: now()) != nil })
 
@@ -174,27 +170,22 @@ public final class SyncServer: Sendable {
                 },
                 accept: { connection, _ in SyncConnectionHandler(connection: connection, context: context) })
         } catch {
-            // Nothing has connected to Redis yet (that happens on the first room): stopping its loops is enough.
-            cluster?.cancel()
+            // No room was opened yet: nothing of the sequencing needs finishing.
+            sequencing.cancel()
             group.shutdown()
             commits.shutdown()
             throw .bind(host: configuration.host, port: configuration.port, "\(error)")
         }
         routes.markReady()
         logger.info("server.started", LogField("url", syncURL), LogField("data", configuration.inMemoryStorage ? "memory" : configuration.dataDirectory),
-                    LogField("cluster", cluster.map { "\($0.settings.endpoint) as \($0.settings.nodeID)" } ?? "off"))
+                    LogField("cluster", sequencing.summary))
     }
 
     /// In cluster mode, checks that Redis answers, so that a wrong `--redis` is reported at start rather
     /// than at the first join; does nothing for a server that runs alone. Call it once after `init`.
     /// - Throws: `ServerStartError.cluster` naming the address and what failed.
     public func checkCluster() async throws(ServerStartError) {
-        guard let cluster else { return }
-        do throws(ClusterError) {
-            try await cluster.ping()
-        } catch {
-            throw .cluster("Redis at \(cluster.settings.endpoint) does not answer (\(error.description)); is redis-server running there?")
-        }
+        try await sequencing.check()
     }
 
     /// `shutdown()` for async callers: the blocking work runs on its own thread, so no thread of
@@ -214,7 +205,10 @@ public final class SyncServer: Sendable {
     public func shutdown() {
         logger.info("server.stopping")
         webSockets.shutdown(code: CloseCode.goingAway.rawValue, reason: "server shutting down", timeout: .seconds(5))
-        if let cluster { Self.blocking { await cluster.shutdown() } }
+        if sequencing.nodeID != nil {
+            let sequencing = sequencing
+            Self.blocking { await sequencing.shutdown() }
+        }
         commits.shutdown()
         group.shutdown()
         logger.info("server.stopped")

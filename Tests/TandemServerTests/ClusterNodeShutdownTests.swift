@@ -5,6 +5,7 @@ import TandemProtocol
 import TandemRedis
 import TandemTestSupport
 import TandemWire
+@testable import TandemCluster
 @testable import TandemServer
 
 /// `ClusterNode.shutdown()` with a backlog of submissions: nothing of the node's room work may still run (and

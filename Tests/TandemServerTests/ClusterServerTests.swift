@@ -4,6 +4,7 @@ import TandemProtocol
 import TandemRedis
 import TandemTestSupport
 import TandemWire
+@testable import TandemCluster
 @testable import TandemServer
 
 /// Several `SyncServer` nodes sharing rooms through one real `redis-server` (started per test on a free
@@ -22,7 +23,7 @@ struct ClusterServerTests {
         configuration.handshakeTimeoutMilliseconds = 60_000
         configuration.redisURL = "redis://127.0.0.1:\(redisPort)"
         adjust(&configuration)
-        return try SyncServer(configuration: configuration, environment: ["TANDEM_SECRET": secret], logger: .discarding)
+        return try SyncServer(configuration: configuration, sequencing: .cluster, environment: ["TANDEM_SECRET": secret], logger: .discarding)
     }
 
     static func token(user: String, room: String = "lobby", role: Role = .host) -> String {
@@ -367,7 +368,7 @@ struct ClusterServerTests {
         let node = ClusterNode(settings: ClusterNode.Settings(endpoint: RedisEndpoint(host: "127.0.0.1", port: redis.port), nodeID: "n1",
                                                               logLength: 10_000, limits: PatchLimits()),
                                group: group, logger: .discarding, wallClock: { 0 })
-        let harness = ServerHarness(configuration: settings, cluster: node)
+        let harness = ServerHarness(configuration: settings) { _, rooms in ClusterSequencing(node: node, settings: rooms.core) }
         let (alice, aliceSink, _) = await harness.join(user: "alice", client: "a1")
         alice.send(.patch(seq: 1, ops: Self.set("one", 1)))
         #expect(await aliceSink.nextMessage(ofType: "ack", timeout: .seconds(30)) == .ack(seq: 1, rev: 1, duplicate: false))

@@ -140,7 +140,7 @@ private func currentRev(_ queue: CommitQueue) async throws -> Int64? {
         let group = try EventLoopGroup(threads: 1)
         defer { group.shutdown() }
         let loop = group.next()
-        let queue = CommitQueue(store: InMemoryRoomStore(), commitsOnEventLoops: onLoops)
+        let queue = CommitQueue(store: InMemoryRoomStore(), stages: onLoops ? EventLoopCommitStages() : nil)
         defer { queue.shutdown() }
         let submitterReturned = Mutex(false)
         let seen = Mutex<[String]>([])
@@ -169,7 +169,7 @@ private func currentRev(_ queue: CommitQueue) async throws -> Int64? {
         let group = try EventLoopGroup(threads: 2)
         defer { group.shutdown() }
         let store = RecordingStore()
-        let queue = CommitQueue(store: store, maxBatch: 7, commitsOnEventLoops: true)
+        let queue = CommitQueue(store: store, maxBatch: 7, stages: EventLoopCommitStages())
         let completed = Mutex<[String]>([])
         let perSubmitter = 300
         let done = DispatchGroup()

@@ -121,7 +121,7 @@ enum StorageBenchmark {
             ? try JournaledRoomStore(databasePath: folder + "/bench.sqlite", journalFolder: folder + "/journal", durability: durability)
             : try SQLiteRoomStore(path: folder + "/bench.sqlite", durability: durability))
         // As the server does: acks handed to event loops wake each loop once per batch.
-        let queue = CommitQueue(store: store, maxBatch: maxBatch, commitsOnEventLoops: journal) { WakeupCoalescing.batch($0) }
+        let queue = CommitQueue(store: store, maxBatch: maxBatch, stages: journal ? EventLoopCommitStages() : nil) { WakeupCoalescing.batch($0) }
         try await queue.write([.createRoom(room: "bench", epoch: "e", snapshot: Array("{}".utf8))])
         let (applyBefore, transactionsBefore) = try await queue.read { _ in (store.applyNanoseconds, store.transactions) }
         let ops = Array(#"[{"op":"set","path":"/contentOffset","value":{"x":0,"y":1234.5}}]"#.utf8)

@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import Synchronization
 import TandemProtocol
+import TandemCluster
 import TandemServer
 
 #if canImport(Glibc)
@@ -167,7 +168,8 @@ enum ServeCommand {
         signal(SIGPIPE, SIG_IGN)
         let server: SyncServer
         do {
-            server = try SyncServer(configuration: configuration, environment: context.environment,
+            server = try SyncServer(configuration: configuration, sequencing: configuration.redisURL == nil ? .local : .cluster,
+                                    environment: context.environment,
                                     logger: Logger(sink: StandardErrorLogSink(), level: logLevel))
         } catch {
             context.console.err("tandem serve: error: \(error)")

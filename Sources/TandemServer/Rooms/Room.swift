@@ -1,36 +1,14 @@
 import Synchronization
 import TandemProtocol
-import TandemRedis
 
-/// One live room: its `RoomCore`, its participants, and the ordered release of everything
-/// that must wait for storage.
+/// One live room: who is in it, and the ordered release of what its sequencer decides.
 ///
 /// Thread-safety: every method may be called from any thread; state is behind one mutex.
-/// Ordering: patches, acks, rejects and welcomes are released from commit-queue completions,
-/// which run in submission order, so every connection sees them in rev order, and nothing is
-/// shown to anyone before it is durable. In a cluster the same holds with Redis as the store: patch
-/// events and acks are released as this node folds the room's log, in rev order. Presence and
-/// signals are ephemeral and go out at once.
-final class Room: Sendable {
-    /// Who gives the room's patches their revs.
-    enum Sequencing: Sendable {
-        /// This server alone: `RoomCore` sequences, the commit queue makes each patch durable.
-        case local(CommitQueue)
-        /// A cluster: Redis sequences; the room folds the log and fans out from there.
-        case cluster(ClusterNode)
-    }
-
-    /// A patch of a local connection waiting for its rev in the cluster.
-    private struct InFlight {
-        var connection: ConnectionID
-        var arrival: ContinuousClock.Instant
-    }
-
-    private struct ClientSeq: Hashable {
-        var client: String
-        var seq: Int64
-    }
-
+/// Ordering: a patch is shown when its sequencer releases it (after the commit alone, after this node
+/// folded it from the log in a cluster), in rev order; welcomes, rejects and duplicate acks wait in a
+/// `ReleaseGate` for every patch applied before them, so every connection sees them in rev order and
+/// nothing is shown to anyone before it is durable. Presence and signals are ephemeral and go out at once.
+package final class Room: Sendable {
     /// How a join ended up.
     enum JoinOutcome: Sendable, Equatable {
         /// Accepted; the welcome follows once storage has caught up.
@@ -39,6 +17,17 @@ final class Room: Sendable {
         case refused
         /// This room instance was unloaded meanwhile; look the room up again.
         case retired
+    }
+
+    /// A submitted patch whose author waits for the outcome.
+    private struct Awaiting {
+        var connection: ConnectionID
+        var arrival: ContinuousClock.Instant
+    }
+
+    private struct ClientSeq: Hashable {
+        var client: String
+        var seq: Int64
     }
 
     private enum Phase {
@@ -70,21 +59,29 @@ final class Room: Sendable {
         var isLive: Bool { if case .live = phase { true } else { false } }
     }
 
+    /// What waits in the gate: a message for one connection, or a welcome.
+    private enum Held {
+        case message(OutboundMessage, client: String, connection: ConnectionID)
+        case welcome(Welcome, client: String, connection: ConnectionID)
+    }
+
     private struct State {
         var core: RoomCore
+        var gate: ReleaseGate<Held>
         var members: [String: Member] = [:]
         var retired = false
         /// Set when storage failed: the room refuses everything until it is reloaded.
         var broken = false
-        /// Cluster only: local patches submitted and not folded yet, so the fold acks the right connection.
-        var inFlight: [ClientSeq: InFlight] = [:]
-        /// Cluster only: participants connected to other nodes, by client id (never one connected here).
+        /// Patches of this room's connections whose outcome the sequencer reports later.
+        var awaiting: [ClientSeq: Awaiting] = [:]
+        /// Participants connected to other nodes, by client id (never one connected here).
         var remote: [String: Participant] = [:]
     }
 
-    let name: String
+    /// The room's name.
+    package let name: String
     private let state: Mutex<State>
-    private let sequencing: Sequencing
+    private let sequencer: any RoomSequencer
     private let scheduler: any TimerScheduler
     private let settings: RoomSettings
     private let metrics: ServerMetrics
@@ -94,13 +91,13 @@ final class Room: Sendable {
     /// Whether a host removed this user from the room (asked under the room's lock when they join).
     private let isDenied: @Sendable (_ room: String, _ user: String) -> Bool
 
-    init(core: RoomCore, sequencing: Sequencing, scheduler: any TimerScheduler, settings: RoomSettings,
+    init(core: RoomCore, sequencer: any RoomSequencer, scheduler: any TimerScheduler, settings: RoomSettings,
          metrics: ServerMetrics, logger: Logger, isDenied: @escaping @Sendable (_ room: String, _ user: String) -> Bool = { _, _ in false },
          onIdle: @escaping @Sendable (Room) -> Void) {
         self.isDenied = isDenied
         name = core.name
-        state = Mutex(State(core: core))
-        self.sequencing = sequencing
+        state = Mutex(State(core: core, gate: ReleaseGate(releasedRev: core.rev)))
+        self.sequencer = sequencer
         self.scheduler = scheduler
         self.settings = settings
         self.metrics = metrics
@@ -166,38 +163,17 @@ final class Room: Sendable {
         return outcome
     }
 
-    /// Submits a patch from `connection`. Its ack (or reject) and the others' patch events are
-    /// released after the commit, in rev order.
+    /// Submits a patch from `connection` to the room's sequencer. Its ack (or reject) and the others'
+    /// patch events are released in rev order, once the patch is durable.
     func submit(seq: Int64, ops: [PatchOp], from connection: ConnectionID, client: String) {
         let arrival = ContinuousClock.now
         state.withLock { state in
             guard !state.broken, let member = state.members[client], member.connection == connection else { return }
-            guard case .local(let commits) = sequencing else {
-                submitToCluster(seq: seq, ops: ops, member: member, arrival: arrival, in: &state)
-                return
-            }
-            switch state.core.submit(seq: seq, ops: ops, author: member.identity, now: settings.wallClock()) {
-            case .applied(let event, let writes):
-                commits.write(writes) { [self] result in
-                    release(event, from: connection, arrival: arrival, result: result)
-                }
-            case .duplicate(let seq, let rev):
-                let room = name
-                let fallback = state.core.rev
-                commits.read({ (store) throws(StorageError) -> Int64 in
-                    // A seq older than the stored history gets the current rev, as the protocol says.
-                    if let rev { return rev }
-                    return try store.revision(room: room, client: client, seq: seq) ?? fallback
-                }) { [self] result in
-                    let rev = (try? result.get()) ?? fallback
-                    deliver(OutboundMessage(.ack(seq: seq, rev: rev, duplicate: true)), to: client, connection: connection)
-                }
-            case .rejected(let seq, let error):
-                metrics.rejects.increment(error.code.wireValue)
-                // Through the queue, so the reject cannot overtake acks still waiting for their commit.
-                commits.read({ (_) throws(StorageError) in () }) { [self] _ in
-                    deliver(OutboundMessage(.reject(seq: seq, code: error.code, message: error.description)), to: client, connection: connection)
-                }
+            switch sequencer.submit(SubmittedPatch(seq: seq, ops: ops, author: member.identity), core: &state.core, room: self) {
+            case .awaiting:
+                state.awaiting[ClientSeq(client: client, seq: seq)] = Awaiting(connection: connection, arrival: arrival)
+            case .answer(let message):
+                answer(message, to: client, connection: connection, in: &state)
             }
         }
     }
@@ -214,14 +190,14 @@ final class Room: Sendable {
         }
     }
 
-    /// Relays an ephemeral event to the other live participants (in a cluster, through Redis to the
-    /// other nodes' too); nothing is stored.
+    /// Relays an ephemeral event to the other live participants (through the sequencer to other
+    /// nodes' too); nothing is stored.
     func signal(event: String, data: JSONValue, from connection: ConnectionID, client: String) {
         state.withLock { state in
             guard let member = state.members[client], member.connection == connection, member.isLive else { return }
             let message = ServerMessage.signal(from: member.participant.peer, event: event, data: data)
             broadcast(OutboundMessage(message), in: state, except: client)
-            if case .cluster(let node) = sequencing { node.publish(room: name, payload: message.encoded()) }
+            sequencer.publish(message)
         }
     }
 
@@ -275,266 +251,114 @@ final class Room: Sendable {
             let sinks = state.members.values.map(\.sink)
             for member in state.members.values { if case .dropped(let timer) = member.phase { timer.cancel() } }
             state.members.removeAll()
+            state.gate.removeAll()
+            state.awaiting.removeAll()
             state.retired = true
             return sinks
         }
         for sink in sinks { sink.close(code, error: OutboundMessage(.error(code: error, message: message))) }
     }
 
-    // MARK: - Release after storage
+    // MARK: - What the sequencer reports
 
-    private func scheduleWelcome(for request: JoinRequest, connection: ConnectionID, in state: inout State) {
-        let core = state.core
-        let client = request.identity.client
-        let lastSeq = core.lastSeq(of: client)
-        let forgotten = core.mayHaveForgotten(client)
-        let welcome: @Sendable (Welcome.Sync) -> Void = { [self] sync in
-            releaseWelcome(Welcome(epoch: core.epoch, rev: core.rev, sync: sync, lastSeq: lastSeq, forgotten: forgotten, you: request.identity,
-                                   participants: [], heartbeat: settings.heartbeat, limits: settings.limits),
-                           client: client, connection: connection)
-        }
-        guard case .local(let commits) = sequencing else {
-            scheduleClusterWelcome(for: request, connection: connection, in: &state)
-            return
-        }
-        switch core.plan(resume: request.resume) {
-        case .snapshot:
-            metrics.snapshots.increment()
-            let snapshot = core.document.root
-            commits.read({ (_) throws(StorageError) in () }) { _ in welcome(.state(snapshot)) }
-        case .replay(let events):
-            if request.resume != nil { metrics.resumes.increment() }
-            commits.read({ (_) throws(StorageError) in () }) { _ in welcome(.replay(events)) }
-        case .replayFromStorage(let after):
-            metrics.resumes.increment()
-            let room = name, through = core.rev
-            commits.read({ (store) throws(StorageError) -> [StoredPatch] in
-                try store.patches(room: room, after: after, limit: Int(through - after))
-            }) { [self] result in
-                do {
-                    let events = try result.get().map { (patch) throws -> PatchEvent in
-                        PatchEvent(rev: patch.rev, user: patch.user, client: patch.client, seq: patch.seq,
-                                   ops: try PatchOp.list(from: try JSONValue.parseStored(patch.ops)))
-                    }
-                    guard events.count == Int(through - after) else { throw StorageError.unknownRoom(room) }
-                    welcome(.replay(events))
-                } catch {
-                    logger.error("room.replay_failed", LogField("room", room), LogField("error", "\(error)"))
-                    fail(client: client, connection: connection)
-                }
-            }
-        }
-    }
-
-    private func releaseWelcome(_ base: Welcome, client: String, connection: ConnectionID) {
-        state.withLock { state in welcome(base, client: client, connection: connection, in: &state) }
-    }
-
-    /// Makes the member live and sends its welcome, then tells the others it joined.
-    private func welcome(_ base: Welcome, client: String, connection: ConnectionID, in state: inout State) {
-        guard var member = state.members[client], member.connection == connection else { return }
-        member.phase = .live
-        let wasAnnounced = member.announced
-        member.announced = true
-        state.members[client] = member
-        var welcome = base
-        welcome.participants = (state.members.values.filter(\.announced).map(\.participant) + state.remote.values)
-            .sorted { ($0.user, $0.client) < ($1.user, $1.client) }
-        member.sink.send(OutboundMessage(.welcome(welcome)))
-        if !wasAnnounced {
-            broadcast(OutboundMessage(.join(member.participant)), in: state, except: client)
-        }
-    }
-
-    private func release(_ event: PatchEvent, from connection: ConnectionID, arrival: ContinuousClock.Instant, result: Result<Void, StorageError>) {
-        switch result {
-        case .success:
-            observeCommitLatency(since: arrival)
-            let ack = OutboundMessage(.ack(seq: event.seq, rev: event.rev, duplicate: false))
-            let patch = OutboundMessage(.patch(event))
-            state.withLock { state in
-                for member in state.members.values where member.isLive {
-                    // The sending connection gets its ack; everyone else, a newer connection of the
-                    // same client included, gets the patch event.
-                    member.sink.send(member.connection == connection && member.identity.client == event.client ? ack : patch)
-                }
-            }
-        case .failure(let error):
-            logger.error("room.commit_failed", LogField("room", name), LogField("rev", "\(event.rev)"), LogField("error", error.description))
-            failAll()
-        }
-    }
-
-    private func observeCommitLatency(since arrival: ContinuousClock.Instant) {
-        let elapsed = ContinuousClock.now - arrival
-        metrics.commitLatency.observe(Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
-    }
-
-    private func deliver(_ message: OutboundMessage, to client: String, connection: ConnectionID) {
+    /// A patch this room's sequencer applied to the core is durable: the author's connection gets its
+    /// ack, every other live connection (a newer one of the same client included) the patch event.
+    /// Calls arrive in rev order.
+    package func release(_ event: PatchEvent) {
         state.withLock { state in
-            guard let member = state.members[client], member.connection == connection else { return }
-            member.sink.send(message)
+            guard !state.broken else { return }
+            send(event, in: &state)
         }
     }
 
-    private func fail(client: String, connection: ConnectionID,
-                      message: String = "the server could not read the room's history; reconnect to resume") {
-        let sink: (any SessionSink)? = state.withLock { state in
-            guard let member = state.members[client], member.connection == connection else { return nil }
-            remove(client, in: &state)
-            return member.sink
+    /// Why a patch sequenced elsewhere could not be folded into this room's copy.
+    package enum FoldFailure: Error, Sendable, CustomStringConvertible {
+        /// The patch does not follow the room's rev, or belongs to another epoch.
+        case outOfOrder(String)
+        /// The patch does not apply to this copy of the document.
+        case doesNotApply(String)
+
+        package var description: String {
+            switch self {
+            case .outOfOrder(let reason), .doesNotApply(let reason): reason
+            }
         }
-        sink?.close(.internalError, error: OutboundMessage(.error(code: .internal, message: message)))
+    }
+
+    /// A patch sequenced and made durable elsewhere (a cluster's log), in rev order: folded into the
+    /// core, then released like a local one. A rev the room holds already is skipped.
+    /// - Throws: `FoldFailure` when this copy cannot take it and must be reloaded.
+    package func fold(_ event: PatchEvent, epoch: String) throws(FoldFailure) {
+        try state.withLock { (state) throws(FoldFailure) in
+            guard !state.retired, !state.broken, event.rev > state.core.rev else { return }
+            guard event.rev == state.core.rev + 1, state.core.epoch == epoch else {
+                throw .outOfOrder("rev \(event.rev) of epoch \(epoch) does not follow rev \(state.core.rev) of epoch \(state.core.epoch)")
+            }
+            do throws(PatchError) {
+                try state.core.fold(event)
+            } catch {
+                throw .doesNotApply("rev \(event.rev) did not apply (\(error))")
+            }
+            send(event, in: &state)
+        }
+    }
+
+    /// The outcome of an awaited patch that was not applied: a reject, or the ack of a duplicate. Nothing
+    /// is sent when the patch's release answered it already or when the duplicate's rev is not released
+    /// yet (its release will answer).
+    package func settle(_ message: ServerMessage, seq: Int64, client: String) {
+        state.withLock { state in
+            let key = ClientSeq(client: client, seq: seq)
+            guard let awaiting = state.awaiting[key] else { return }
+            if case .ack(_, let rev, _) = message, rev > state.gate.releasedRev { return }
+            state.awaiting[key] = nil
+            answer(message, to: client, connection: awaiting.connection, in: &state)
+        }
+    }
+
+    /// An awaited patch's outcome is unknown (its sequencing failed): the author's connection is closed
+    /// with `message`, so that it resends the patch after reconnecting.
+    package func abandon(seq: Int64, client: String, message: String) {
+        let connection: ConnectionID? = state.withLock { $0.awaiting.removeValue(forKey: ClientSeq(client: client, seq: seq))?.connection }
+        if let connection { fail(client: client, connection: connection, message: message) }
     }
 
     /// Storage lost a write that memory already holds: stop serving this instance, close
     /// everyone (they resume against a fresh load from storage), and let the registry drop it.
-    private func failAll(message: String = "the server could not store a change; reconnect to resume") {
+    package func storageFailed(_ error: StorageError, rev: Int64) {
+        logger.error("room.commit_failed", LogField("room", name), LogField("rev", "\(rev)"), LogField("error", error.description))
+        failAll()
+    }
+
+    /// Stops serving this instance: everyone is closed with `message` (they resume against a fresh load).
+    package func failAll(message: String = "the server could not store a change; reconnect to resume") {
         state.withLock { $0.broken = true }
         closeAll(.internalError, error: .internal, message: message)
         onIdle(self)
     }
 
-    private func expire(_ client: String, connection: ConnectionID) {
-        let becameIdle: Bool = state.withLock { state in
-            guard let member = state.members[client], member.connection == connection, case .dropped = member.phase else { return false }
-            remove(client, in: &state)
-            return state.members.isEmpty
-        }
-        if becameIdle { onIdle(self) }
-    }
-
-    private func remove(_ client: String, in state: inout State) {
-        guard let member = state.members.removeValue(forKey: client) else { return }
-        if case .dropped(let timer) = member.phase { timer.cancel() }
-        if member.announced {
-            broadcast(OutboundMessage(.leave(member.participant.peer)), in: state, except: client)
-            if case .cluster(let node) = sequencing { node.presence.left(room: name, client: client) }
+    /// The room's document and each client's last seq, when the room holds anything (so a cluster that
+    /// lost the room can be given it back); nil for an empty, unwritten room or one no longer served.
+    package func contentsForReseed() -> (state: [UInt8], lastSeqs: [String: Int64])? {
+        state.withLock { state in
+            guard !state.retired, !state.broken,
+                  state.core.rev > 0 || !state.core.progress.isEmpty || state.core.document.root != .emptyObject else { return nil }
+            return (state.core.document.root.serializedBytes(), state.core.progress.mapValues(\.lastSeq))
         }
     }
 
-    private func broadcast(_ message: OutboundMessage, in state: State, except client: String) {
-        for (key, member) in state.members where key != client && member.isLive {
-            member.sink.send(message)
-        }
-    }
-}
-
-// MARK: - Cluster
-
-extension Room {
-    /// Hands a local patch to the cluster (through the room's queue, so a connection's patches reach Redis
-    /// in arrival order). Its ack goes out when this node folds it; duplicates and rejects when the
-    /// node answers, which is after every earlier patch of the room was folded.
-    private func submitToCluster(seq: Int64, ops: [PatchOp], member: Member, arrival: ContinuousClock.Instant, in state: inout State) {
-        guard case .cluster(let node) = sequencing else { return }
-        let client = member.identity.client, connection = member.connection
-        guard member.identity.role != .viewer else {
-            let error = PatchError.forbidden(reason: "a viewer may not change the room")
-            metrics.rejects.increment(error.code.wireValue)
-            member.sink.send(OutboundMessage(.reject(seq: seq, code: error.code, message: error.description)))
-            return
-        }
-        state.inFlight[ClientSeq(client: client, seq: seq)] = InFlight(connection: connection, arrival: arrival)
-        node.submit(room: name, client: client, user: member.identity.user, seq: seq, ops: ops) { [self] result in
-            finishClusterSubmission(result, seq: seq, client: client, connection: connection)
-        }
-    }
-
-    private func finishClusterSubmission(_ result: Result<ClusterSubmitOutcome, ClusterError>, seq: Int64, client: String, connection: ConnectionID) {
-        let key = ClientSeq(client: client, seq: seq)
-        switch result {
-        case .success(.applied):
-            break // acked by the fold
-        case .success(.duplicate(let rev)):
-            state.withLock { state in
-                // No entry: the fold of this very submission acked it already. A rev not folded yet: the
-                // fold will (a resubmission after a lost Redis connection had been appended after all).
-                guard state.inFlight[key] != nil, rev <= state.core.rev else { return }
-                state.inFlight[key] = nil
-                guard let member = state.members[client], member.connection == connection else { return }
-                member.sink.send(OutboundMessage(.ack(seq: seq, rev: rev, duplicate: true)))
-            }
-        case .success(.rejected(let reason)):
-            let (code, message) = ClusterRejection.decode(reason)
-            metrics.rejects.increment(code.wireValue)
-            state.withLock { state in
-                state.inFlight[key] = nil
-                guard let member = state.members[client], member.connection == connection else { return }
-                member.sink.send(OutboundMessage(.reject(seq: seq, code: code, message: message)))
-            }
-        case .failure(let error):
-            state.withLock { _ = $0.inFlight.removeValue(forKey: key) }
-            if case .roomReset = error { return } // the reset closes everyone
-            logger.error("cluster.submit_failed", LogField("room", name), LogField("client", client), LogField("error", error.description))
-            fail(client: client, connection: connection, message: "the cluster could not sequence your change (\(error.description)); reconnect to resume")
-        }
-    }
-
-    /// Welcomes at once from memory (nothing waits for storage in a cluster), or after reading the
-    /// missed patches from Redis when this node's memory does not reach back far enough.
-    private func scheduleClusterWelcome(for request: JoinRequest, connection: ConnectionID, in state: inout State) {
-        guard case .cluster(let node) = sequencing else { return }
-        let core = state.core
-        let client = request.identity.client
-        let base = Welcome(epoch: core.epoch, rev: core.rev, sync: .replay([]), lastSeq: core.lastSeq(of: client), you: request.identity,
-                           participants: [], heartbeat: settings.heartbeat, limits: settings.limits)
-        let synced: @Sendable (Welcome.Sync) -> Welcome = { sync in
-            var welcome = base
-            welcome.sync = sync
-            return welcome
-        }
-        switch core.plan(resume: request.resume) {
-        case .snapshot:
-            metrics.snapshots.increment()
-            welcome(synced(.state(core.document.root)), client: client, connection: connection, in: &state)
-        case .replay(let events):
-            if request.resume != nil { metrics.resumes.increment() }
-            welcome(synced(.replay(events)), client: client, connection: connection, in: &state)
-        case .replayFromStorage(let after):
-            metrics.resumes.increment()
-            let room = name
-            Task { [self] in
-                do throws(ClusterError) {
-                    let events = try await node.patches(room: room, after: after, through: core.rev)
-                    self.state.withLock { state in
-                        welcome(catchingUp(synced(.replay(events)), client: client, in: state), client: client, connection: connection, in: &state)
-                    }
-                } catch {
-                    logger.error("room.replay_failed", LogField("room", room), LogField("error", error.description))
-                    fail(client: client, connection: connection)
-                }
-            }
-        }
-    }
-
-    /// A welcome prepared at an older rev, brought up to the room's rev: the member was not live, so the
-    /// patches folded meanwhile are added to its replay (or it gets a snapshot if memory lost them).
-    private func catchingUp(_ welcome: Welcome, client: String, in state: State) -> Welcome {
-        var welcome = welcome
-        let core = state.core
-        if welcome.rev < core.rev, case .replay(let events) = welcome.sync {
-            if let later = core.recent.events(after: welcome.rev, through: core.rev) {
-                welcome.sync = .replay(events + later)
-            } else {
-                welcome.sync = .state(core.document.root)
-            }
-        }
-        welcome.rev = core.rev
-        welcome.lastSeq = core.lastSeq(of: client)
-        return welcome
-    }
+    // MARK: - Participants elsewhere
 
     /// The participants connected to this node that the others know of (grace periods included), for
-    /// the cluster's presence entries.
-    func presentParticipants() -> [Participant] {
+    /// cross-node presence.
+    package func presentParticipants() -> [Participant] {
         state.withLock { $0.members.values.filter(\.announced).map(\.participant) }
     }
 
     /// The participants other nodes announce right now: the difference to the last call becomes join,
     /// presence and leave events for this node's connections. Client ids connected here are ignored
     /// (a participant that moved here from a node that died is still listed there until its entry lapses).
-    func updateRemoteParticipants(_ participants: [Participant]) {
+    package func updateRemoteParticipants(_ participants: [Participant]) {
         state.withLock { state in
             guard !state.retired, !state.broken else { return }
             var incoming: [String: Participant] = [:]
@@ -557,74 +381,152 @@ extension Room {
         }
     }
 
-    /// What the cluster engine reports for this room, in rev order (see `ClusterRoomLink`).
-    func apply(_ event: ClusterRoomEvent) {
-        switch event {
-        case .folded(let patch):
-            let ops: [PatchOp]
-            do {
-                ops = try ClusterDocumentReplica.ops(patch.ops)
-            } catch {
-                clusterReset(reason: "rev \(patch.rev) in the log is unreadable (\(error))")
-                return
-            }
-            let event = PatchEvent(rev: patch.rev, user: patch.user, client: patch.client, seq: patch.seq, ops: ops)
-            let failure: String? = state.withLock { state in
-                guard !state.retired, !state.broken, event.rev > state.core.rev else { return nil }
-                guard event.rev == state.core.rev + 1, state.core.epoch == patch.epoch else {
-                    return "rev \(event.rev) of epoch \(patch.epoch) does not follow rev \(state.core.rev) of epoch \(state.core.epoch)"
-                }
-                do throws(PatchError) {
-                    try state.core.fold(event)
-                } catch {
-                    return "rev \(event.rev) did not apply (\(error))"
-                }
-                let author = state.inFlight.removeValue(forKey: ClientSeq(client: event.client, seq: event.seq))
-                if let author { observeCommitLatency(since: author.arrival) }
-                let ack = OutboundMessage(.ack(seq: event.seq, rev: event.rev, duplicate: false))
-                let message = OutboundMessage(.patch(event))
-                for member in state.members.values where member.isLive {
-                    member.sink.send(member.connection == author?.connection && member.identity.client == event.client ? ack : message)
-                }
-                return nil
-            }
-            if let failure { clusterReset(reason: failure) }
-        case .reset(let reason):
-            clusterReset(reason: reason)
-        case .signal(let signal):
-            guard case .cluster(let node) = sequencing, signal.node != node.settings.nodeID,
-                  let decoded = try? ServerMessage.decode(signal.payload), case .signal(let from, _, _) = decoded else { return }
-            let message = OutboundMessage(decoded)
-            state.withLock { state in
-                guard !state.retired, !state.broken else { return }
-                broadcast(message, in: state, except: from.client)
+    /// A signal a participant on another node sent: relayed to this node's live participants.
+    package func relay(_ signal: ServerMessage) {
+        guard case .signal(let from, _, _) = signal else { return }
+        let message = OutboundMessage(signal)
+        state.withLock { state in
+            guard !state.retired, !state.broken else { return }
+            broadcast(message, in: state, except: from.client)
+        }
+    }
+
+    // MARK: - Release
+
+    /// Sends a released patch (ack to its author, event to everyone else), then what waited for it.
+    private func send(_ event: PatchEvent, in state: inout State) {
+        let author = state.awaiting.removeValue(forKey: ClientSeq(client: event.client, seq: event.seq))
+        if let author { observeCommitLatency(since: author.arrival) }
+        let ack = OutboundMessage(.ack(seq: event.seq, rev: event.rev, duplicate: false))
+        let patch = OutboundMessage(.patch(event))
+        for member in state.members.values where member.isLive {
+            member.sink.send(member.connection == author?.connection && member.identity.client == event.client ? ack : patch)
+        }
+        for held in state.gate.release(through: event.rev) {
+            switch held {
+            case .message(let message, let client, let connection):
+                guard let member = state.members[client], member.connection == connection else { continue }
+                member.sink.send(message)
+            case .welcome(let welcome, let client, let connection):
+                self.welcome(welcome, client: client, connection: connection, in: &state)
             }
         }
     }
 
-    private func clusterReset(reason: String) {
-        logger.error("cluster.room_reset", LogField("room", name), LogField("reason", reason))
-        // If Redis lost the room (a restart without persistence), this node's copy brings it back.
-        let seed: (state: [UInt8], lastSeqs: [String: Int64])? = state.withLock { state in
-            guard !state.retired, !state.broken,
-                  state.core.rev > 0 || !state.core.progress.isEmpty || state.core.document.root != .emptyObject else { return nil }
-            return (state.core.document.root.serializedBytes(), state.core.progress.mapValues(\.lastSeq))
-        }
-        if case .cluster(let node) = sequencing, let seed { node.reseed(name, state: seed.state, lastSeqs: seed.lastSeqs) }
-        failAll(message: "the room's history was reset in the cluster (\(reason)); reconnect to get the current state")
+    /// Sends an answer to one connection after every patch applied before it.
+    private func answer(_ message: ServerMessage, to client: String, connection: ConnectionID, in state: inout State) {
+        if case .reject(_, let code, _) = message { metrics.rejects.increment(code.wireValue) }
+        let outbound = OutboundMessage(message)
+        guard state.gate.admit(.message(outbound, client: client, connection: connection), decidedAt: state.core.rev) != nil else { return }
+        guard let member = state.members[client], member.connection == connection else { return }
+        member.sink.send(outbound)
     }
-}
 
-/// Identifies one connection for the lifetime of the server, so a room can tell a stale
-/// connection from the one that replaced it under the same client id.
-public struct ConnectionID: Hashable, Sendable, CustomStringConvertible {
-    /// The number, unique per server and increasing in the order connections are accepted (which
-    /// of two connections of one client is the newer).
-    public let rawValue: UInt64
+    private func scheduleWelcome(for request: JoinRequest, connection: ConnectionID, in state: inout State) {
+        let core = state.core
+        let client = request.identity.client
+        var welcome = Welcome(epoch: core.epoch, rev: core.rev, sync: .replay([]), lastSeq: core.lastSeq(of: client),
+                              forgotten: core.mayHaveForgotten(client), you: request.identity,
+                              participants: [], heartbeat: settings.heartbeat, limits: settings.limits)
+        switch core.plan(resume: request.resume) {
+        case .snapshot:
+            metrics.snapshots.increment()
+            welcome.sync = .state(core.document.root)
+            hold(welcome, client: client, connection: connection, in: &state)
+        case .replay(let events):
+            if request.resume != nil { metrics.resumes.increment() }
+            welcome.sync = .replay(events)
+            hold(welcome, client: client, connection: connection, in: &state)
+        case .replayFromStorage(let after):
+            metrics.resumes.increment()
+            let base = welcome
+            sequencer.history(after: after, through: core.rev) { [self] result in
+                switch result {
+                case .success(let events):
+                    var prepared = base
+                    prepared.sync = .replay(events)
+                    self.state.withLock { [prepared] state in hold(prepared, client: client, connection: connection, in: &state) }
+                case .failure(let error):
+                    logger.error("room.replay_failed", LogField("room", name), LogField("error", error.description))
+                    fail(client: client, connection: connection)
+                }
+            }
+        }
+    }
 
-    /// Wraps a number.
-    public init(_ rawValue: UInt64) { self.rawValue = rawValue }
+    /// Gives a prepared welcome to the gate at the room's current rev. One prepared at an older rev is
+    /// brought up to it first (the member was not live meanwhile): the patches applied since join its
+    /// replay, or it becomes a snapshot when memory no longer holds them.
+    private func hold(_ prepared: Welcome, client: String, connection: ConnectionID, in state: inout State) {
+        guard state.members[client]?.connection == connection else { return }
+        var welcome = prepared
+        let core = state.core
+        if welcome.rev < core.rev, case .replay(let events) = welcome.sync {
+            if let later = core.recent.events(after: welcome.rev, through: core.rev) {
+                welcome.sync = .replay(events + later)
+            } else {
+                welcome.sync = .state(core.document.root)
+            }
+            welcome.rev = core.rev
+            welcome.lastSeq = core.lastSeq(of: client)
+        }
+        guard let due = state.gate.admit(.welcome(welcome, client: client, connection: connection), decidedAt: core.rev),
+              case .welcome(let now, _, _) = due else { return }
+        self.welcome(now, client: client, connection: connection, in: &state)
+    }
 
-    /// `#N`.
-    public var description: String { "#\(rawValue)" }
+    /// Makes the member live and sends its welcome, then tells the others it joined.
+    private func welcome(_ base: Welcome, client: String, connection: ConnectionID, in state: inout State) {
+        guard var member = state.members[client], member.connection == connection else { return }
+        member.phase = .live
+        let wasAnnounced = member.announced
+        member.announced = true
+        state.members[client] = member
+        var welcome = base
+        welcome.participants = (state.members.values.filter(\.announced).map(\.participant) + state.remote.values)
+            .sorted { ($0.user, $0.client) < ($1.user, $1.client) }
+        member.sink.send(OutboundMessage(.welcome(welcome)))
+        if !wasAnnounced {
+            broadcast(OutboundMessage(.join(member.participant)), in: state, except: client)
+        }
+    }
+
+    private func observeCommitLatency(since arrival: ContinuousClock.Instant) {
+        let elapsed = ContinuousClock.now - arrival
+        metrics.commitLatency.observe(Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
+    }
+
+    private func fail(client: String, connection: ConnectionID,
+                      message: String = "the server could not read the room's history; reconnect to resume") {
+        let sink: (any SessionSink)? = state.withLock { state in
+            guard let member = state.members[client], member.connection == connection else { return nil }
+            remove(client, in: &state)
+            return member.sink
+        }
+        sink?.close(.internalError, error: OutboundMessage(.error(code: .internal, message: message)))
+    }
+
+    private func expire(_ client: String, connection: ConnectionID) {
+        let becameIdle: Bool = state.withLock { state in
+            guard let member = state.members[client], member.connection == connection, case .dropped = member.phase else { return false }
+            remove(client, in: &state)
+            return state.members.isEmpty
+        }
+        if becameIdle { onIdle(self) }
+    }
+
+    private func remove(_ client: String, in state: inout State) {
+        guard let member = state.members.removeValue(forKey: client) else { return }
+        if case .dropped(let timer) = member.phase { timer.cancel() }
+        if member.announced {
+            broadcast(OutboundMessage(.leave(member.participant.peer)), in: state, except: client)
+            sequencer.participantLeft(client)
+        }
+    }
+
+    private func broadcast(_ message: OutboundMessage, in state: State, except client: String) {
+        for (key, member) in state.members where key != client && member.isLive {
+            member.sink.send(message)
+        }
+    }
 }

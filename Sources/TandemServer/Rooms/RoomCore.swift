@@ -5,21 +5,21 @@ import TandemProtocol
 /// and says which storage writes make each step durable.
 ///
 /// A value type with a single owner (`Room`), so every rule here is tested directly.
-struct RoomCore: Sendable {
+package struct RoomCore: Sendable {
     /// Tunables that come from the server configuration.
-    struct Settings: Sendable, Equatable {
-        var limits = PatchLimits()
+    package struct Settings: Sendable, Equatable {
+        package var limits = PatchLimits()
         /// Revisions a client may be behind and still resume by replay.
-        var historyWindow: Int64 = 10_000
+        package var historyWindow: Int64 = 10_000
         /// Patch events kept in memory for fast replay.
-        var recentCapacity = 1_024
+        package var recentCapacity = 1_024
         /// A snapshot of the document is stored every this many revisions.
-        var snapshotInterval: Int64 = 1_000
+        package var snapshotInterval: Int64 = 1_000
         /// A client id's progress is forgotten once the room has not heard from it for this long, ms.
-        var progressTTL: Int64 = 30 * 86_400_000
+        package var progressTTL: Int64 = 30 * 86_400_000
         /// The most client ids whose progress the room keeps; beyond it (with a sixteenth of slack, so
         /// eviction runs in batches) the least recently seen are forgotten.
-        var maxTrackedClients = 10_000
+        package var maxTrackedClients = 10_000
     }
 
     /// The outcome of a submitted patch.
@@ -42,11 +42,11 @@ struct RoomCore: Sendable {
         case replayFromStorage(after: Int64)
     }
 
-    let name: String
+    package let name: String
     let settings: Settings
-    private(set) var epoch: String
-    private(set) var rev: Int64
-    private(set) var document: Document
+    package private(set) var epoch: String
+    package private(set) var rev: Int64
+    package private(set) var document: Document
     /// Progress per client id.
     private(set) var progress: [String: ClientProgress]
     private(set) var recent: RecentHistory
@@ -110,7 +110,7 @@ struct RoomCore: Sendable {
     /// A cluster room as a node's replica holds it at `rev`: `progress` comes from Redis and holds only
     /// clients whose last patch is at or before `rev`, later ones arrive with their folds. The history
     /// window is the Redis log's length, and nothing is stored locally.
-    static func cluster(name: String, epoch: String, rev: Int64, document: Document, progress: [String: ClientProgress],
+    package static func cluster(name: String, epoch: String, rev: Int64, document: Document, progress: [String: ClientProgress],
                         settings: Settings) -> RoomCore {
         var core = RoomCore(name: name, settings: settings, epoch: epoch, rev: rev, document: document, progress: progress,
                             recent: RecentHistory(capacity: settings.recentCapacity),

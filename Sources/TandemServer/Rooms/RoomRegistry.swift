@@ -1,43 +1,39 @@
 import Synchronization
 import TandemProtocol
 
-/// The rooms loaded in memory: created on first join, restored from storage when known (or, in a
-/// cluster, opened from Redis), unloaded some time after the last participant left.
+/// The rooms loaded in memory: opened on first join by the server's sequencing (restored from storage
+/// or created; in a cluster, opened from the shared log), unloaded some time after the last participant left.
 ///
 /// Thread-safe. Concurrent joins to a room that is loading wait for the one load.
-final class RoomRegistry: Sendable {
+package final class RoomRegistry: Sendable {
     private enum Entry {
         case loading([@Sendable (Result<Room, StorageError>) -> Void])
         case ready(Room)
     }
 
     private let rooms = Mutex<[String: Entry]>([:])
-    private let commits: CommitQueue
-    private let cluster: ClusterNode?
+    private let sequencing: any SequencingService
     private let scheduler: any TimerScheduler
     private let settings: RoomSettings
     private let metrics: ServerMetrics
     private let logger: Logger
     private let unloadDelay: Duration
-    private let makeEpoch: @Sendable () -> String
     private let isDenied: @Sendable (_ room: String, _ user: String) -> Bool
 
-    init(commits: CommitQueue, cluster: ClusterNode? = nil, scheduler: any TimerScheduler, settings: RoomSettings, metrics: ServerMetrics, logger: Logger,
-         unloadDelay: Duration = .seconds(30), makeEpoch: @escaping @Sendable () -> String = RoomRegistry.randomEpoch,
+    init(sequencing: any SequencingService, scheduler: any TimerScheduler, settings: RoomSettings, metrics: ServerMetrics, logger: Logger,
+         unloadDelay: Duration = .seconds(30),
          isDenied: @escaping @Sendable (_ room: String, _ user: String) -> Bool = { _, _ in false }) {
         self.isDenied = isDenied
-        self.commits = commits
-        self.cluster = cluster
+        self.sequencing = sequencing
         self.scheduler = scheduler
         self.settings = settings
         self.metrics = metrics
         self.logger = logger
         self.unloadDelay = unloadDelay
-        self.makeEpoch = makeEpoch
     }
 
     /// 16 random hex characters.
-    static func randomEpoch() -> String {
+    package static func randomEpoch() -> String {
         var generator = SystemRandomNumberGenerator()
         let value = generator.next() as UInt64
         let hex = String(value, radix: 16)
@@ -88,64 +84,18 @@ final class RoomRegistry: Sendable {
     }
 
     private func load(_ name: String) {
-        if let cluster {
-            cluster.load(name, settings: settings.core) { [self] result in
-                switch result {
-                case .success(let (core, link)):
-                    let room = makeRoom(core)
-                    link.attach(room)
-                    finishLoading(name, with: .success(room))
-                case .failure(let error):
-                    finishLoading(name, with: .failure(.cluster(error.description)))
-                }
-            }
-            return
-        }
-        commits.read({ (store) throws(StorageError) -> RoomRecord? in try store.loadRoom(name) }) { [self] result in
+        sequencing.load(name) { [self] result in
             switch result {
-            case .failure(let error):
-                logger.error("room.load_failed", LogField("room", name), LogField("error", error.description))
-                finishLoading(name, with: .failure(error))
-            case .success(let record?):
-                do throws(RoomRestoreError) {
-                    let core = try RoomCore.restore(from: record, settings: settings.core, now: settings.wallClock())
-                    let limit = settings.core.limits.maxDepth
-                    if core.document.root.depth(exceeding: limit) == nil {
-                        // Stored before the limit was this low: it is served as it is; writes that land deeper are refused.
-                        logger.warning("room.deeper_than_limit", LogField("room", name), LogField("depth", "\(core.document.root.depth)"),
-                                       LogField("limit", "\(limit)"))
-                    }
-                    finishLoading(name, with: .success(makeRoom(core)))
-                } catch {
-                    // The stored history cannot be trusted: start a new epoch so every client
-                    // takes a fresh snapshot rather than resuming onto a broken history.
-                    logger.error("room.restore_failed", LogField("room", name), LogField("error", error.description))
-                    create(name)
+            case .success(let (core, sequencer)):
+                let room = Room(core: core, sequencer: sequencer, scheduler: scheduler, settings: settings, metrics: metrics, logger: logger,
+                                isDenied: isDenied) { [weak self] room in
+                    self?.roomBecameIdle(room)
                 }
-            case .success(nil):
-                create(name)
-            }
-        }
-    }
-
-    private func create(_ name: String) {
-        let (core, write) = RoomCore.create(name: name, epoch: makeEpoch(), settings: settings.core)
-        commits.write([write]) { [self] result in
-            switch result {
-            case .success:
-                logger.info("room.created", LogField("room", name), LogField("epoch", core.epoch))
-                finishLoading(name, with: .success(makeRoom(core)))
+                sequencer.attach(room)
+                finishLoading(name, with: .success(room))
             case .failure(let error):
-                logger.error("room.create_failed", LogField("room", name), LogField("error", error.description))
                 finishLoading(name, with: .failure(error))
             }
-        }
-    }
-
-    private func makeRoom(_ core: RoomCore) -> Room {
-        Room(core: core, sequencing: cluster.map { .cluster($0) } ?? .local(commits), scheduler: scheduler, settings: settings, metrics: metrics, logger: logger,
-             isDenied: isDenied) { [weak self] room in
-            self?.roomBecameIdle(room)
         }
     }
 
@@ -175,8 +125,8 @@ final class RoomRegistry: Sendable {
             guard case .ready(let current) = rooms[room.name], current === room, room.isRetired || room.retireIfIdle() else { return }
             rooms[room.name] = nil
             metrics.rooms.add(-1)
-            // Under the lock: a load of the same room requested after this must queue behind the release.
-            cluster?.release(room.name)
+            // Under the lock: a load of the same room requested after this must queue behind the unload.
+            sequencing.unload(room.name)
         }
         logger.debug("room.unloaded", LogField("room", room.name))
     }

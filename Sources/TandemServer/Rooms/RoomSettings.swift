@@ -2,8 +2,8 @@ import Foundation
 import TandemProtocol
 
 /// What a room needs from the server configuration.
-struct RoomSettings: Sendable {
-    var core = RoomCore.Settings()
+package struct RoomSettings: Sendable {
+    package var core = RoomCore.Settings()
     var presenceGrace: Duration = .seconds(5)
     var maxParticipants = 100
     var heartbeat = HeartbeatSettings()

@@ -184,6 +184,8 @@ final class ServerSession: Sendable {
             case .failure(let error):
                 fail(.internalError, .internal, "the room could not be loaded (\(error.description)); try again")
             case .success(let room):
+                // A connection that ended while the room loaded never joins (the room may welcome at once).
+                guard state.withLock({ if case .joining = $0.phase { true } else { false } }) else { return }
                 switch room.join(request, sink: sink, connection: id) {
                 case .retired where attempts > 1:
                     enter(roomName, request, attempts: attempts - 1)

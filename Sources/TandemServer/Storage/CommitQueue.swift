@@ -1,15 +1,14 @@
 import Foundation
-import TandemWire
 
 /// The single writer in front of a `RoomStore`: one commit lane that runs every storage job in
 /// submission order and commits the writes that queued up together in one transaction (group
 /// commit).
 ///
-/// Who commits: the queue's own thread; or, with `commitsOnEventLoops` (for a store whose commits take
-/// microseconds), a job submitted from an event-loop thread is committed by that loop at the end of its
+/// Who commits: the queue's own thread; or, given `stages` (for a store whose commits take microseconds),
+/// a job submitted on a stage's thread (an event loop) is committed by that thread at the end of its
 /// current iteration, with whatever else queued meanwhile, so a patch's ack and fan-out leave in the
 /// same iteration without a hand-off to another thread and back. Jobs from any other thread, and jobs
-/// left over while a loop was committing, still go to the queue's own thread. One committer at a time.
+/// left over while another committer held the lane, still go to the queue's own thread. One committer at a time.
 ///
 /// Guarantees: completions are called in submission order, each exactly once, after the job's writes
 /// are committed (or failed), on the committing thread. Batching costs no added latency: a committer
@@ -27,14 +26,14 @@ public final class CommitQueue: Sendable {
         var stopped = false
         /// The writer is parked in `wait()`: only then does a submission need to signal.
         var writerWaiting = false
-        /// Someone (the writer or a loop) holds the lane: took jobs and has not finished their completions.
+        /// Someone (the writer or a stage) holds the lane: took jobs and has not finished their completions.
         var committing = false
-        /// The loops that will drain the queue at the end of their current iteration.
-        var drainingLoops: [ObjectIdentifier] = []
+        /// The stages that will drain the queue at the end of their current iteration.
+        var drainingStages: [ObjectIdentifier] = []
 
-        /// Jobs wait, the lane is free, and no loop is about to drain them (once stopping, the writer
+        /// Jobs wait, the lane is free, and no stage is about to drain them (once stopping, the writer
         /// finishes everything itself).
-        var writerHasWork: Bool { !committing && !jobs.isEmpty && (drainingLoops.isEmpty || stopping) }
+        var writerHasWork: Bool { !committing && !jobs.isEmpty && (drainingStages.isEmpty || stopping) }
         /// Stopping, and every job is done.
         var writerMayStop: Bool { stopping && jobs.isEmpty && !committing }
     }
@@ -76,23 +75,23 @@ public final class CommitQueue: Sendable {
     // Guarded by `condition`; `nonisolated(unsafe)` because NSCondition is the lock.
     nonisolated(unsafe) private var state = State()
     private let lane: Lane
-    private let commitsOnEventLoops: Bool
+    private let stages: (any CommitStages)?
     private let maxBatch: Int
     private let deliver: @Sendable (() -> Void) -> Void
 
     /// Starts the writer thread for `store`, which must not be used by anyone else afterwards.
     /// - Parameters:
     ///   - maxBatch: most write jobs committed in one transaction.
-    ///   - commitsOnEventLoops: whether a job submitted on an event-loop thread is committed by that loop
-    ///     (see the type's documentation). Only for a store whose commits never block: the loop's other
-    ///     connections wait for them. When false, the queue's own thread commits everything.
+    ///   - stages: the threads that commit the jobs submitted on them (see the type's documentation). Only
+    ///     for a store whose commits never block: a stage's other work waits for them. When nil, the
+    ///     queue's own thread commits everything.
     ///   - deliver: runs the loop that calls a committed batch's completions (in order, on the
     ///     committing thread), e.g. inside `WakeupCoalescing.batch` so the event loops those
     ///     completions hand acks to are woken once per batch rather than once per ack.
-    public init(store: any RoomStore, maxBatch: Int = 4096, commitsOnEventLoops: Bool = false,
+    public init(store: any RoomStore, maxBatch: Int = 4096, stages: (any CommitStages)? = nil,
                 deliver: @escaping @Sendable (() -> Void) -> Void = { $0() }) {
         self.maxBatch = max(1, maxBatch)
-        self.commitsOnEventLoops = commitsOnEventLoops
+        self.stages = stages
         self.deliver = deliver
         lane = Lane(store)
         let thread = Thread { [self] in self.runLoop() }
@@ -140,7 +139,7 @@ public final class CommitQueue: Sendable {
     }
 
     private func enqueue(_ job: Job, rejected: () -> Void) {
-        let loop = commitsOnEventLoops ? EventLoop.current : nil
+        let stage = stages?.current()
         condition.lock()
         guard !state.stopping else {
             condition.unlock()
@@ -148,16 +147,16 @@ public final class CommitQueue: Sendable {
             return
         }
         state.jobs.append(job)
-        if let loop {
-            // This loop commits at the end of its iteration; ask it once however many jobs it submits.
-            let id = ObjectIdentifier(loop)
-            let scheduled = state.drainingLoops.contains(id)
-            if !scheduled { state.drainingLoops.append(id) }
+        if let stage {
+            // This stage commits at the end of its iteration; ask it once however many jobs it submits.
+            let id = ObjectIdentifier(stage)
+            let scheduled = state.drainingStages.contains(id)
+            if !scheduled { state.drainingStages.append(id) }
             condition.unlock()
-            if !scheduled, !loop.execute({ [self] in drain(on: loop) }) {
-                // The loop is shutting down and will not run the drain: the writer takes over.
+            if !scheduled, !stage.runAtIterationEnd({ [self] in drain(on: stage) }) {
+                // The stage's thread is shutting down and will not run the drain: the writer takes over.
                 condition.lock()
-                state.drainingLoops.removeAll { $0 == id }
+                state.drainingStages.removeAll { $0 == id }
                 if state.writerWaiting { condition.signal() }
                 condition.unlock()
             }
@@ -168,20 +167,20 @@ public final class CommitQueue: Sendable {
         condition.unlock()
     }
 
-    /// On an event loop, at the end of the iteration that submitted: commits what is queued unless someone
-    /// else holds the lane (they hand leftovers to the writer thread). What the completions send is queued on
-    /// every loop alike: another committer may have queued earlier frames for this loop's connections.
-    private func drain(on loop: EventLoop) {
-        let id = ObjectIdentifier(loop)
+    /// On a stage's thread, at the end of the iteration that submitted: commits what is queued unless
+    /// someone else holds the lane (they hand leftovers to the writer thread). The completions run through
+    /// the stage's `deliver`: another committer may have handed it earlier frames for the same connections.
+    private func drain(on stage: any CommitStage) {
+        let id = ObjectIdentifier(stage)
         condition.lock()
-        state.drainingLoops.removeAll { $0 == id }
+        state.drainingStages.removeAll { $0 == id }
         guard !state.committing, !state.jobs.isEmpty else {
             condition.unlock()
             return
         }
         takeLane()
         condition.unlock()
-        loop.withQueuedSends { runTakenJobs() }
+        stage.deliver { runTakenJobs() }
         condition.lock()
         releaseLane()
         condition.unlock()
@@ -194,7 +193,7 @@ public final class CommitQueue: Sendable {
         swap(&lane.jobs, &state.jobs)
     }
 
-    /// Gives the lane back; jobs that queued meanwhile and that no loop will drain go to the writer. Call
+    /// Gives the lane back; jobs that queued meanwhile and that no stage will drain go to the writer. Call
     /// with `condition` locked.
     private func releaseLane() {
         state.committing = false

@@ -20,11 +20,15 @@ final class ServerHarness: Sendable {
     /// Users removed by a host, consulted by the rooms.
     let denials = DenyList([])
 
-    init(configuration: ServerConfiguration = ServerConfiguration(), store: any RoomStore = InMemoryRoomStore(), cluster: ClusterNode? = nil) {
+    /// - Parameter sequencing: who sequences the rooms (this server alone when nil).
+    init(configuration: ServerConfiguration = ServerConfiguration(), store: any RoomStore = InMemoryRoomStore(),
+         sequencing: ((CommitQueue, RoomSettings) -> any SequencingService)? = nil) {
         self.configuration = configuration
         commits = CommitQueue(store: store)
         let denials = denials, wallClock = wallClock
-        registry = RoomRegistry(commits: commits, cluster: cluster, scheduler: scheduler, settings: RoomSettings(configuration), metrics: metrics, logger: .discarding,
+        let settings = RoomSettings(configuration)
+        let service = sequencing?(commits, settings) ?? LocalSequencing(commits: commits, settings: settings, logger: .discarding)
+        registry = RoomRegistry(sequencing: service, scheduler: scheduler, settings: settings, metrics: metrics, logger: .discarding,
                                 isDenied: { room, user in denials.deniedUntil(user, in: room, now: wallClock.value) != nil })
         let clock = wallClock
         verifier = TokenVerifier(secret: Array("test-secret".utf8), hmac: FakeHMAC.mac, now: { clock.value })

@@ -1,3 +1,5 @@
+import TandemRedis
+
 /// The Lua scripts of the cluster's room sequencer. Each runs atomically inside Redis, so every node
 /// sees one total order per room without any coordination of its own.
 ///

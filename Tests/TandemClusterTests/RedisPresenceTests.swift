@@ -1,4 +1,5 @@
 import Testing
+import TandemCluster
 import TandemRedis
 import TandemTestSupport
 

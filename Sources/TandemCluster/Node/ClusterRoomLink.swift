@@ -1,5 +1,5 @@
 import Synchronization
-import TandemRedis
+import TandemServer
 
 /// Connects the cluster engine's events for one room to the `Room` that serves it on this node, and
 /// orders the room's work with the engine (loads, submissions, release) in one queue.
@@ -14,6 +14,8 @@ final class ClusterRoomLink: Sendable {
         /// release of it for its whole life. `detach` (release, failed load) or the next `attach`
         /// drops it; `ClusterNode.shutdown()` detaches every link.
         var room: Room?
+        /// What hands an event to `room`.
+        var apply: (@Sendable (ClusterRoomEvent) -> Void)?
         var buffer: [ClusterRoomEvent] = []
         var buffering = true
     }
@@ -37,13 +39,15 @@ final class ClusterRoomLink: Sendable {
     /// Detaches the current room and keeps events from now on until the next `attach`.
     func beginBuffering() { detach(buffering: true) }
 
-    /// Hands the kept events to `room` (it skips revs it already holds), then forwards every event at once.
-    func attach(_ room: Room) {
+    /// Hands the kept events to `room` through `apply` (the room skips revs it already holds), then
+    /// forwards every event at once.
+    func attach(_ room: Room, apply: @escaping @Sendable (ClusterRoomEvent) -> Void) {
         state.withLock { state in
-            for event in state.buffer { room.apply(event) }
+            for event in state.buffer { apply(event) }
             state.buffer = []
             state.buffering = false
             state.room = room
+            state.apply = apply
         }
     }
 
@@ -52,6 +56,7 @@ final class ClusterRoomLink: Sendable {
     func detach(buffering: Bool = false) {
         state.withLock { state in
             state.room = nil
+            state.apply = nil
             state.buffer = []
             state.buffering = buffering
         }
@@ -63,7 +68,7 @@ final class ClusterRoomLink: Sendable {
             if state.buffering {
                 state.buffer.append(event)
             } else {
-                state.room?.apply(event)
+                state.apply?(event)
             }
         }
     }

@@ -1,5 +1,6 @@
 import TandemProtocol
 import TandemRedis
+import TandemServer
 
 /// Shares the participants of this node's rooms with the other nodes through TTL'd entries in Redis
 /// (`RedisPresence`): every tick it reads everyone else's entries, and each room turns the difference

@@ -1,5 +1,6 @@
 import Synchronization
 import Testing
+import TandemCluster
 import TandemRedis
 import TandemTestSupport
 import TandemWire

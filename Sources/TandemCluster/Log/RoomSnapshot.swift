@@ -1,3 +1,5 @@
+import TandemRedis
+
 /// A room's document as stored in Redis at one rev of one epoch.
 public struct RoomSnapshot: Sendable, Equatable {
     /// The epoch the snapshot belongs to.

@@ -1,3 +1,5 @@
+import TandemRedis
+
 /// Presence across nodes: each node keeps the entries of its own participants alive by refreshing
 /// them within the TTL; entries of a node that stopped (crash, `kill -9`, partition) lapse after the
 /// TTL, so its participants leave everywhere without anyone having to notice the failure.

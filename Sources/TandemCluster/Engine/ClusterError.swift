@@ -1,3 +1,5 @@
+import TandemRedis
+
 /// Why the cluster engine could not serve a room.
 public enum ClusterError: Error, Equatable, Sendable, CustomStringConvertible {
     /// The room is not open on this node.

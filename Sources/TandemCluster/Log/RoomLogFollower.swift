@@ -1,3 +1,5 @@
+import TandemRedis
+
 /// Follows the logs of a node's rooms on one blocking connection: every `poll()` is one `XREAD BLOCK`
 /// over all followed rooms' logs and signal streams, preceded in the same pipeline by a check of each
 /// room's epoch (and, for a room followed since the last poll, a look at where its signal stream ends).

@@ -1,3 +1,5 @@
+import TandemRedis
+
 /// What following a room's log produced.
 public enum RoomLogEvent: Sendable, Equatable {
     /// New patches of `room`, contiguous and continuing where the follower stood.

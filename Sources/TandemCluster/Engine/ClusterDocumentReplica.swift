@@ -1,5 +1,6 @@
 import TandemProtocol
 import TandemRedis
+import TandemServer
 
 /// The cluster engine's copy of one room's document on this node: built from the snapshot in Redis,
 /// advanced by folding the room's log, and asked whether a local patch is valid before it is appended.

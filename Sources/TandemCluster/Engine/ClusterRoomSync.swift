@@ -1,3 +1,5 @@
+import TandemRedis
+
 /// One node's engine for the rooms it serves in cluster mode: loads each room's replica from Redis,
 /// sequences local patches through the room sequencer, and folds the room logs (its own patches and
 /// every other node's) into the replicas in rev order.

@@ -1,3 +1,4 @@
+import TandemRedis
 import TandemWire
 
 /// The cluster's room sequencer: gives every patch of a room its rev atomically in Redis, so any

@@ -1,4 +1,5 @@
 import Synchronization
+import TandemServer
 
 /// The links of the rooms a node serves, by name. Thread-safe; its lock is held only around the map
 /// (and a link's queue count), so rooms may look links up under their own lock.

@@ -1,5 +1,6 @@
 import Testing
 import TandemProtocol
+import TandemCluster
 import TandemRedis
 import TandemTestSupport
 

@@ -1,3 +1,5 @@
+import TandemRedis
+
 /// Where a room stands in Redis: its epoch and latest rev.
 public struct RoomHead: Sendable, Equatable {
     /// The room's epoch; a new one means the history was lost and clients need a snapshot.

@@ -1,3 +1,5 @@
+import TandemRedis
+
 /// What the sequencer did with one submitted patch.
 public enum SequencerOutcome: Sendable, Equatable {
     /// Appended at `rev` (the room's new rev) in `epoch`.

@@ -1,6 +1,7 @@
 import Synchronization
 import TandemProtocol
 import TandemRedis
+import TandemServer
 import TandemWire
 
 /// This server's part in a cluster: the Redis clients, the engine that sequences and folds the rooms it
@@ -35,7 +36,7 @@ final class ClusterNode: Sendable {
     /// Participants across nodes.
     let presence: ClusterPresenceSync
     private let links = ClusterRoomLinks()
-    private let logger: Logger
+    let logger: Logger
     /// Set by `shutdown()`: room work that has not started yet fails at once instead of reaching Redis.
     private let closing = Atomic<Bool>(false)
 
@@ -177,6 +178,39 @@ final class ClusterNode: Sendable {
             }
         }
         return events
+    }
+
+    /// What the engine reports for `room`, in rev order (see `ClusterRoomLink`): folds become the room's
+    /// releases, a reset closes the room (after giving Redis this node's copy if Redis lost it), and the
+    /// other nodes' signals reach this node's participants.
+    func apply(_ event: ClusterRoomEvent, to room: Room) {
+        switch event {
+        case .folded(let patch):
+            let ops: [PatchOp]
+            do {
+                ops = try ClusterDocumentReplica.ops(patch.ops)
+            } catch {
+                reset(room, reason: "rev \(patch.rev) in the log is unreadable (\(error))")
+                return
+            }
+            do throws(Room.FoldFailure) {
+                try room.fold(PatchEvent(rev: patch.rev, user: patch.user, client: patch.client, seq: patch.seq, ops: ops), epoch: patch.epoch)
+            } catch {
+                reset(room, reason: error.description)
+            }
+        case .reset(let reason):
+            reset(room, reason: reason)
+        case .signal(let signal):
+            guard signal.node != settings.nodeID, let decoded = try? ServerMessage.decode(signal.payload) else { return }
+            room.relay(decoded)
+        }
+    }
+
+    private func reset(_ room: Room, reason: String) {
+        logger.error("cluster.room_reset", LogField("room", room.name), LogField("reason", reason))
+        // If Redis lost the room (a restart without persistence), this node's copy brings it back.
+        if let seed = room.contentsForReseed() { reseed(room.name, state: seed.state, lastSeqs: seed.lastSeqs) }
+        room.failAll(message: "the room's history was reset in the cluster (\(reason)); reconnect to get the current state")
     }
 
     /// Stops following `room` on this node; a later load opens it again. Call it when the `Room` is

@@ -1,3 +1,5 @@
+import TandemRedis
+
 /// A node's in-memory copy of one room's document, advanced only by folding the room's log in rev
 /// order. The server's implementation wraps its document model; the node engine only needs these
 /// three operations.

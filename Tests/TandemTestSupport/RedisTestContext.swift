@@ -1,18 +1,17 @@
 import Foundation
 import Testing
 import TandemRedis
-import TandemTestSupport
 import TandemWire
 
 /// A test Redis server and an event-loop group, torn down together.
-struct RedisTestContext {
-    let server: RedisServerProcess
-    let group: EventLoopGroup
+public struct RedisTestContext: Sendable {
+    public let server: RedisServerProcess
+    public let group: EventLoopGroup
 
-    var endpoint: RedisEndpoint { RedisEndpoint(host: "127.0.0.1", port: server.port) }
+    public var endpoint: RedisEndpoint { RedisEndpoint(host: "127.0.0.1", port: server.port) }
 
     /// Runs `body` with a fresh redis-server and a two-loop group; both are stopped afterwards.
-    static func with(_ body: (RedisTestContext) async throws -> Void) async throws {
+    public static func with(_ body: (RedisTestContext) async throws -> Void) async throws {
         let server = try await RedisServerProcess.start()
         let group = try EventLoopGroup(threads: 2)
         do {
@@ -35,12 +34,12 @@ struct RedisTestContext {
         }
     }
 
-    func connect() async throws -> RedisConnection {
+    public func connect() async throws -> RedisConnection {
         try await RedisConnection.connect(to: endpoint, on: group.next())
     }
 
     /// Returns once the server reports a client blocked in a blocking command (bounded: 30 s).
-    func waitForBlockedClient(using connection: RedisConnection) async throws {
+    public func waitForBlockedClient(using connection: RedisConnection) async throws {
         let clock = ContinuousClock()
         let deadline = clock.now.advanced(by: .seconds(30))
         while clock.now < deadline {
@@ -51,7 +50,7 @@ struct RedisTestContext {
         Issue.record("no client became blocked within 30 s")
     }
 
-    func client(clock: any Clock<Duration> = ContinuousClock(), random: any RandomByteSource = SecureRandom(), maxConnectAttempts: Int = 8) -> RedisClient {
+    public func client(clock: any Clock<Duration> = ContinuousClock(), random: any RandomByteSource = SecureRandom(), maxConnectAttempts: Int = 8) -> RedisClient {
         RedisClient(configuration: .init(endpoint: endpoint, maxConnectAttempts: maxConnectAttempts), group: group, clock: clock, random: random)
     }
 }

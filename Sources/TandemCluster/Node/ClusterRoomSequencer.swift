@@ -1,0 +1,60 @@
+import TandemProtocol
+import TandemRedis
+import TandemServer
+
+/// Sequences one room through the cluster: a patch is appended to the room's log in Redis (which gives
+/// its rev), and the room releases it when this node folds it from the log, so every node shows the
+/// same order. Duplicates and rejects are answered once Redis decided, which is after every earlier
+/// patch of the room was folded.
+struct ClusterRoomSequencer: RoomSequencer {
+    let name: String
+    let node: ClusterNode
+    let link: ClusterRoomLink
+
+    func attach(_ room: Room) {
+        link.attach(room) { [node] event in node.apply(event, to: room) }
+    }
+
+    func submit(_ patch: SubmittedPatch, core: inout RoomCore, room: Room) -> SubmitDecision {
+        guard patch.author.role != .viewer else {
+            let error = PatchError.forbidden(reason: "a viewer may not change the room")
+            return .answer(.reject(seq: patch.seq, code: error.code, message: error.description))
+        }
+        let seq = patch.seq, client = patch.author.client
+        node.submit(room: name, client: client, user: patch.author.user, seq: seq, ops: patch.ops) { [name, node] result in
+            switch result {
+            case .success(.applied):
+                break // released (and acked) by the fold
+            case .success(.duplicate(let rev)):
+                room.settle(.ack(seq: seq, rev: rev, duplicate: true), seq: seq, client: client)
+            case .success(.rejected(let reason)):
+                let (code, message) = ClusterRejection.decode(reason)
+                room.settle(.reject(seq: seq, code: code, message: message), seq: seq, client: client)
+            case .failure(let error):
+                if case .roomReset = error { return } // the reset closes everyone
+                node.logger.error("cluster.submit_failed", LogField("room", name), LogField("client", client), LogField("error", error.description))
+                room.abandon(seq: seq, client: client,
+                             message: "the cluster could not sequence your change (\(error.description)); reconnect to resume")
+            }
+        }
+        return .awaiting
+    }
+
+    func history(after: Int64, through: Int64, completion: @escaping @Sendable (Result<[PatchEvent], SequencingError>) -> Void) {
+        Task { [name, node] in
+            do throws(ClusterError) {
+                completion(.success(try await node.patches(room: name, after: after, through: through)))
+            } catch {
+                completion(.failure(.cluster(error.description)))
+            }
+        }
+    }
+
+    func publish(_ signal: ServerMessage) {
+        node.publish(room: name, payload: signal.encoded())
+    }
+
+    func participantLeft(_ client: String) {
+        node.presence.left(room: name, client: client)
+    }
+}

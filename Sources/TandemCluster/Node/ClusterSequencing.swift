@@ -1,0 +1,72 @@
+import Foundation
+import TandemRedis
+import TandemServer
+
+/// Sequencing across nodes that share a Redis: each room is opened from its log in Redis and
+/// sequenced by a `ClusterRoomSequencer` of this node's `ClusterNode`.
+struct ClusterSequencing: SequencingService {
+    let node: ClusterNode
+    let settings: RoomCore.Settings
+
+    var summary: String { "\(node.settings.endpoint) as \(node.settings.nodeID)" }
+    var nodeID: String? { node.settings.nodeID }
+
+    func load(_ room: String, completion: @escaping @Sendable (Result<(RoomCore, any RoomSequencer), StorageError>) -> Void) {
+        node.load(room, settings: settings) { [node] result in
+            switch result {
+            case .success(let (core, link)):
+                completion(.success((core, ClusterRoomSequencer(name: room, node: node, link: link))))
+            case .failure(let error):
+                completion(.failure(.cluster(error.description)))
+            }
+        }
+    }
+
+    func unload(_ room: String) {
+        node.release(room)
+    }
+
+    func check() async throws(ServerStartError) {
+        do throws(ClusterError) {
+            try await node.ping()
+        } catch {
+            throw .cluster("Redis at \(node.settings.endpoint) does not answer (\(error.description)); is redis-server running there?")
+        }
+    }
+
+    func cancel() {
+        node.cancel()
+    }
+
+    func shutdown() async {
+        await node.shutdown()
+    }
+}
+
+extension RoomSequencing {
+    /// Several servers share rooms through the Redis of the configuration's `redisURL`: Redis gives each
+    /// patch its rev, every node folds the rooms' logs and serves its own connections from them (see
+    /// docs/CLUSTER.md). The configuration's `nodeID` and cluster presence settings apply.
+    public static var cluster: RoomSequencing {
+        RoomSequencing { (context) throws(ServerStartError) in
+            let configuration = context.configuration
+            guard let url = configuration.redisURL else {
+                throw .cluster("cluster mode needs the address of Redis: set redisURL (tandem serve --redis redis://HOST:PORT)")
+            }
+            let endpoint: RedisEndpoint
+            do throws(RedisError) {
+                endpoint = try RedisEndpoint(url: url)
+            } catch {
+                throw .cluster("--redis: \(error.description)")
+            }
+            let node = ClusterNode(
+                settings: ClusterNode.Settings(
+                    endpoint: endpoint, nodeID: configuration.nodeID ?? "node-\(RoomRegistry.randomEpoch())",
+                    logLength: configuration.historyWindow, limits: context.rooms.core.limits,
+                    presence: .init(ttl: .milliseconds(configuration.clusterPresenceTTLMilliseconds),
+                                    interval: .milliseconds(configuration.clusterPresenceIntervalMilliseconds))),
+                group: context.group, logger: context.logger, wallClock: { Int64(Date().timeIntervalSince1970 * 1_000) })
+            return ClusterSequencing(node: node, settings: context.rooms.core)
+        }
+    }
+}

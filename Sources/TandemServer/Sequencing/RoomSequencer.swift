@@ -1,0 +1,65 @@
+import TandemProtocol
+
+/// What gives one room's patches their revs and keeps them: this server's store (`LocalRoomSequencer`)
+/// or a cluster's shared log.
+///
+/// The room calls it under its own lock, so a sequencer never calls back into the room from inside a
+/// call; what it learns later (a commit, a fold, a late answer) goes through the room's entry points
+/// (`release(_:)`, `fold(_:epoch:)`, `settle(_:seq:client:)`), which take
+/// the lock. The room turns those into what each connection sees, in rev order.
+package protocol RoomSequencer: Sendable {
+    /// Called once, right after the room was made and before it serves anyone: a sequencer whose
+    /// outcomes arrive on their own (a cluster's log) starts delivering them to `room`.
+    func attach(_ room: Room)
+
+    /// Sequences a participant's patch. `core` is the room's state, which a sequencer that decides
+    /// revs itself advances at once. The room tells the author the outcome as `SubmitDecision` says.
+    func submit(_ patch: SubmittedPatch, core: inout RoomCore, room: Room) -> SubmitDecision
+
+    /// The patches with rev > `after`, through `through`, that the room's memory no longer holds (a
+    /// resume from further back). `completion` runs once, on any thread.
+    func history(after: Int64, through: Int64, completion: @escaping @Sendable (Result<[PatchEvent], SequencingError>) -> Void)
+
+    /// Relays a signal a participant here sent to the participants other nodes serve (nothing alone).
+    func publish(_ signal: ServerMessage)
+
+    /// A participant the others had been told of left this node (cross-node presence forgets it).
+    func participantLeft(_ client: String)
+}
+
+/// A patch a participant submitted, as the room hands it to its sequencer.
+package struct SubmittedPatch: Sendable {
+    /// The author's per-client sequence number.
+    package var seq: Int64
+    /// The ops, validated against the message limits, not yet against the document.
+    package var ops: [PatchOp]
+    /// Who sent it.
+    package var author: SessionIdentity
+}
+
+/// What the room does for the author of a submitted patch.
+package enum SubmitDecision: Sendable {
+    /// The outcome comes later: the patch's release (`Room.release`, `Room.fold`) acks it, or
+    /// `Room.settle` answers it when it was not applied. The room remembers which connection waits.
+    case awaiting
+    /// Answer now (a reject, or the ack of a duplicate): sent after every patch applied before it.
+    case answer(ServerMessage)
+}
+
+/// Why a sequencer could not give what the room asked.
+package enum SequencingError: Error, Sendable, CustomStringConvertible {
+    /// The store failed.
+    case storage(StorageError)
+    /// The history no longer reaches back that far, or is unreadable.
+    case historyLost(String)
+    /// The cluster could not do it.
+    case cluster(String)
+
+    package var description: String {
+        switch self {
+        case .storage(let error): error.description
+        case .historyLost(let reason): reason
+        case .cluster(let reason): reason
+        }
+    }
+}
