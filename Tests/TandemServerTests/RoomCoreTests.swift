@@ -34,6 +34,8 @@ import TandemProtocol
         #expect(event2.rev == 2)
         #expect(writes1 == [.appendPatch(StoredPatch(room: "lobby", rev: 1, user: "alice", client: "a1", seq: 1,
                                                      ops: Array(#"[{"op":"set","path":"/tabIndex","value":1}]"#.utf8)))])
+        // Encoded once: the event carries the bytes that are stored, and every frame splices them.
+        #expect(event1.encodedOps == Array(#"[{"op":"set","path":"/tabIndex","value":1}]"#.utf8))
         #expect(room.document.root == ["tabIndex": 1, "addToCartSelected": true])
         #expect(room.lastSeq(of: "a1") == 1)
         #expect(room.lastSeq(of: "nobody") == 0)

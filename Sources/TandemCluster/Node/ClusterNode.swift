@@ -170,7 +170,7 @@ final class ClusterNode: Sendable {
             for patch in batch where patch.rev <= through {
                 do {
                     events.append(PatchEvent(rev: patch.rev, user: patch.user, client: patch.client, seq: patch.seq,
-                                             ops: try ClusterDocumentReplica.ops(patch.ops)))
+                                             ops: try ClusterDocumentReplica.ops(patch.ops), encodedOps: patch.ops))
                 } catch {
                     throw .roomReset(room, reason: "rev \(patch.rev) in the log is unreadable (\(error))")
                 }
@@ -194,7 +194,8 @@ final class ClusterNode: Sendable {
                 return
             }
             do throws(Room.FoldFailure) {
-                try room.fold(PatchEvent(rev: patch.rev, user: patch.user, client: patch.client, seq: patch.seq, ops: ops), epoch: patch.epoch)
+                try room.fold(PatchEvent(rev: patch.rev, user: patch.user, client: patch.client, seq: patch.seq, ops: ops, encodedOps: patch.ops),
+                              epoch: patch.epoch)
             } catch {
                 reset(room, reason: error.description)
             }

@@ -1,5 +1,9 @@
 /// An applied change as the server broadcasts it (`patch` server message, and each element of
 /// `welcome.replay`): the ops sent by `client` of `user` with its `seq`, applied at `rev`.
+///
+/// A server applies a patch's ops once and encodes them once: the event carries that encoding
+/// (`encodedOps`) into storage, the replay history and every connection's frame. Two events are equal
+/// when their fields and ops are, whether or not they carry the encoding.
 public struct PatchEvent: Sendable, Hashable {
     /// The room revision this patch produced (revs count applied patches, from 1).
     public var rev: Int64
@@ -10,7 +14,11 @@ public struct PatchEvent: Sendable, Hashable {
     /// The author's per-client sequence number.
     public var seq: Int64
     /// The ops, in the order they were applied.
-    public var ops: [PatchOp]
+    public var ops: [PatchOp] {
+        didSet { encodedOps = nil }
+    }
+    /// `ops` as a compact JSON array, when the event was made with it (changing `ops` drops it).
+    public private(set) var encodedOps: [UInt8]?
 
     /// Creates an event.
     public init(rev: Int64, user: String, client: String, seq: Int64, ops: [PatchOp]) {
@@ -19,6 +27,25 @@ public struct PatchEvent: Sendable, Hashable {
         self.client = client
         self.seq = seq
         self.ops = ops
+    }
+
+    /// Creates an event that carries its ops already encoded: `encodedOps` must be what
+    /// `PatchOp.write(ops, into:)` writes (or JSON text that parses to `ops`); it is written as it is.
+    public init(rev: Int64, user: String, client: String, seq: Int64, ops: [PatchOp], encodedOps: [UInt8]) {
+        self.init(rev: rev, user: user, client: client, seq: seq, ops: ops)
+        self.encodedOps = encodedOps
+    }
+
+    public static func == (lhs: PatchEvent, rhs: PatchEvent) -> Bool {
+        lhs.rev == rhs.rev && lhs.seq == rhs.seq && lhs.user == rhs.user && lhs.client == rhs.client && lhs.ops == rhs.ops
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(rev)
+        hasher.combine(seq)
+        hasher.combine(user)
+        hasher.combine(client)
+        hasher.combine(ops)
     }
 
     /// The author's connection identity.
@@ -37,7 +64,11 @@ public struct PatchEvent: Sendable, Hashable {
         JSONWriter.raw(#","seq":"#, into: &out)
         JSONWriter.write(integer: seq, into: &out)
         JSONWriter.raw(#","ops":"#, into: &out)
-        PatchOp.write(ops, into: &out)
+        if let encodedOps {
+            out.append(contentsOf: encodedOps)
+        } else {
+            PatchOp.write(ops, into: &out)
+        }
         out.append(UInt8(ascii: "}"))
     }
 

@@ -93,7 +93,7 @@ package struct RoomCore: Sendable {
             } catch {
                 throw .corruptPatch(room: record.room, rev: patch.rev, reason: "\(error)")
             }
-            recent.append(PatchEvent(rev: patch.rev, user: patch.user, client: patch.client, seq: patch.seq, ops: ops))
+            recent.append(PatchEvent(rev: patch.rev, user: patch.user, client: patch.client, seq: patch.seq, ops: ops, encodedOps: patch.ops))
             expected += 1
         }
         guard expected - 1 == record.rev else { throw .gap(room: record.room, expected: record.rev, found: expected - 1) }
@@ -184,7 +184,10 @@ package struct RoomCore: Sendable {
             return .rejected(seq: seq, error)
         }
         rev += 1
-        let event = PatchEvent(rev: rev, user: author.user, client: author.client, seq: seq, ops: ops)
+        // Encoded once: the same bytes are stored, kept for replays and sent in every connection's frame.
+        var encodedOps: [UInt8] = []
+        PatchOp.write(ops, into: &encodedOps)
+        let event = PatchEvent(rev: rev, user: author.user, client: author.client, seq: seq, ops: ops, encodedOps: encodedOps)
         let known = progress.updateValue(ClientProgress(lastSeq: seq, lastRev: rev, lastSeen: now), forKey: author.client) != nil
         var forgotten = !known || now >= nextExpirySweep ? boundProgress(now: now) : []
         if !unstoredForgets.isEmpty {
@@ -192,8 +195,6 @@ package struct RoomCore: Sendable {
             unstoredForgets = []
         }
         recent.append(event)
-        var encodedOps: [UInt8] = []
-        PatchOp.write(ops, into: &encodedOps)
         var writes: [StorageWrite] = [.appendPatch(StoredPatch(room: name, rev: rev, user: author.user, client: author.client, seq: seq,
                                                                ops: encodedOps, time: now))]
         if !forgotten.isEmpty { writes.append(.forgetClients(room: name, clients: forgotten)) }

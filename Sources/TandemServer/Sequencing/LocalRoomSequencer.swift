@@ -47,7 +47,7 @@ struct LocalRoomSequencer: RoomSequencer {
             do {
                 let events = try result.get().map { (patch) throws -> PatchEvent in
                     PatchEvent(rev: patch.rev, user: patch.user, client: patch.client, seq: patch.seq,
-                               ops: try PatchOp.list(from: try JSONValue.parseStored(patch.ops)))
+                               ops: try PatchOp.list(from: try JSONValue.parseStored(patch.ops)), encodedOps: patch.ops)
                 }
                 guard events.count == Int(through - after) else {
                     throw SequencingError.historyLost("room '\(name)': storage holds \(events.count) of the \(through - after) patches after rev \(after)")
