@@ -1,5 +1,4 @@
 import TandemProtocol
-import TandemRedis
 import TandemServer
 
 /// The cluster engine's copy of one room's document on this node: built from the snapshot in Redis,

@@ -1,4 +1,3 @@
-import TandemRedis
 
 /// A node's in-memory copy of one room's document, advanced only by folding the room's log in rev
 /// order. The server's implementation wraps its document model; the node engine only needs these

@@ -1,4 +1,3 @@
-import TandemRedis
 
 /// Where a room stands in Redis: its epoch and latest rev.
 public struct RoomHead: Sendable, Equatable {

@@ -1,4 +1,3 @@
-import TandemRedis
 
 /// What following a room's log produced.
 public enum RoomLogEvent: Sendable, Equatable {

@@ -1,4 +1,3 @@
-import TandemRedis
 
 /// A room's document as stored in Redis at one rev of one epoch.
 public struct RoomSnapshot: Sendable, Equatable {

@@ -1,4 +1,3 @@
-import TandemRedis
 
 /// What the sequencer did with one submitted patch.
 public enum SequencerOutcome: Sendable, Equatable {

@@ -1,5 +1,4 @@
 import TandemProtocol
-import TandemRedis
 import TandemServer
 
 /// Sequences one room through the cluster: a patch is appended to the room's log in Redis (which gives
