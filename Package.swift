@@ -97,10 +97,18 @@ let package = Package(
         // cross-node presence), plugged into the server as its `RoomSequencing`.
         .target(name: "TandemCluster", dependencies: ["TandemServer", "TandemRedis", "TandemProtocol", "TandemWire"], swiftSettings: swiftSettings),
 
-        // The command-line program's logic (argument parsing, commands, benchmarks), testable in process.
+        // The benchmark suites `tandem bench` runs, their harnesses (the relay comparison, the idle-connection
+        // probe) and the host-steal rule: tooling, not a product.
+        .target(
+            name: "TandemBench",
+            dependencies: ["TandemKit", "TandemProtocol", "TandemWire", "TandemClient", "TandemServer", "TandemRedis"],
+            swiftSettings: swiftSettings
+        ),
+
+        // The command-line program's logic (argument parsing, commands), testable in process.
         .target(
             name: "TandemCLI",
-            dependencies: ["TandemKit", "TandemProtocol", "TandemWire", "TandemClient", "TandemServer", "TandemCluster"],
+            dependencies: ["TandemKit", "TandemProtocol", "TandemWire", "TandemClient", "TandemServer", "TandemCluster", "TandemBench"],
             swiftSettings: swiftSettings
         ),
         .executableTarget(name: "tandem", dependencies: ["TandemCLI"], swiftSettings: swiftSettings),
@@ -115,6 +123,7 @@ let package = Package(
         .testTarget(name: "TandemClusterTests", dependencies: ["TandemCluster", "TandemServer", "TandemRedis", "TandemWire", "TandemProtocol", "TandemTestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "TandemClientTests", dependencies: ["TandemClient", "TandemClientTesting", "TandemServer", "TandemWire", "TandemKitTesting", "TandemTestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "TandemServerTests", dependencies: ["TandemServer", "TandemCluster", "TandemWire", "TandemProtocol", "TandemTestSupport"], swiftSettings: swiftSettings),
+        .testTarget(name: "TandemBenchTests", dependencies: ["TandemBench", "TandemProtocol", "TandemWire", "TandemTestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "TandemCLITests", dependencies: ["TandemCLI", "TandemTestSupport"], swiftSettings: swiftSettings),
     ]
 )

@@ -1,16 +1,9 @@
-/// `tandem bench SUITE...`: runs benchmark suites (see docs/BENCHMARKS.md).
+import TandemBench
+
+/// `tandem bench SUITE...`: runs the benchmark suites of TandemBench (see docs/BENCHMARKS.md).
 enum BenchCommand {
-    /// Every suite `tandem bench` knows, in the order `tandem bench` with no name runs them.
-    static let suites: [BenchSuite] = [
-        StoreBenchmark.suite,
-        PipelineBenchmark.suite,
-        ContainerBenchmark.suite,
-        StorageBenchmark.suite,
-        WireBenchmark.suite,
-        LatencyBenchmark.suite,
-        PersistenceBenchmark.suite,
-        RelayBenchmark.suite,
-    ]
+    /// Every suite `tandem bench` knows.
+    static let suites = BenchSuite.all
 
     static let spec = CommandSpec(
         name: "bench",
@@ -57,7 +50,8 @@ enum BenchCommand {
         var status = ExitCode.success
         for suite in selected {
             context.console.out("== \(suite.name): \(suite.summary)")
-            if await suite.run(runs, context.console) != ExitCode.success { status = ExitCode.failure }
+            let console = context.console
+            if !(await suite.run(runs, BenchConsole(out: { console.out($0) }, err: { console.err($0) }))) { status = ExitCode.failure }
         }
         return status
     }

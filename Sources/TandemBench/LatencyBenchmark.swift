@@ -29,7 +29,7 @@ enum LatencyBenchmark {
         Path(name: "link 60±40 ms", faults: FaultProxy.Faults(latency: .milliseconds(60), jitter: .milliseconds(40)), samples: 120),
     ]
 
-    static func measure(runs: Int, console: any Console) async -> Int32 {
+    static func measure(runs: Int, console: BenchConsole) async -> Bool {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tandem-bench-latency-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: directory) }
         var configuration = ServerConfiguration()
@@ -62,10 +62,10 @@ enum LatencyBenchmark {
             echoGroup.shutdown()
             group.shutdown()
             await server.shutdown()
-            return ExitCode.success
+            return true
         } catch {
             console.err("tandem bench latency: error: \(error)")
-            return ExitCode.failure
+            return false
         }
     }
 

@@ -30,7 +30,7 @@ enum StoreBenchmark {
     static let maxNanosecondsPerObserver = 300.0
     static let maxDepthRatio = 1.2
 
-    static func run(runs: Int, console: any Console) -> Int32 {
+    static func run(runs: Int, console: BenchConsole) -> Bool {
         let actions = 1_000_000
         let fanOutActions = 5_000
         let fanOut = 1_000
@@ -74,7 +74,7 @@ enum StoreBenchmark {
         if perObserver > maxNanosecondsPerObserver { failures.append("per observer: \(format(perObserver)) ns > \(format(maxNanosecondsPerObserver)) ns") }
         if depth5 / depth1 > maxDepthRatio { failures.append("depth 5 / depth 1: \(format(depth5 / depth1)) > \(format(maxDepthRatio))") }
         for failure in failures { console.err("store bench: target missed: \(failure)") }
-        return failures.isEmpty ? ExitCode.success : ExitCode.failure
+        return failures.isEmpty ? true : false
     }
 
     // MARK: - Cases

@@ -1,5 +1,5 @@
 import Testing
-@testable import TandemCLI
+@testable import TandemBench
 
 /// Scenario (b) is measured again while the host steals more than 5 % of the CPU; only clean runs are discarded.
 @Suite struct HostStealRuleTests {

@@ -38,7 +38,7 @@ enum PersistenceBenchmark {
         }
     }
 
-    static func run(runs: Int, console: any Console) async -> Int32 {
+    static func run(runs: Int, console: BenchConsole) async -> Bool {
         var plain: [Double] = []
         var persisting: [Double] = []
         var burstWrites: [Int] = []
@@ -50,7 +50,7 @@ enum PersistenceBenchmark {
             }
         } catch {
             console.err("tandem bench persistence: error: \(error)")
-            return 1
+            return false
         }
         let ratio = persisting.median / max(plain.median, 1)
         let writes = burstWrites.map(Double.init).median
@@ -70,7 +70,7 @@ enum PersistenceBenchmark {
             failed = true
         }
         if !failed { console.out("ok: persistence within its targets") }
-        return failed ? 1 : 0
+        return !failed
     }
 
     private static func format(_ nanoseconds: Double) -> String { String(format: "%.2f", nanoseconds / 1_000) }

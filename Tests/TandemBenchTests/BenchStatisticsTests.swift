@@ -1,5 +1,5 @@
 import Testing
-@testable import TandemCLI
+@testable import TandemBench
 
 @Suite struct BenchStatisticsTests {
     @Test func medianTakesTheMiddleOrTheMeanOfTheTwoMiddleSamples() {

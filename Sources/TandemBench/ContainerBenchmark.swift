@@ -34,7 +34,7 @@ enum ContainerBenchmark {
         let service: any Service
     }
 
-    static func measure(runs: Int, console: any Console) async -> Int32 {
+    static func measure(runs: Int, console: BenchConsole) async -> Bool {
         let make: @Sendable () -> any Service = { Implementation(id: 7) }
         let container = Container()
         container.register((any Service).self) { _ in make() }
@@ -52,9 +52,9 @@ enum ContainerBenchmark {
             }
         } catch {
             console.err("tandem bench container: error: \(error)")
-            return ExitCode.failure
+            return false
         }
-        guard sink != 0 else { return ExitCode.failure }  // keeps the measured work observable
+        guard sink != 0 else { return false }  // keeps the measured work observable
 
         let referenceNs = reference.median
         let singletonNs = singleton.median
@@ -64,11 +64,11 @@ enum ContainerBenchmark {
         console.out(row("factory called directly (reference)", format(referenceNs), "1.00"))
         console.out(row("resolve singleton", format(singletonNs), format(singletonNs / referenceNs)))
         console.out(row("resolve transient", format(transientNs), format(transientNs / referenceNs)))
-        var status = ExitCode.success
+        var status = true
         for (name, ratio, target) in [("singleton", singletonNs / referenceNs, singletonTargetRatio), ("transient", transientNs / referenceNs, transientTargetRatio)] {
             if ratio > target {
                 console.out("MISSED: \(name) resolve costs \(format(ratio))× the direct call (target ≤ \(format(target))×)")
-                status = ExitCode.failure
+                status = false
             } else {
                 console.out("ok: \(name) resolve \(format(ratio))× (target ≤ \(format(target))×)")
             }

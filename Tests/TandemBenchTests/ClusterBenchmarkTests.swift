@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 import TandemTestSupport
-@testable import TandemCLI
+@testable import TandemBench
 
 /// The cluster deployments of `tandem bench relays`: kinds, command lines, spreading clients over nodes,
 /// summed process statistics, the order checks and the `cluster.md` report.

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import TandemCLI
+@testable import TandemBench
 
 /// The pure parts of `tandem bench relays`: percentiles, `/proc` parsing, banners and stamps.
 @Suite struct RelayBenchmarkStatisticsTests {

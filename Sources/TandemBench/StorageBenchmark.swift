@@ -33,9 +33,9 @@ enum StorageBenchmark {
         case tasks = "one task per connection"
     }
 
-    static func measure(runs: Int, console: any Console) async -> Int32 {
+    static func measure(runs: Int, console: BenchConsole) async -> Bool {
         console.out("patches of ~80 bytes from \(producers) concurrent producers, each waiting for its ack; median of \(runs) runs")
-        var status = ExitCode.success
+        var status = true
         for (durability, label) in [(SQLiteRoomStore.Durability.full, "fsync per commit (full)"), (.processCrash, "process-crash safe (normal, default)")] {
             for model in [Producers.eventLoops, .tasks] {
                 var grouped: [Rate] = []
@@ -49,7 +49,7 @@ enum StorageBenchmark {
                     }
                 } catch {
                     console.err("tandem bench storage: error: \(error)")
-                    return ExitCode.failure
+                    return false
                 }
                 let groupedRate = grouped.map(\.patchesPerSecond).median
                 let singleRate = single.map(\.patchesPerSecond).median
@@ -66,14 +66,14 @@ enum StorageBenchmark {
                         }
                     } catch {
                         console.err("tandem bench storage: error: \(error)")
-                        return ExitCode.failure
+                        return false
                     }
                     let journalRate = journaled.map(\.patchesPerSecond).median
                     console.out("  journal + SQLite (the server's store)  \(Int(journalRate)) patches/s  (\(String(format: "%.1f", journalRate / singleRate))×)  \(journaled.median(by: \.patchesPerSecond).breakdown)")
                 }
                 if durability == .full && model == .eventLoops && ratio < targetRatio {
                     console.out("  target missed: group commit should reach ≥ \(Int(targetRatio))× with fsync per commit")
-                    status = ExitCode.failure
+                    status = false
                 }
             }
         }

@@ -117,7 +117,7 @@ enum RelayBenchmark {
         }
     }
 
-    static func run(rounds: Int, console: any Console, environment: [String: String]) async -> Int32 {
+    static func run(rounds: Int, console: BenchConsole, environment: [String: String]) async -> Bool {
         let settings: Settings
         let paths: RelayServerProcess.Paths
         do {
@@ -125,7 +125,7 @@ enum RelayBenchmark {
             paths = try RelayServerProcess.Paths.locate(environment: environment)
         } catch {
             console.err("tandem bench relays: error: \(error)")
-            return ExitCode.failure
+            return false
         }
         _ = try? FileDescriptorLimit.raiseSoftLimitToHard()
         let group: EventLoopGroup
@@ -133,7 +133,7 @@ enum RelayBenchmark {
             group = try EventLoopGroup(threads: 1)
         } catch {
             console.err("tandem bench relays: error: \(error)")
-            return ExitCode.failure
+            return false
         }
         defer { group.shutdown() }
         let loop = group.next()
@@ -164,7 +164,7 @@ enum RelayBenchmark {
                 console.out("wrote \(docs)/\(name)")
             } catch {
                 console.err("tandem bench relays: error: cannot write the report: \(error)")
-                return ExitCode.failure
+                return false
             }
         } else if let docs = settings.docs {
             do {
@@ -173,10 +173,10 @@ enum RelayBenchmark {
                 console.out("wrote \(docs)/relays.md and \(docs)/relays.svg")
             } catch {
                 console.err("tandem bench relays: error: cannot write the report: \(error)")
-                return ExitCode.failure
+                return false
             }
         }
-        return runs.contains { !$0.failures.isEmpty } || !targets.met ? ExitCode.failure : ExitCode.success
+        return !runs.contains { !$0.failures.isEmpty } && targets.met
     }
 
     /// Runs the selected scenarios against fresh server processes: one for (a), (b) and (d), and a separate one for

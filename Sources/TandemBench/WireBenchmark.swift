@@ -23,8 +23,8 @@ enum WireBenchmark {
         await measure(runs: runs, console: console)
     }
 
-    static func measure(runs: Int, console: any Console) async -> Int32 {
-        var status = ExitCode.success
+    static func measure(runs: Int, console: BenchConsole) async -> Bool {
+        var status = true
 
         let (decode, copy) = decodeThroughput(runs: runs)
         console.out("decode: \(framesPerBatch) masked \(frameSize)-byte binary frames per batch, fed in \(readSize / 1024) KiB reads; median of \(runs) runs")
@@ -33,7 +33,7 @@ enum WireBenchmark {
         console.out(row("WebSocketFrameDecoder (server role)", format(decode / 1e6), format(decode / copy)))
         if decode < decodeTargetBytesPerSecond {
             console.out("MISSED: decode \(format(decode / 1e6)) MB/s (target ≥ \(format(decodeTargetBytesPerSecond / 1e6)) MB/s)")
-            status = ExitCode.failure
+            status = false
         } else {
             console.out("ok: decode \(format(decode / 1e6)) MB/s (target ≥ \(format(decodeTargetBytesPerSecond / 1e6)) MB/s)")
         }
@@ -80,14 +80,14 @@ enum WireBenchmark {
                     + cpuColumns(ours))
                 if ratio < echoTargetRatio {
                     console.out("MISSED: echo with \(connections) connection(s) \(format(ratio))× the reference (target ≥ \(format(echoTargetRatio))×)")
-                    status = ExitCode.failure
+                    status = false
                 } else {
                     console.out("ok: echo with \(connections) connection(s) \(format(ratio))× the reference (target ≥ \(format(echoTargetRatio))×)")
                 }
             }
         } catch {
             console.err("tandem bench wire: error: \(error)")
-            return ExitCode.failure
+            return false
         }
         return status
     }

@@ -20,7 +20,7 @@ enum PipelineBenchmark {
     static let iterations = 20_000
     static let target = 1.5
 
-    static func run(runs: Int, console: any Console) async -> Int32 {
+    static func run(runs: Int, console: BenchConsole) async -> Bool {
         let steps: [@Sendable (Int) async throws -> Int] = (0..<stepCount).map { offset in
             { value in value &+ offset }
         }
@@ -111,7 +111,7 @@ enum PipelineBenchmark {
         }
         guard checksumOK, (try? await finalPipeline.run(0, environment: environment)) == expected else {
             console.err("pipeline bench: pipeline and direct calls disagree on the result")
-            return ExitCode.failure
+            return false
         }
         let directNs = directSamples.median
         let pipelineNs = pipelineSamples.median
@@ -128,10 +128,10 @@ enum PipelineBenchmark {
         console.out(row("PipelineRun start + value", runNs, runRatio))
         if ratio <= target {
             console.out("target met: Pipeline.run is \(format(ratio))x direct awaits (target <= \(format(target))x)")
-            return ExitCode.success
+            return true
         }
         console.err("target missed: Pipeline.run is \(format(ratio))x direct awaits (target <= \(format(target))x)")
-        return ExitCode.failure
+        return false
     }
 
     /// Measures `reference` and `candidate` in alternating chunks (so a change in machine load hits

@@ -4,26 +4,27 @@ import Glibc
 import Darwin
 #endif
 import Synchronization
+import TandemWire
 
 /// Measures the user-space memory an idle TCP connection costs: it opens `count` loopback connections to a
 /// listener in the same process and reports the growth of the resident set. Both ends live in this process, so
 /// each counted connection is a pair (a server side and a client side). Kernel socket buffers are not part of
 /// the resident set and are not counted.
-public struct IdleConnectionProbe: Sendable, CustomStringConvertible {
+struct IdleConnectionProbe: Sendable, CustomStringConvertible {
     /// Connections opened (each one a client and a server `TCPConnection`).
-    public let connections: Int
+    let connections: Int
     /// Resident set before opening them, in bytes.
-    public let residentBefore: Int
+    let residentBefore: Int
     /// Resident set with all of them open and idle, in bytes.
-    public let residentAfter: Int
+    let residentAfter: Int
 
     /// Growth per connection pair, in bytes.
-    public var bytesPerPair: Int { (residentAfter - residentBefore) / max(connections, 1) }
+    var bytesPerPair: Int { (residentAfter - residentBefore) / max(connections, 1) }
     /// Growth per single connection end (half a pair), in bytes.
-    public var bytesPerConnection: Int { bytesPerPair / 2 }
+    var bytesPerConnection: Int { bytesPerPair / 2 }
 
     /// The measurement in one line: resident set before and after, bytes per pair and per connection.
-    public var description: String {
+    var description: String {
         "\(connections) idle loopback connections: RSS \(residentBefore / 1024) KiB → \(residentAfter / 1024) KiB, "
             + "\(bytesPerPair) B per client+server pair, \(bytesPerConnection) B per connection"
     }
@@ -31,7 +32,7 @@ public struct IdleConnectionProbe: Sendable, CustomStringConvertible {
     /// Opens `count` idle connections on `group` over 127.0.0.1, measures, then closes them.
     /// Needs about `2 * count` file descriptors (see `FileDescriptorLimit.raiseSoftLimitToHard()`).
     /// - Returns: nil where the resident set cannot be read (only Linux's `/proc/self/statm` is supported).
-    public static func measure(count: Int, group: EventLoopGroup) async throws -> IdleConnectionProbe? {
+    static func measure(count: Int, group: EventLoopGroup) async throws -> IdleConnectionProbe? {
         let listener = try TCPListener.bind(host: "127.0.0.1", port: 0, group: group) { _ in IdleHandler() }
         defer { listener.close() }
         // Warm up: let the loops grow their registries and buffers, so the measurement sees connections only.
@@ -65,7 +66,7 @@ public struct IdleConnectionProbe: Sendable, CustomStringConvertible {
         #if os(Linux)
         let fd = open("/proc/self/statm", O_RDONLY)
         guard fd >= 0 else { return nil }
-        defer { _ = systemClose(fd) }
+        defer { _ = close(fd) }
         var buffer = [UInt8](repeating: 0, count: 128)
         let count = read(fd, &buffer, buffer.count)
         guard count > 0 else { return nil }

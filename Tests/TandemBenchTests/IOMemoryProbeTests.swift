@@ -4,7 +4,8 @@ import Glibc
 import Darwin
 #endif
 import Testing
-@testable import TandemWire
+@testable import TandemBench
+import TandemWire
 
 @Suite struct IOMemoryProbeTests {
     /// Runs the idle-connection memory probe. By default it checks the probe works with a few hundred

@@ -1,23 +1,25 @@
+import TandemProtocol
+
 /// A micro-benchmark of patch application on a large document: 100-op patches applied to a
 /// document of about 1 MiB, against the reference cost of serializing that document once per
 /// patch (what a size check without incremental tracking would pay). Thread CPU time.
-public enum DocumentBenchmark {
+enum DocumentBenchmark {
     /// Timings of one run.
-    public struct Report: Sendable, CustomStringConvertible {
+    struct Report: Sendable, CustomStringConvertible {
         /// Size of the document in bytes.
-        public var documentBytes: Int
+        var documentBytes: Int
         /// Patches applied (100 ops each).
-        public var patches: Int
+        var patches: Int
         /// CPU time per applied patch, in microseconds.
-        public var microsecondsPerPatch: Double
+        var microsecondsPerPatch: Double
         /// CPU time of one full serialization of the document, in microseconds.
-        public var microsecondsPerSerialization: Double
+        var microsecondsPerSerialization: Double
 
         /// How many times cheaper a patch is than one serialization of the document.
-        public var speedup: Double { microsecondsPerSerialization / microsecondsPerPatch }
+        var speedup: Double { microsecondsPerSerialization / microsecondsPerPatch }
 
         /// A short multi-line summary.
-        public var description: String {
+        var description: String {
             """
             \(patches) patches of 100 ops on a \(documentBytes)-byte document:
               apply (in place, incremental size)   \(Int(microsecondsPerPatch.rounded())) µs/patch
@@ -29,7 +31,7 @@ public enum DocumentBenchmark {
 
     /// A document of about 1 MiB (just under the default limit): `/section0` … `/section1999`,
     /// each an object of ten 38-character strings `field0` … `field9`.
-    public static func sampleDocument() -> Document {
+    static func sampleDocument() -> Document {
         var members: [String: JSONValue] = [:]
         for section in 0..<2_000 {
             var fields: [String: JSONValue] = [:]
@@ -41,14 +43,14 @@ public enum DocumentBenchmark {
 
     /// Patch number `round` of the workload: 100 ops setting `/section…/field3` to `round`,
     /// spread over the document (20 consecutive rounds touch every section once).
-    public static func samplePatch(round: Int) -> [PatchOp] {
+    static func samplePatch(round: Int) -> [PatchOp] {
         (0..<100).map { index in
             PatchOp.set(JSONPointer(tokens: ["section\((index * 20 + round) % 2_000)", "field3"]), .number(Double(round)))
         }
     }
 
     /// Applies `patches` sample patches to the sample document.
-    public static func run(patches: Int = 200) -> Report {
+    static func run(patches: Int = 200) -> Report {
         var document = sampleDocument()
         let workload = (0..<patches).map(samplePatch(round:))
         var failures = 0

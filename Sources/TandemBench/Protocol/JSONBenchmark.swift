@@ -1,4 +1,5 @@
 import Foundation
+import TandemProtocol
 
 /// A micro-benchmark of the message hot path: parse + serialize a typical patch message with
 /// Tandem's JSON code and, as the reference, with Foundation's `JSONSerialization`, in the
@@ -6,30 +7,30 @@ import Foundation
 ///
 /// Times are the calling thread's CPU time, so other processes competing for the cores do
 /// not inflate them (wall-clock time on a shared machine varies several-fold between runs).
-public enum JSONBenchmark {
+enum JSONBenchmark {
     /// A typical client `patch` message (about 200 bytes): a scroll offset, a tab change, a
     /// mark set and a mark removed.
-    public static let samplePatchMessage: [UInt8] = Array(
+    static let samplePatchMessage: [UInt8] = Array(
         #"{"type":"patch","seq":1842,"ops":[{"op":"set","path":"/contentOffset","value":{"x":0,"y":1287.5}},{"op":"set","path":"/tabIndex","value":2},{"op":"set","path":"/marks/video_playing","value":true},{"op":"remove","path":"/marks/coupon"}]}"#.utf8)
 
     /// Timings of one benchmark run, in nanoseconds per message.
-    public struct Report: Sendable, CustomStringConvertible {
+    struct Report: Sendable, CustomStringConvertible {
         /// Messages processed by each contender.
-        public var iterations: Int
+        var iterations: Int
         /// Size of the sample message in bytes.
-        public var messageBytes: Int
+        var messageBytes: Int
         /// `JSONValue.parse` + `serialize(into:)`.
-        public var tandemNanoseconds: Double
+        var tandemNanoseconds: Double
         /// `ClientMessage.decode` + `ServerMessage.patch` encode (the server's per-patch work).
-        public var tandemMessageNanoseconds: Double
+        var tandemMessageNanoseconds: Double
         /// `JSONSerialization.jsonObject` + `JSONSerialization.data`.
-        public var foundationNanoseconds: Double
+        var foundationNanoseconds: Double
 
         /// How many times faster Tandem's parse + serialize is than Foundation's.
-        public var speedup: Double { foundationNanoseconds / tandemNanoseconds }
+        var speedup: Double { foundationNanoseconds / tandemNanoseconds }
 
         /// A short multi-line summary.
-        public var description: String {
+        var description: String {
             func format(_ value: Double) -> String { String(format: "%.0f ns", value) }
             return """
                 parse+serialize of a \(messageBytes)-byte patch message, \(iterations) iterations:
@@ -42,7 +43,7 @@ public enum JSONBenchmark {
     }
 
     /// Runs each contender `iterations` times on `message` after a short warm-up.
-    public static func run(iterations: Int = 100_000, message: [UInt8] = samplePatchMessage) -> Report {
+    static func run(iterations: Int = 100_000, message: [UInt8] = samplePatchMessage) -> Report {
         var sink = 0
         var output: [UInt8] = []
         output.reserveCapacity(message.count * 2)
