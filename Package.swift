@@ -66,6 +66,9 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
 
+        // The fault-injecting TCP link behind `tandem proxy`: latency, jitter, loss, bandwidth, cuts.
+        .target(name: "TandemProxy", dependencies: ["TandemWire"], swiftSettings: swiftSettings),
+
         // A Redis client: RESP2/RESP3, pipelining, reconnect, scripts.
         .target(name: "TandemRedis", dependencies: ["TandemWire"], swiftSettings: swiftSettings),
 
@@ -101,14 +104,14 @@ let package = Package(
         // probe) and the host-steal rule: tooling, not a product.
         .target(
             name: "TandemBench",
-            dependencies: ["TandemKit", "TandemProtocol", "TandemWire", "TandemClient", "TandemServer", "TandemRedis"],
+            dependencies: ["TandemKit", "TandemProtocol", "TandemWire", "TandemClient", "TandemServer", "TandemRedis", "TandemProxy"],
             swiftSettings: swiftSettings
         ),
 
         // The command-line program's logic (argument parsing, commands), testable in process.
         .target(
             name: "TandemCLI",
-            dependencies: ["TandemKit", "TandemProtocol", "TandemWire", "TandemClient", "TandemServer", "TandemCluster", "TandemBench"],
+            dependencies: ["TandemKit", "TandemProtocol", "TandemWire", "TandemClient", "TandemServer", "TandemCluster", "TandemBench", "TandemProxy"],
             swiftSettings: swiftSettings
         ),
         .executableTarget(name: "tandem", dependencies: ["TandemCLI"], swiftSettings: swiftSettings),
@@ -118,12 +121,12 @@ let package = Package(
 
         .testTarget(name: "TandemKitTests", dependencies: ["TandemKit", "TandemKitTesting"], swiftSettings: swiftSettings),
         .testTarget(name: "TandemProtocolTests", dependencies: ["TandemProtocol", "TandemTestSupport"], swiftSettings: swiftSettings),
-        .testTarget(name: "TandemWireTests", dependencies: ["TandemWire", "TandemTestSupport"], swiftSettings: swiftSettings),
+        .testTarget(name: "TandemWireTests", dependencies: ["TandemWire", "TandemProxy", "TandemTestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "TandemRedisTests", dependencies: ["TandemRedis", "TandemWire", "TandemProtocol", "TandemKit", "TandemTestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "TandemClusterTests", dependencies: ["TandemCluster", "TandemServer", "TandemRedis", "TandemWire", "TandemProtocol", "TandemTestSupport"], swiftSettings: swiftSettings),
-        .testTarget(name: "TandemClientTests", dependencies: ["TandemClient", "TandemClientTesting", "TandemServer", "TandemWire", "TandemKitTesting", "TandemTestSupport"], swiftSettings: swiftSettings),
+        .testTarget(name: "TandemClientTests", dependencies: ["TandemClient", "TandemProxy", "TandemClientTesting", "TandemServer", "TandemWire", "TandemKitTesting", "TandemTestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "TandemServerTests", dependencies: ["TandemServer", "TandemCluster", "TandemWire", "TandemProtocol", "TandemTestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "TandemBenchTests", dependencies: ["TandemBench", "TandemProtocol", "TandemWire", "TandemTestSupport"], swiftSettings: swiftSettings),
-        .testTarget(name: "TandemCLITests", dependencies: ["TandemCLI", "TandemTestSupport"], swiftSettings: swiftSettings),
+        .testTarget(name: "TandemCLITests", dependencies: ["TandemCLI", "TandemProxy", "TandemTestSupport"], swiftSettings: swiftSettings),
     ]
 )

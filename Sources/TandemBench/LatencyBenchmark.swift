@@ -2,6 +2,7 @@ import Foundation
 import TandemClient
 import TandemProtocol
 import TandemServer
+import TandemProxy
 import TandemWire
 
 /// `tandem bench latency`: the time from a local change on one `SyncSession` to the change being visible

@@ -1,4 +1,5 @@
 import Testing
+import TandemProxy
 import TandemWire
 @testable import TandemCLI
 

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import TandemProtocol
 import TandemServer
+import TandemProxy
 import TandemWire
 @testable import TandemClient
 

@@ -5,6 +5,7 @@ import Darwin
 #endif
 import Testing
 import TandemTestSupport
+@testable import TandemProxy
 @testable import TandemWire
 
 @Suite struct ProxyFaultTests {

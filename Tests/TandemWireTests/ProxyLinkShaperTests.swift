@@ -1,4 +1,5 @@
 import Testing
+@testable import TandemProxy
 @testable import TandemWire
 
 @Suite struct ProxyLinkShaperTests {

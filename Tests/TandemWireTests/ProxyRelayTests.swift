@@ -6,6 +6,7 @@ import Darwin
 import Dispatch
 import Testing
 import TandemTestSupport
+@testable import TandemProxy
 @testable import TandemWire
 
 @Suite struct ProxyRelayTests {

@@ -6,6 +6,7 @@ import Darwin
 import Dispatch
 import Synchronization
 import Testing
+@testable import TandemProxy
 @testable import TandemWire
 
 /// A loopback target (echo server by default) and a `FaultProxy` in front of it, on one group.

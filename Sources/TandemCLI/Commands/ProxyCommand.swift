@@ -4,6 +4,7 @@ import Glibc
 import Darwin
 #endif
 import Dispatch
+import TandemProxy
 import TandemWire
 
 /// `tandem proxy`: a fault-injecting TCP relay (a `FaultProxy` on a loopback port) that runs until

@@ -3,6 +3,7 @@ import TandemKit
 import TandemClient
 import TandemProtocol
 import TandemServer
+import TandemProxy
 import TandemWire
 
 /// The core of `tandem demo`: an in-process server on a free loopback port with a temporary data

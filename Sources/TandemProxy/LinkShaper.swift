@@ -1,3 +1,5 @@
+import TandemWire
+
 /// The timing model of one direction of an impaired link: when each chunk that entered it comes out.
 ///
 /// A chunk first waits for the link to be free and takes `bytes / rate` to pass (the bandwidth cap), then

@@ -1,3 +1,5 @@
+import TandemWire
+
 extension FaultProxy {
     /// What a `FaultProxy` does to the traffic it relays. Plain `Sendable` data; change it on a running proxy
     /// with `FaultProxy.setFaults(_:)`.

@@ -1,4 +1,5 @@
 import Synchronization
+import TandemWire
 
 /// The live counters behind `FaultProxy.Statistics`, updated from every loop thread without locks.
 final class ProxyCounters: Sendable {

@@ -1,3 +1,5 @@
+import TandemWire
+
 /// A fault-injecting TCP relay: accepts connections on a port and relays each to a fixed target, adding
 /// latency, jitter and a bandwidth cap, and resetting or blackholing connections on demand or periodically.
 /// Used in process by tests and the demo, and by `tandem proxy`.

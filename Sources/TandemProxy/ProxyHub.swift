@@ -1,4 +1,5 @@
 import Synchronization
+import TandemWire
 
 /// The state a `FaultProxy` shares with its relayed pairs: the current faults, the random source for
 /// jitter, the registry of live pairs, the periodic fault timers and the counters.

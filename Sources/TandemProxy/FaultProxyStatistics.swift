@@ -1,3 +1,5 @@
+import TandemWire
+
 extension FaultProxy {
     /// A snapshot of what a `FaultProxy` has done so far. Each field is read atomically on its own; the
     /// snapshot as a whole is not a single instant.

@@ -1,3 +1,5 @@
+import TandemWire
+
 /// One relayed connection: the accepted client connection, the connection the proxy opened to the target,
 /// and the two directions between them. It is the handler of both connections.
 ///

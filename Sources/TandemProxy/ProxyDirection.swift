@@ -1,3 +1,5 @@
+import TandemWire
+
 /// One direction of a relayed pair (client → target or target → client): reads from `source`, holds each
 /// chunk until the link model releases it, writes it to `sink`.
 ///

@@ -1,3 +1,5 @@
+import TandemWire
+
 /// A task executor that runs jobs on an `EventLoop`'s thread.
 ///
 /// The proxy opens each target connection from a task that prefers this executor, so the connect never
