@@ -16,10 +16,10 @@ let package = Package(
         .library(name: "TandemProtocol", targets: ["TandemProtocol"]),
         .library(name: "TandemWire", targets: ["TandemWire"]),
         .library(name: "TandemClient", targets: ["TandemClient"]),
-        .library(name: "TandemClientTesting", targets: ["TandemClientTesting"]),
         .library(name: "TandemRedis", targets: ["TandemRedis"]),
         .library(name: "TandemServer", targets: ["TandemServer"]),
         .library(name: "TandemCluster", targets: ["TandemCluster"]),
+        .library(name: "TandemTesting", targets: ["TandemTesting"]),
         .executable(name: "tandem", targets: ["tandem"]),
     ],
     targets: [
@@ -79,8 +79,6 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
 
-        // Test doubles for apps built on TandemClient: a transport with no socket, the test playing the server.
-        .target(name: "TandemClientTesting", dependencies: ["TandemClient", "TandemWire"], swiftSettings: swiftSettings),
 
         // Rooms, sequencer, auth, presence, storage, limits, metrics.
         .target(
@@ -108,6 +106,14 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
 
+        // Test doubles for apps (and this package's tests): a manual clock and timer scheduler, a transport
+        // with no socket where the test plays the server, and a real server in the test process.
+        .target(
+            name: "TandemTesting",
+            dependencies: ["TandemKit", "TandemProtocol", "TandemWire", "TandemClient", "TandemServer"],
+            swiftSettings: swiftSettings
+        ),
+
         // The command-line program's logic (argument parsing, commands), testable in process.
         .target(
             name: "TandemCLI",
@@ -119,13 +125,13 @@ let package = Package(
         // Helpers shared by the test targets: bounded waits, mailboxes, Python interop peers.
         .target(name: "TandemTestSupport", dependencies: ["TandemKit", "TandemProtocol", "TandemWire", "TandemRedis"], path: "Tests/TandemTestSupport", swiftSettings: swiftSettings),
 
-        .testTarget(name: "TandemKitTests", dependencies: ["TandemKit", "TandemKitTesting"], swiftSettings: swiftSettings),
+        .testTarget(name: "TandemKitTests", dependencies: ["TandemTesting", "TandemKit", "TandemKitTesting"], swiftSettings: swiftSettings),
         .testTarget(name: "TandemProtocolTests", dependencies: ["TandemProtocol", "TandemTestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "TandemWireTests", dependencies: ["TandemWire", "TandemProxy", "TandemTestSupport"], swiftSettings: swiftSettings),
-        .testTarget(name: "TandemRedisTests", dependencies: ["TandemRedis", "TandemWire", "TandemProtocol", "TandemKit", "TandemTestSupport"], swiftSettings: swiftSettings),
+        .testTarget(name: "TandemRedisTests", dependencies: ["TandemTesting", "TandemRedis", "TandemWire", "TandemProtocol", "TandemKit", "TandemTestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "TandemClusterTests", dependencies: ["TandemCluster", "TandemServer", "TandemRedis", "TandemWire", "TandemProtocol", "TandemTestSupport"], swiftSettings: swiftSettings),
-        .testTarget(name: "TandemClientTests", dependencies: ["TandemClient", "TandemProxy", "TandemClientTesting", "TandemServer", "TandemWire", "TandemKitTesting", "TandemTestSupport"], swiftSettings: swiftSettings),
-        .testTarget(name: "TandemServerTests", dependencies: ["TandemServer", "TandemCluster", "TandemWire", "TandemProtocol", "TandemTestSupport"], swiftSettings: swiftSettings),
+        .testTarget(name: "TandemClientTests", dependencies: ["TandemClient", "TandemProxy", "TandemTesting", "TandemServer", "TandemWire", "TandemKitTesting", "TandemTestSupport"], swiftSettings: swiftSettings),
+        .testTarget(name: "TandemServerTests", dependencies: ["TandemTesting", "TandemServer", "TandemCluster", "TandemWire", "TandemProtocol", "TandemTestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "TandemBenchTests", dependencies: ["TandemBench", "TandemProtocol", "TandemWire", "TandemTestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "TandemCLITests", dependencies: ["TandemCLI", "TandemProxy", "TandemTestSupport"], swiftSettings: swiftSettings),
     ]

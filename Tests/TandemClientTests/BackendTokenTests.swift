@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import TandemClientTesting
+import TandemTesting
 import TandemServer
 import TandemTestSupport
 @testable import TandemClient

@@ -1,6 +1,6 @@
 import Foundation
 import TandemClient
-import TandemClientTesting
+import TandemTesting
 
 // The portable Swift snippets of docs/CLIENT.md and docs/TLS.md, verbatim inside functions that give
 // them the names they use. `GuideSnippetTests` checks that every snippet of the guides is here (or
@@ -46,6 +46,20 @@ enum GuideSnippets {
             epoch: "e1", rev: 0, sync: .state(["tabIndex": 1]), lastSeq: 0,
             you: SessionIdentity(user: "alice", client: "a1", role: .host), participants: [])).encoded())
         _ = hello
+    }
+
+    static func testServer() async throws {
+        let server = try TestServer()
+        let alice = server.session(user: "alice", client: "a1")
+        let bob = server.session(user: "bob", client: "b1", role: .guest)
+        await alice.start()
+        await bob.start()
+        try await alice.apply([.set(JSONPointer(tokens: ["tabIndex"]), 2)])
+        _ = await alice.drain(timeout: .seconds(5))          // true once the server acknowledged it
+        // … bob's snapshot shows tabIndex 2 …
+        await alice.stop()
+        await bob.stop()
+        await server.shutdown()
     }
 
     static func tlsSystemTrust(id: String, fetchToken: @escaping @Sendable () async throws -> String) {

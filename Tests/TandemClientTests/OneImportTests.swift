@@ -1,6 +1,6 @@
 import Testing
 import TandemClient
-import TandemClientTesting
+import TandemTesting
 
 /// The common case needs one import: this file imports `TandemClient` only, and uses the protocol's,
 /// the kit's and the transport's types through it.

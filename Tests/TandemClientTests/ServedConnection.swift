@@ -1,4 +1,4 @@
-import TandemClientTesting
+import TandemTesting
 import TandemProtocol
 @testable import TandemClient
 

@@ -1,5 +1,5 @@
 import Testing
-import TandemClientTesting
+import TandemTesting
 import TandemProtocol
 @testable import TandemClient
 

@@ -1,7 +1,7 @@
 import Foundation
 import Synchronization
 import Testing
-import TandemClientTesting
+import TandemTesting
 import TandemProtocol
 @testable import TandemClient
 

@@ -2,49 +2,45 @@ import Foundation
 import Synchronization
 import TandemProtocol
 import TandemServer
+import TandemTesting
 import TandemWire
 @testable import TandemClient
 
-/// An in-process server on a free loopback port with a temporary data folder, plus the event
-/// loops the sessions under test connect on.
+/// The in-process `TestServer` of TandemTesting with durable storage in a temporary folder, relaxed
+/// deadlines for a loaded machine, and sessions that count their token requests.
 final class SessionTestServer: Sendable {
-    let server: SyncServer
+    let base: TestServer
     let directory: String
-    let group: EventLoopGroup
-    /// `SyncServer.shutdown` must run once: a test that stops the server early claims it here.
-    private let serverRunning = Mutex(true)
+
+    var server: SyncServer { base.server }
+    var group: EventLoopGroup { base.group }
 
     static func start(_ adjust: (inout ServerConfiguration) -> Void = { _ in }) throws -> SessionTestServer {
-        var configuration = ServerConfiguration()
-        configuration.port = 0
-        configuration.dataDirectory = FileManager.default.temporaryDirectory
-            .appendingPathComponent("tandem-session-\(UUID().uuidString)").path
-        // The suite runs in parallel on two cores: deadlines not under test get room.
-        configuration.helloTimeoutMilliseconds = 60_000
-        configuration.handshakeTimeoutMilliseconds = 60_000
-        configuration.idleTimeoutMilliseconds = 60_000
-        adjust(&configuration)
-        let server = try SyncServer(configuration: configuration, environment: ["TANDEM_SECRET": "test"], logger: .discarding)
-        return SessionTestServer(server: server, directory: configuration.dataDirectory, group: try EventLoopGroup(threads: 1))
+        var directory = ""
+        let base = try TestServer(secret: "test") { configuration in
+            configuration.inMemoryStorage = false
+            // The suite runs in parallel on two cores: deadlines not under test get room.
+            configuration.helloTimeoutMilliseconds = 60_000
+            configuration.handshakeTimeoutMilliseconds = 60_000
+            configuration.idleTimeoutMilliseconds = 60_000
+            adjust(&configuration)
+            directory = configuration.dataDirectory
+        }
+        return SessionTestServer(base: base, directory: directory)
     }
 
-    private init(server: SyncServer, directory: String, group: EventLoopGroup) {
-        self.server = server
+    private init(base: TestServer, directory: String) {
+        self.base = base
         self.directory = directory
-        self.group = group
     }
 
     /// Stops the server (once, however often it is called).
     func stopServer() async {
-        let running = serverRunning.withLock { running in
-            defer { running = false }
-            return running
-        }
-        if running { await server.shutdown() }
+        await base.stop()
     }
 
     func token(user: String, room: String = "lobby", role: Role = .host) -> String {
-        server.tokens.mint(TokenClaims(sub: user, room: room, role: role, exp: server.tokens.currentTime + 600))
+        base.token(user: user, room: room, role: role)
     }
 
     /// A session for `user` with fast reconnects, and a counter of its token requests.
@@ -55,11 +51,9 @@ final class SessionTestServer: Sendable {
         let counter = TokenCounter()
         let minted = self.token(user: user, role: role)
         let provide = token ?? { minted }
-        let configuration = SyncSessionConfiguration(
-            reconnect: ReconnectPolicy(backoff: ReconnectBackoff(base: 0.01, cap: 0.05)))
         let session = SyncSession(
             url: server.syncURL, clientID: client, tokenProvider: { counter.increment(); return provide() },
-            presence: presence, configuration: configuration, transport: WireTransport(group: group))
+            presence: presence, configuration: TestServer.fastReconnects, transport: WireTransport(group: group))
         return (session, counter)
     }
 
@@ -73,8 +67,7 @@ final class SessionTestServer: Sendable {
     }
 
     func shutdown() async {
-        await stopServer()
-        group.shutdown()
+        await base.shutdown()
         try? FileManager.default.removeItem(atPath: directory)
     }
 }

@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import Synchronization
+import TandemTesting
 import Testing
 import TandemKit
 

@@ -1,4 +1,5 @@
 import Synchronization
+import TandemTesting
 import Testing
 import TandemKit
 

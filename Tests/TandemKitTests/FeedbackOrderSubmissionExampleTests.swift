@@ -1,6 +1,7 @@
 import Synchronization
 import TandemKit
 import TandemKitTesting
+import TandemTesting
 import Testing
 
 /// The order-submission flow (see `StateMachineOrderSubmissionExampleTests`) as a store feature

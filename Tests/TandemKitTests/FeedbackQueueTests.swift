@@ -1,3 +1,4 @@
+import TandemTesting
 import Testing
 import TandemKit
 

@@ -1,5 +1,6 @@
 import Synchronization
 import TandemKit
+import TandemTesting
 import Testing
 
 /// A presenter that logs every call and takes `fadeOut` of manual-clock time to dismiss.

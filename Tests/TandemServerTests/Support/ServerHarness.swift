@@ -1,4 +1,5 @@
 import Synchronization
+import TandemTesting
 import Testing
 import TandemProtocol
 @testable import TandemServer

@@ -1,4 +1,5 @@
 import Synchronization
+import TandemServer
 
 /// A `TimerScheduler` driven by hand: time moves only when `advance(by:)` is called.
 /// For tests of timer-driven rules, with no sleeping and no flakiness.
