@@ -20,6 +20,7 @@ let package = Package(
         .library(name: "TandemServer", targets: ["TandemServer"]),
         .library(name: "TandemCluster", targets: ["TandemCluster"]),
         .library(name: "TandemTesting", targets: ["TandemTesting"]),
+        .library(name: "TandemProxy", targets: ["TandemProxy"]),
         .executable(name: "tandem", targets: ["tandem"]),
     ],
     targets: [

@@ -13,6 +13,7 @@ let package = Package(
             dependencies: [
                 .product(name: "TandemClient", package: "Tandem"),
                 .product(name: "TandemServer", package: "Tandem"),
+                .product(name: "TandemProxy", package: "Tandem"),
             ]
         ),
     ]

@@ -1,5 +1,6 @@
 import Foundation
 import TandemClient
+import TandemProxy
 import TandemServer
 
 // Two phones on one product page: alice on a direct link, bob on an impaired one. Every step waits for
