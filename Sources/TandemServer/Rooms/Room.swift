@@ -265,10 +265,12 @@ package final class Room: Sendable {
     /// ack, every other live connection (a newer one of the same client included) the patch event.
     /// Calls arrive in rev order.
     package func release(_ event: PatchEvent) {
-        state.withLock { state in
-            guard !state.broken else { return }
-            send(event, in: &state)
+        let frames = ReleasedFrames(event)
+        let arrival: ContinuousClock.Instant? = state.withLock { state in
+            guard !state.broken else { return nil }
+            return send(event, frames, in: &state)
         }
+        if let arrival { observeCommitLatency(since: arrival) }
     }
 
     /// Why a patch sequenced elsewhere could not be folded into this room's copy.
@@ -289,8 +291,9 @@ package final class Room: Sendable {
     /// core, then released like a local one. A rev the room holds already is skipped.
     /// - Throws: `FoldFailure` when this copy cannot take it and must be reloaded.
     package func fold(_ event: PatchEvent, epoch: String) throws(FoldFailure) {
-        try state.withLock { (state) throws(FoldFailure) in
-            guard !state.retired, !state.broken, event.rev > state.core.rev else { return }
+        let frames = ReleasedFrames(event)
+        let arrival: ContinuousClock.Instant? = try state.withLock { (state) throws(FoldFailure) -> ContinuousClock.Instant? in
+            guard !state.retired, !state.broken, event.rev > state.core.rev else { return nil }
             guard event.rev == state.core.rev + 1, state.core.epoch == epoch else {
                 throw .outOfOrder("rev \(event.rev) of epoch \(epoch) does not follow rev \(state.core.rev) of epoch \(state.core.epoch)")
             }
@@ -299,8 +302,9 @@ package final class Room: Sendable {
             } catch {
                 throw .doesNotApply("rev \(event.rev) did not apply (\(error))")
             }
-            send(event, in: &state)
+            return send(event, frames, in: &state)
         }
+        if let arrival { observeCommitLatency(since: arrival) }
     }
 
     /// The outcome of an awaited patch that was not applied: a reject, or the ack of a duplicate. Nothing
@@ -393,14 +397,24 @@ package final class Room: Sendable {
 
     // MARK: - Release
 
+    /// The two frames a released patch becomes, encoded before the room's lock is taken (the lock is held
+    /// only to hand them out).
+    private struct ReleasedFrames {
+        let ack: OutboundMessage
+        let patch: OutboundMessage
+
+        init(_ event: PatchEvent) {
+            ack = OutboundMessage(.ack(seq: event.seq, rev: event.rev, duplicate: false))
+            patch = OutboundMessage(.patch(event))
+        }
+    }
+
     /// Sends a released patch (ack to its author, event to everyone else), then what waited for it.
-    private func send(_ event: PatchEvent, in state: inout State) {
+    /// Returns when the author's patch arrived, if its author is connected here.
+    private func send(_ event: PatchEvent, _ frames: ReleasedFrames, in state: inout State) -> ContinuousClock.Instant? {
         let author = state.awaiting.removeValue(forKey: ClientSeq(client: event.client, seq: event.seq))
-        if let author { observeCommitLatency(since: author.arrival) }
-        let ack = OutboundMessage(.ack(seq: event.seq, rev: event.rev, duplicate: false))
-        let patch = OutboundMessage(.patch(event))
         for member in state.members.values where member.isLive {
-            member.sink.send(member.connection == author?.connection && member.identity.client == event.client ? ack : patch)
+            member.sink.send(member.connection == author?.connection && member.identity.client == event.client ? frames.ack : frames.patch)
         }
         for held in state.gate.release(through: event.rev) {
             switch held {
@@ -411,6 +425,7 @@ package final class Room: Sendable {
                 self.welcome(welcome, client: client, connection: connection, in: &state)
             }
         }
+        return author?.arrival
     }
 
     /// Sends an answer to one connection after every patch applied before it.
