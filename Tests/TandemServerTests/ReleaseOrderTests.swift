@@ -10,12 +10,18 @@ import TandemTestSupport
         [.set(try! JSONPointer(parsing: "/\(key)"), .number(value))]
     }
 
-    @Test func aRejectDecidedWhileAnEarlierPatchCommitsArrivesAfterThatPatchsAck() async throws {
+    /// A room whose first patch (alice's seq 1, `/a` = 1) is applied and held in its commit.
+    static func aliceWhosePatchIsCommitting() async throws -> (HeldCommitStore, ServerHarness, ServerSession, RecordingSink) {
         let store = HeldCommitStore()
         let server = ServerHarness(store: store)
         let (alice, aliceSink, _) = await server.join(user: "alice", client: "a1")
         alice.send(.patch(seq: 1, ops: Self.set("a", 1)))
         try await eventually("the commit has begun", timeout: .seconds(30)) { store.commitStarted.load(ordering: .acquiring) }
+        return (store, server, alice, aliceSink)
+    }
+
+    @Test func aRejectDecidedWhileAnEarlierPatchCommitsArrivesAfterThatPatchsAck() async throws {
+        let (store, server, alice, aliceSink) = try await Self.aliceWhosePatchIsCommitting()
         // Not applicable: "/a" is a number (seq 1 made it one).
         alice.send(.patch(seq: 2, ops: [.set(try JSONPointer(parsing: "/a/inside"), .number(1))]))
         #expect(await aliceSink.staysQuiet(), "the reject waits for the ack of seq 1")
@@ -24,14 +30,11 @@ import TandemTestSupport
         let next = await aliceSink.nextMessage()
         guard case .reject(let seq, _, _)? = next else { Issue.record("no reject: \(String(describing: next))"); return }
         #expect(seq == 2)
+        withExtendedLifetime(server) {}
     }
 
     @Test func aWelcomeWaitsForThePatchesItContainsToBeDurable() async throws {
-        let store = HeldCommitStore()
-        let server = ServerHarness(store: store)
-        let (alice, aliceSink, _) = await server.join(user: "alice", client: "a1")
-        alice.send(.patch(seq: 1, ops: Self.set("a", 1)))
-        try await eventually("the commit has begun", timeout: .seconds(30)) { store.commitStarted.load(ordering: .acquiring) }
+        let (store, server, alice, aliceSink) = try await Self.aliceWhosePatchIsCommitting()
         let (bob, bobSink) = server.connect()
         bob.send(.hello(Hello(token: server.token(user: "bob"), client: "b1")))
         #expect(await bobSink.staysQuiet(), "no welcome shows a state that is not durable yet")
