@@ -1,6 +1,6 @@
 import Testing
 import TandemProtocol
-import TandemCluster
+@testable import TandemCluster
 import TandemRedis
 import TandemTestSupport
 

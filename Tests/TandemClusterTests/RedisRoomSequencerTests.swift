@@ -1,5 +1,5 @@
 import Testing
-import TandemCluster
+@testable import TandemCluster
 import TandemRedis
 import TandemTestSupport
 import TandemWire

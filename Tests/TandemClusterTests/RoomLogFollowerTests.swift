@@ -1,6 +1,6 @@
 import Synchronization
 import Testing
-import TandemCluster
+@testable import TandemCluster
 import TandemRedis
 import TandemTestSupport
 import TandemWire

@@ -1,7 +1,7 @@
 import TandemRedis
 
 /// Why the cluster engine could not serve a room.
-public enum ClusterError: Error, Equatable, Sendable, CustomStringConvertible {
+enum ClusterError: Error, Equatable, Sendable, CustomStringConvertible {
     /// The room is not open on this node.
     case roomNotOpen(String)
     /// The room's history broke continuity (epoch change, gap, a patch that would not fold): it was
@@ -13,7 +13,7 @@ public enum ClusterError: Error, Equatable, Sendable, CustomStringConvertible {
     case unreadableSnapshot(room: String, reason: String)
 
     /// What happened and what to do.
-    public var description: String {
+    var description: String {
         switch self {
         case .roomNotOpen(let room): "room '\(room)' is not open on this node; open it first"
         case .roomReset(let room, let reason): "room '\(room)' was reset (\(reason)); open it again and send clients a snapshot"

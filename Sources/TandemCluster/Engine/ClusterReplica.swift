@@ -2,7 +2,7 @@
 /// A node's in-memory copy of one room's document, advanced only by folding the room's log in rev
 /// order. The server's implementation wraps its document model; the node engine only needs these
 /// three operations.
-public protocol ClusterReplica: Sendable {
+protocol ClusterReplica: Sendable {
     /// A replica of the document stored in `snapshot`, or of an empty document when there is none.
     /// - Throws: when the stored snapshot cannot be read (the room then needs a new epoch).
     init(snapshot: RoomSnapshot?) throws

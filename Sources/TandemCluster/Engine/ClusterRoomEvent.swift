@@ -1,5 +1,5 @@
 /// What a node's engine reports about an open room, in order, for the node to fan out.
-public enum ClusterRoomEvent: Sendable, Equatable {
+enum ClusterRoomEvent: Sendable, Equatable {
     /// The replica folded this patch (any node's), the next rev: send it to the room's connections,
     /// or the ack to its author's connection, so every connection sees patches and acks in rev order.
     case folded(SequencedPatch)

@@ -20,7 +20,7 @@ import TandemRedis
 /// is the room's only writer sends one patch per Redis round trip instead of one per round trip plus
 /// follower delay. If another node got in between, Redis answers `behind` and the node falls back to
 /// the folded replica.
-public actor ClusterRoomSync<Replica: ClusterReplica> {
+actor ClusterRoomSync<Replica: ClusterReplica> {
     private struct OpenRoom {
         var epoch: String
         var rev: Int64
@@ -37,12 +37,12 @@ public actor ClusterRoomSync<Replica: ClusterReplica> {
     }
 
     /// Sequences, reads and stores snapshots (the node's shared, pipelined client).
-    public let sequencer: RedisRoomSequencer
+    let sequencer: RedisRoomSequencer
     /// A snapshot is stored in Redis whenever a folded rev is a multiple of this.
-    public let snapshotInterval: Int64
+    let snapshotInterval: Int64
     /// Submissions that found another node had appended first (`behind`) and had to catch up and
     /// re-check: a measure of cross-node contention on the same rooms.
-    public private(set) var contentionRetries = 0
+    private(set) var contentionRetries = 0
     private var follower: RoomLogFollower?
     private var rooms: [String: OpenRoom] = [:]
     private var followChanges: [String: RoomHead?] = [:]
@@ -57,7 +57,7 @@ public actor ClusterRoomSync<Replica: ClusterReplica> {
     ///   - clock: what the follow loop waits on after a failed read.
     ///   - retryDelay: how long it waits then (the client's own reconnect backoff comes on top).
     ///   - makeReplica: builds a room's replica from its stored snapshot (for replicas that need settings).
-    public init(sequencer: RedisRoomSequencer, follower: RoomLogFollower, snapshotInterval: Int64 = 1_000,
+    init(sequencer: RedisRoomSequencer, follower: RoomLogFollower, snapshotInterval: Int64 = 1_000,
                 clock: any Clock<Duration> = ContinuousClock(), retryDelay: Duration = .milliseconds(100),
                 makeReplica: @escaping @Sendable (RoomSnapshot?) throws -> Replica = { try Replica(snapshot: $0) }) {
         self.makeReplica = makeReplica
@@ -74,7 +74,7 @@ public actor ClusterRoomSync<Replica: ClusterReplica> {
     ///   call that loads the room is kept.
     /// - Throws: `ClusterError`.
     @discardableResult
-    public func open(room: String, listener: @escaping @Sendable (ClusterRoomEvent) -> Void = { _ in }) async throws(ClusterError) -> RoomHead {
+    func open(room: String, listener: @escaping @Sendable (ClusterRoomEvent) -> Void = { _ in }) async throws(ClusterError) -> RoomHead {
         if let open = rooms[room] { return RoomHead(epoch: open.epoch, rev: open.rev, created: false) }
         do {
             let head = try await sequencer.open(room: room)
@@ -110,18 +110,18 @@ public actor ClusterRoomSync<Replica: ClusterReplica> {
     }
 
     /// Stops serving `room` on this node.
-    public func close(room: String) {
+    func close(room: String) {
         reset(room, reason: "closed on this node")
     }
 
     /// The room's epoch, rev and replica as this node holds them.
-    public func state(of room: String) -> (epoch: String, rev: Int64, replica: Replica)? {
+    func state(of room: String) -> (epoch: String, rev: Int64, replica: Replica)? {
         rooms[room].map { ($0.epoch, $0.rev, $0.replica) }
     }
 
     /// Sequences one patch of `client` and returns once this node's replica reflects the outcome.
     /// - Throws: `ClusterError` (`.roomReset` when the room's history broke meanwhile).
-    public func submit(room: String, client: String, user: String, seq: Int64, ops: [UInt8]) async throws(ClusterError) -> ClusterSubmitOutcome {
+    func submit(room: String, client: String, user: String, seq: Int64, ops: [UInt8]) async throws(ClusterError) -> ClusterSubmitOutcome {
         guard var open = rooms[room] else { throw .roomNotOpen(room) }
         let previous = open.tail
         let work = Task { () async throws -> ClusterSubmitOutcome in
@@ -142,7 +142,7 @@ public actor ClusterRoomSync<Replica: ClusterReplica> {
     /// Follows the logs of the open rooms until the task is cancelled: one blocking read at a time,
     /// folding what arrives. Redis failures are retried (the client reconnects with backoff). Run it
     /// once per engine; a second call while one runs returns at once.
-    public func run() async {
+    func run() async {
         guard var follower else { return }
         self.follower = nil
         while !Task.isCancelled {

@@ -1,5 +1,5 @@
 /// How a node's submission of a patch ended, once the node's own replica has folded it.
-public enum ClusterSubmitOutcome: Sendable, Equatable {
+enum ClusterSubmitOutcome: Sendable, Equatable {
     /// Sequenced at `rev` and folded into this node's replica: the author may be acked.
     case applied(rev: Int64)
     /// The client's seq had been applied before, at `rev`.

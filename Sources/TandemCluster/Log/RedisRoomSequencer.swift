@@ -8,23 +8,23 @@ import TandemWire
 /// Stateless apart from its settings: every call is one script run or one read, safe from any task.
 /// A reply means Redis has applied the write in memory; how durable that is depends on Redis's
 /// persistence settings (see docs/CLUSTER.md).
-public struct RedisRoomSequencer: Sendable {
+struct RedisRoomSequencer: Sendable {
     /// Limits and names.
-    public struct Settings: Sendable, Equatable {
+    struct Settings: Sendable, Equatable {
         /// The prefix of every key (`tandem:{room}:meta`…).
-        public var keyPrefix: String
+        var keyPrefix: String
         /// Entries kept in a room's log: the resume window in revs.
-        public var logLength: Int
+        var logLength: Int
         /// The most ops one patch may carry.
-        public var maxOps: Int
+        var maxOps: Int
         /// The largest serialized ops array, in bytes.
-        public var maxPatchBytes: Int
+        var maxPatchBytes: Int
         /// Whether Redis keeps every acknowledged write across a restart (`appendonly yes` with
         /// `appendfsync always`). When false, a Redis restart gives every room a new epoch on its next use.
-        public var trustsPersistence: Bool
+        var trustsPersistence: Bool
 
         /// Defaults: prefix `tandem`, 10,000 revs of log, 100 ops, 256 KiB, persistence not trusted.
-        public init(keyPrefix: String = "tandem", logLength: Int = 10_000, maxOps: Int = 100, maxPatchBytes: Int = 256 << 10,
+        init(keyPrefix: String = "tandem", logLength: Int = 10_000, maxOps: Int = 100, maxPatchBytes: Int = 256 << 10,
                     trustsPersistence: Bool = false) {
             self.keyPrefix = keyPrefix
             self.logLength = logLength
@@ -35,26 +35,26 @@ public struct RedisRoomSequencer: Sendable {
     }
 
     /// The connection to Redis (shared, pipelined).
-    public let client: RedisClient
+    let client: RedisClient
     /// The limits applied.
-    public let settings: Settings
+    let settings: Settings
     private let random: any RandomByteSource
 
     /// A sequencer over `client`; `random` makes new epochs.
-    public init(client: RedisClient, settings: Settings = Settings(), random: any RandomByteSource = SecureRandom()) {
+    init(client: RedisClient, settings: Settings = Settings(), random: any RandomByteSource = SecureRandom()) {
         self.client = client
         self.settings = settings
         self.random = random
     }
 
     /// The four keys of `room`, in the order the scripts expect.
-    public func keys(room: String) -> [String] {
+    func keys(room: String) -> [String] {
         ["meta", "clients", "log", "snapshot"].map { "\(settings.keyPrefix):{\(room)}:\($0)" }
     }
 
     /// The room's epoch and rev, creating the room (with a new random epoch) when Redis has no trace of it.
     /// - Throws: `RedisError`.
-    public func open(room: String) async throws(RedisError) -> RoomHead {
+    func open(room: String) async throws(RedisError) -> RoomHead {
         let reply = try await client.evaluate(RoomSequencerScripts.open, keys: keys(room: room), arguments: [RedisArgument(newEpoch()), trusted])
         guard let fields = reply.array, fields.count == 3, let epoch = fields[0].string, let rev = fields[1].integer, let origin = fields[2].integer else {
             throw .unexpectedReply(command: "open room script", reply: "\(reply)")
@@ -63,14 +63,14 @@ public struct RedisRoomSequencer: Sendable {
     }
 
     /// The key of the room's signal stream (ephemeral messages between nodes; not one of the scripts' keys).
-    public func signalKey(room: String) -> String {
+    func signalKey(room: String) -> String {
         "\(settings.keyPrefix):{\(room)}:signals"
     }
 
     /// Publishes an ephemeral message to the room's signal stream, for every node following the room.
     /// The stream keeps about the newest 1,000 and disappears an hour after the last one.
     /// - Throws: `RedisError`.
-    public func publish(room: String, _ signal: RoomSignal) async throws(RedisError) {
+    func publish(room: String, _ signal: RoomSignal) async throws(RedisError) {
         let key = RedisArgument(signalKey(room: room))
         let replies = try await client.pipeline([
             ["XADD", key, "MAXLEN", "~", "1000", "*", "node", RedisArgument(signal.node), "data", RedisArgument(bytes: signal.payload)],
@@ -86,7 +86,7 @@ public struct RedisRoomSequencer: Sendable {
     ///   resubmitting the same seq is safe (exactly-once).
     /// - Parameter localRejection: the node's reason why the patch is invalid against its replica at
     ///   `baseRev`; the script then answers `duplicate`, `behind` or `rejected` with that reason, never `applied`.
-    public func append(room: String, client clientID: String, user: String, seq: Int64, ops: [UInt8], baseRev: Int64? = nil,
+    func append(room: String, client clientID: String, user: String, seq: Int64, ops: [UInt8], baseRev: Int64? = nil,
                        localRejection: String? = nil) async throws(RedisError) -> SequencerOutcome {
         let arguments: [RedisArgument] = [
             RedisArgument(newEpoch()), RedisArgument(clientID), RedisArgument(user), RedisArgument(seq), RedisArgument(bytes: ops),
@@ -110,7 +110,7 @@ public struct RedisRoomSequencer: Sendable {
     /// Up to `limit` logged patches with rev > `after`, in rev order. When the first returned rev is
     /// not `after + 1`, the missed patches have left the log: the reader needs a snapshot instead.
     /// - Throws: `RedisError`.
-    public func patches(room: String, after: Int64, limit: Int = 1_000) async throws(RedisError) -> [SequencedPatch] {
+    func patches(room: String, after: Int64, limit: Int = 1_000) async throws(RedisError) -> [SequencedPatch] {
         let reply = try await client.send(["XRANGE", RedisArgument(keys(room: room)[2]), RedisArgument("\(after + 1)-0"), "+", "COUNT", RedisArgument(Int64(limit))])
         guard let entries = reply.array else { throw .unexpectedReply(command: "XRANGE", reply: "\(reply)") }
         var patches: [SequencedPatch] = []
@@ -127,7 +127,7 @@ public struct RedisRoomSequencer: Sendable {
     /// - Returns: whether it seeded (false: the room exists; someone else seeded or created it first).
     /// - Throws: `RedisError`.
     @discardableResult
-    public func seed(room: String, state: [UInt8], lastSeqs: [String: Int64]) async throws(RedisError) -> Bool {
+    func seed(room: String, state: [UInt8], lastSeqs: [String: Int64]) async throws(RedisError) -> Bool {
         var arguments: [RedisArgument] = [RedisArgument(newEpoch()), trusted, RedisArgument(bytes: state)]
         for (client, seq) in lastSeqs.sorted(by: { $0.key < $1.key }) {
             arguments.append(RedisArgument(client))
@@ -140,7 +140,7 @@ public struct RedisRoomSequencer: Sendable {
     /// - Returns: whether it was stored.
     /// - Throws: `RedisError`.
     @discardableResult
-    public func storeSnapshot(room: String, _ snapshot: RoomSnapshot) async throws(RedisError) -> Bool {
+    func storeSnapshot(room: String, _ snapshot: RoomSnapshot) async throws(RedisError) -> Bool {
         let reply = try await client.evaluate(RoomSequencerScripts.storeSnapshot, keys: keys(room: room),
                                               arguments: [RedisArgument(snapshot.epoch), RedisArgument(snapshot.rev), RedisArgument(bytes: snapshot.state)])
         return reply.integer == 1
@@ -148,7 +148,7 @@ public struct RedisRoomSequencer: Sendable {
 
     /// The stored snapshot of the room, if any.
     /// - Throws: `RedisError`.
-    public func snapshot(room: String) async throws(RedisError) -> RoomSnapshot? {
+    func snapshot(room: String) async throws(RedisError) -> RoomSnapshot? {
         let reply = try await client.send(["HMGET", RedisArgument(keys(room: room)[3]), "epoch", "rev", "state"])
         guard let fields = reply.array, fields.count == 3 else { throw .unexpectedReply(command: "HMGET", reply: "\(reply)") }
         guard let epoch = fields[0].string, let rev = fields[1].integer, case .bulkString(let state) = fields[2] else { return nil }
@@ -159,7 +159,7 @@ public struct RedisRoomSequencer: Sendable {
     /// The read is not tied to any rev: a caller holding the room at rev r must ignore entries with a
     /// later rev (their patches reach it through the log).
     /// - Throws: `RedisError`.
-    public func clientProgress(room: String) async throws(RedisError) -> [String: (lastSeq: Int64, lastRev: Int64)] {
+    func clientProgress(room: String) async throws(RedisError) -> [String: (lastSeq: Int64, lastRev: Int64)] {
         let reply = try await client.send(["HGETALL", RedisArgument(keys(room: room)[1])])
         guard let fields = reply.array, fields.count % 2 == 0 else { throw .unexpectedReply(command: "HGETALL", reply: "\(reply)") }
         var progress: [String: (lastSeq: Int64, lastRev: Int64)] = [:]

@@ -1,6 +1,6 @@
 
 /// What following a room's log produced.
-public enum RoomLogEvent: Sendable, Equatable {
+enum RoomLogEvent: Sendable, Equatable {
     /// New patches of `room`, contiguous and continuing where the follower stood.
     case patches(room: String, [SequencedPatch])
     /// The follower can no longer continue `room` by replay and has stopped following it: Redis lost
@@ -13,7 +13,7 @@ public enum RoomLogEvent: Sendable, Equatable {
 }
 
 /// Why a follower stopped following a room.
-public enum RoomLogResetReason: Sendable, Equatable {
+enum RoomLogResetReason: Sendable, Equatable {
     /// The room's epoch in Redis differs from the followed one (data loss, e.g. a restart without persistence).
     case epochChanged
     /// The next rev is no longer in the log (the follower fell further behind than the resume window).

@@ -10,7 +10,7 @@ import TandemRedis
 /// be dedicated to this follower (the blocking read holds its connection). A value with one owner:
 /// the node's follow loop. Rooms added between polls are included from the next poll on, so a node
 /// that needs a new room at once should use a short `blockTimeout`.
-public struct RoomLogFollower: Sendable {
+struct RoomLogFollower: Sendable {
     private struct Cursor: Sendable, Equatable {
         var epoch: String
         var rev: Int64
@@ -19,16 +19,16 @@ public struct RoomLogFollower: Sendable {
     }
 
     /// Reads through this sequencer's (dedicated) client.
-    public let sequencer: RedisRoomSequencer
+    let sequencer: RedisRoomSequencer
     /// How long one poll waits for new entries before returning (at least 1 ms).
-    public var blockTimeout: Duration
+    var blockTimeout: Duration
     /// The most entries one poll reads per room.
-    public var batchSize: Int
+    var batchSize: Int
     /// How often the rooms' epochs are read (a room followed since the last check is checked at the next
     /// poll). Zero checks at every poll. A new entry of another epoch is noticed at once either way; the
     /// check is what notices a room whose data Redis lost while nobody writes to it, at the cost of one
     /// read per room.
-    public var epochCheckInterval: Duration
+    var epochCheckInterval: Duration
     private let now: @Sendable () -> ContinuousClock.Instant
     private var cursors: [String: Cursor] = [:]
     private var lastEpochCheck: ContinuousClock.Instant?
@@ -36,7 +36,7 @@ public struct RoomLogFollower: Sendable {
 
     /// A follower with no rooms yet.
     /// - Parameter now: the clock `epochCheckInterval` is measured on.
-    public init(sequencer: RedisRoomSequencer, blockTimeout: Duration = .seconds(1), batchSize: Int = 1_000,
+    init(sequencer: RedisRoomSequencer, blockTimeout: Duration = .seconds(1), batchSize: Int = 1_000,
                 epochCheckInterval: Duration = .zero, now: @escaping @Sendable () -> ContinuousClock.Instant = { .now }) {
         self.sequencer = sequencer
         self.blockTimeout = blockTimeout
@@ -46,18 +46,18 @@ public struct RoomLogFollower: Sendable {
     }
 
     /// The rooms followed, each with the epoch and the last rev delivered.
-    public var positions: [String: RoomHead] {
+    var positions: [String: RoomHead] {
         cursors.mapValues { RoomHead(epoch: $0.epoch, rev: $0.rev, created: false) }
     }
 
     /// Starts (or restarts) following `room` after `rev` of `epoch`.
-    public mutating func follow(room: String, epoch: String, after rev: Int64) {
+    mutating func follow(room: String, epoch: String, after rev: Int64) {
         cursors[room] = Cursor(epoch: epoch, rev: rev)
         unchecked.insert(room)
     }
 
     /// Stops following `room`.
-    public mutating func unfollow(room: String) {
+    mutating func unfollow(room: String) {
         cursors[room] = nil
         unchecked.remove(room)
     }
@@ -65,7 +65,7 @@ public struct RoomLogFollower: Sendable {
     /// Waits up to `blockTimeout` for new entries in any followed room and returns what happened, in
     /// rev order per room. Returns at once with nothing when no room is followed.
     /// - Throws: `RedisError` (the cursors are unchanged, so the next poll continues where this one failed).
-    public mutating func poll() async throws(RedisError) -> [RoomLogEvent] {
+    mutating func poll() async throws(RedisError) -> [RoomLogEvent] {
         let rooms = cursors.keys.sorted()
         guard !rooms.isEmpty else { return [] }
         let keys = rooms.map { sequencer.keys(room: $0) }

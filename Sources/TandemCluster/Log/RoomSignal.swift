@@ -1,13 +1,13 @@
 /// An ephemeral message one node published to a room's signal stream, for every other node to relay
 /// to its own connections. Not part of the room's history: never replayed, lost when nobody listens.
-public struct RoomSignal: Sendable, Equatable {
+struct RoomSignal: Sendable, Equatable {
     /// The node that published it (a node skips its own).
-    public var node: String
+    var node: String
     /// The message as the publishing node encoded it.
-    public var payload: [UInt8]
+    var payload: [UInt8]
 
     /// Creates a signal.
-    public init(node: String, payload: [UInt8]) {
+    init(node: String, payload: [UInt8]) {
         self.node = node
         self.payload = payload
     }

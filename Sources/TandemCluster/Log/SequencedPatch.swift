@@ -1,20 +1,20 @@
 /// One patch as the room's log holds it: its rev and author, and its ops as JSON text.
-public struct SequencedPatch: Sendable, Equatable {
+struct SequencedPatch: Sendable, Equatable {
     /// The room epoch the patch was appended in (a follower must not mix epochs).
-    public var epoch: String
+    var epoch: String
     /// The patch's place in the room's total order.
-    public var rev: Int64
+    var rev: Int64
     /// The author's user id.
-    public var user: String
+    var user: String
     /// The author's client id.
-    public var client: String
+    var client: String
     /// The author's seq for this patch.
-    public var seq: Int64
+    var seq: Int64
     /// The ops, a JSON array, exactly as submitted.
-    public var ops: [UInt8]
+    var ops: [UInt8]
 
     /// Creates a log entry.
-    public init(epoch: String, rev: Int64, user: String, client: String, seq: Int64, ops: [UInt8]) {
+    init(epoch: String, rev: Int64, user: String, client: String, seq: Int64, ops: [UInt8]) {
         self.epoch = epoch
         self.rev = rev
         self.user = user

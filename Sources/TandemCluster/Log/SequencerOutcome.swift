@@ -1,6 +1,6 @@
 
 /// What the sequencer did with one submitted patch.
-public enum SequencerOutcome: Sendable, Equatable {
+enum SequencerOutcome: Sendable, Equatable {
     /// Appended at `rev` (the room's new rev) in `epoch`.
     case applied(epoch: String, rev: Int64)
     /// The client's seq had been applied before, at `rev`; nothing changed.

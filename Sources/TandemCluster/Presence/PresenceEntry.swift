@@ -1,16 +1,16 @@
 /// One participant announced by one node, with the moment its entry lapses unless refreshed.
-public struct PresenceEntry: Sendable, Equatable {
+struct PresenceEntry: Sendable, Equatable {
     /// The node the participant is connected to.
-    public var node: String
+    var node: String
     /// The participant's client id.
-    public var client: String
+    var client: String
     /// The presence payload, as the node stored it (e.g. the participant as JSON).
-    public var data: [UInt8]
+    var data: [UInt8]
     /// Milliseconds since 1970 (the nodes' wall clock) after which the entry no longer counts.
-    public var expiresAt: Int64
+    var expiresAt: Int64
 
     /// Creates an entry.
-    public init(node: String, client: String, data: [UInt8], expiresAt: Int64) {
+    init(node: String, client: String, data: [UInt8], expiresAt: Int64) {
         self.node = node
         self.client = client
         self.data = data

@@ -8,16 +8,16 @@ import TandemRedis
 /// `P:{R}:presence-data` with their payloads. Times are milliseconds since 1970 passed in by the
 /// caller from its injected clock, so tests need no waiting; in production the nodes' clocks must
 /// agree to well within the TTL (NTP). Stateless apart from its settings; safe from any task.
-public struct RedisPresence: Sendable {
+struct RedisPresence: Sendable {
     /// The connection to Redis (shared, pipelined).
-    public let client: RedisClient
+    let client: RedisClient
     /// The prefix of every key.
-    public let keyPrefix: String
+    let keyPrefix: String
     /// How long an entry lives without a refresh; refresh every TTL/3 or so.
-    public let ttl: Duration
+    let ttl: Duration
 
     /// Presence over `client` with entries living `ttl` (default 15 s).
-    public init(client: RedisClient, keyPrefix: String = "tandem", ttl: Duration = .seconds(15)) {
+    init(client: RedisClient, keyPrefix: String = "tandem", ttl: Duration = .seconds(15)) {
         self.client = client
         self.keyPrefix = keyPrefix
         self.ttl = ttl
@@ -28,7 +28,7 @@ public struct RedisPresence: Sendable {
     /// Adds or refreshes the entries of `node`'s participants in `room`, each living until `now + ttl`.
     /// - Parameter participants: client id and payload of each participant to refresh.
     /// - Throws: `RedisError`.
-    public func refresh(room: String, node: String, participants: [(client: String, data: [UInt8])], now: Int64) async throws(RedisError) {
+    func refresh(room: String, node: String, participants: [(client: String, data: [UInt8])], now: Int64) async throws(RedisError) {
         guard !participants.isEmpty else { return }
         var arguments: [RedisArgument] = [RedisArgument(now + ttlMilliseconds), RedisArgument(ttlMilliseconds)]
         for participant in participants {
@@ -40,7 +40,7 @@ public struct RedisPresence: Sendable {
 
     /// Removes one participant of `node` at once (a clean leave).
     /// - Throws: `RedisError`.
-    public func remove(room: String, node: String, client clientID: String) async throws(RedisError) {
+    func remove(room: String, node: String, client clientID: String) async throws(RedisError) {
         let member = RedisArgument(node + Self.separator + clientID)
         let keys = keys(room: room)
         let replies = try await client.pipeline([["ZREM", RedisArgument(keys[0]), member], ["HDEL", RedisArgument(keys[1]), member]])
@@ -50,7 +50,7 @@ public struct RedisPresence: Sendable {
     /// The entries of `room` that are live at `now`, ordered by client id then node; lapsed entries are
     /// deleted on the way.
     /// - Throws: `RedisError`.
-    public func live(room: String, now: Int64) async throws(RedisError) -> [PresenceEntry] {
+    func live(room: String, now: Int64) async throws(RedisError) -> [PresenceEntry] {
         let reply = try await client.evaluate(Self.liveScript, keys: keys(room: room), arguments: [RedisArgument(now)])
         guard let flat = reply.array, flat.count % 3 == 0 else { throw .unexpectedReply(command: "presence script", reply: "\(reply)") }
         var entries: [PresenceEntry] = []
