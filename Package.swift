@@ -16,7 +16,6 @@ let package = Package(
         .library(name: "TandemProtocol", targets: ["TandemProtocol"]),
         .library(name: "TandemWire", targets: ["TandemWire"]),
         .library(name: "TandemClient", targets: ["TandemClient"]),
-        .library(name: "TandemRedis", targets: ["TandemRedis"]),
         .library(name: "TandemServer", targets: ["TandemServer"]),
         .library(name: "TandemCluster", targets: ["TandemCluster"]),
         .library(name: "TandemTesting", targets: ["TandemTesting"]),

@@ -2,7 +2,7 @@ import TandemProtocol
 
 /// TandemWire: HTTP/1.1 and WebSocket (RFC 6455) on the project's own event loop.
 /// Protocol logic is byte-in/events-out and runs in tests without sockets.
-public enum TandemWire {
+package enum TandemWire {
     /// The WebSocket protocol version this implementation speaks (RFC 6455).
-    public static let webSocketVersion = 13
+    package static let webSocketVersion = 13
 }

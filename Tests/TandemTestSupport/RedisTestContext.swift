@@ -4,14 +4,14 @@ import TandemRedis
 import TandemWire
 
 /// A test Redis server and an event-loop group, torn down together.
-public struct RedisTestContext: Sendable {
-    public let server: RedisServerProcess
-    public let group: EventLoopGroup
+package struct RedisTestContext: Sendable {
+    package let server: RedisServerProcess
+    package let group: EventLoopGroup
 
-    public var endpoint: RedisEndpoint { RedisEndpoint(host: "127.0.0.1", port: server.port) }
+    package var endpoint: RedisEndpoint { RedisEndpoint(host: "127.0.0.1", port: server.port) }
 
     /// Runs `body` with a fresh redis-server and a two-loop group; both are stopped afterwards.
-    public static func with(_ body: (RedisTestContext) async throws -> Void) async throws {
+    package static func with(_ body: (RedisTestContext) async throws -> Void) async throws {
         let server = try await RedisServerProcess.start()
         let group = try EventLoopGroup(threads: 2)
         do {
@@ -34,12 +34,12 @@ public struct RedisTestContext: Sendable {
         }
     }
 
-    public func connect() async throws -> RedisConnection {
+    package func connect() async throws -> RedisConnection {
         try await RedisConnection.connect(to: endpoint, on: group.next())
     }
 
     /// Returns once the server reports a client blocked in a blocking command (bounded: 30 s).
-    public func waitForBlockedClient(using connection: RedisConnection) async throws {
+    package func waitForBlockedClient(using connection: RedisConnection) async throws {
         let clock = ContinuousClock()
         let deadline = clock.now.advanced(by: .seconds(30))
         while clock.now < deadline {
@@ -50,7 +50,7 @@ public struct RedisTestContext: Sendable {
         Issue.record("no client became blocked within 30 s")
     }
 
-    public func client(clock: any Clock<Duration> = ContinuousClock(), random: any RandomByteSource = SecureRandom(), maxConnectAttempts: Int = 8) -> RedisClient {
+    package func client(clock: any Clock<Duration> = ContinuousClock(), random: any RandomByteSource = SecureRandom(), maxConnectAttempts: Int = 8) -> RedisClient {
         RedisClient(configuration: .init(endpoint: endpoint, maxConnectAttempts: maxConnectAttempts), group: group, clock: clock, random: random)
     }
 }

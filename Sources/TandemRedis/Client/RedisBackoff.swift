@@ -1,26 +1,26 @@
 /// Reconnect delays: exponential growth with full jitter, so many clients that lost the same server
 /// do not reconnect in lockstep. The delay for attempt n is uniform in [0, min(cap, base·2ⁿ⁻¹)).
-public struct RedisBackoff: Sendable, Equatable {
+package struct RedisBackoff: Sendable, Equatable {
     /// The ceiling of the first delay.
-    public var base: Duration
+    package var base: Duration
     /// The largest ceiling any delay may have.
-    public var cap: Duration
+    package var cap: Duration
 
     /// Defaults: 50 ms growing to at most 5 s.
-    public init(base: Duration = .milliseconds(50), cap: Duration = .seconds(5)) {
+    package init(base: Duration = .milliseconds(50), cap: Duration = .seconds(5)) {
         self.base = base
         self.cap = cap
     }
 
     /// The ceiling for failed attempt `attempt` (1-based).
-    public func ceiling(attempt: Int) -> Duration {
+    package func ceiling(attempt: Int) -> Duration {
         let doublings = min(max(attempt - 1, 0), 30)
         let grown = base * (1 << doublings)
         return min(grown, cap)
     }
 
     /// The delay after failed attempt `attempt`, given `unit`, a random number in [0, 1).
-    public func delay(attempt: Int, unit: Double) -> Duration {
+    package func delay(attempt: Int, unit: Double) -> Duration {
         ceiling(attempt: attempt) * min(max(unit, 0), 1)
     }
 }

@@ -8,22 +8,22 @@ import TandemWire
 /// have been applied) and fails with `RedisError.connectionLost`. A `LOADING` reply (a restarted server
 /// still reading its data) is retried with the same backoff. Blocking commands (`XREAD BLOCK`)
 /// belong on a client of their own: they hold back every reply queued behind them.
-public actor RedisClient {
+package actor RedisClient {
     /// How to reach the server and how hard to try.
-    public struct Configuration: Sendable, Equatable {
+    package struct Configuration: Sendable, Equatable {
         /// The server.
-        public var endpoint: RedisEndpoint
+        package var endpoint: RedisEndpoint
         /// The bound on one TCP connect.
-        public var connectTimeout: Duration
+        package var connectTimeout: Duration
         /// Delays between failed connects.
-        public var backoff: RedisBackoff
+        package var backoff: RedisBackoff
         /// Connects tried for one command before it fails with `RedisError.unavailable`.
-        public var maxConnectAttempts: Int
+        package var maxConnectAttempts: Int
         /// Bounds on replies.
-        public var limits: RESPLimits
+        package var limits: RESPLimits
 
         /// Defaults: 5 s connect timeout, the default backoff, 8 attempts (about 6 s of waiting at most).
-        public init(
+        package init(
             endpoint: RedisEndpoint,
             connectTimeout: Duration = .seconds(5),
             backoff: RedisBackoff = RedisBackoff(),
@@ -39,7 +39,7 @@ public actor RedisClient {
     }
 
     /// The settings this client was made with.
-    public let configuration: Configuration
+    package let configuration: Configuration
     private let group: EventLoopGroup
     private let clock: any Clock<Duration>
     private let random: any RandomByteSource
@@ -52,7 +52,7 @@ public actor RedisClient {
     ///   - group: the event loops that carry the connection.
     ///   - clock: the clock the backoff sleeps on.
     ///   - random: the source of jitter.
-    public init(
+    package init(
         configuration: Configuration,
         group: EventLoopGroup,
         clock: any Clock<Duration> = ContinuousClock(),
@@ -65,17 +65,17 @@ public actor RedisClient {
     }
 
     /// How many connections this client has opened so far (a reconnect counts).
-    public var connectionCount: Int { connectsMade }
+    package var connectionCount: Int { connectsMade }
 
     /// Sends one command and returns its reply (see the type's retry rule).
     /// - Throws: `RedisError`.
-    public func send(_ command: [RedisArgument]) async throws(RedisError) -> RESPValue {
+    package func send(_ command: [RedisArgument]) async throws(RedisError) -> RESPValue {
         try await withConnection { connection throws(RedisError) in try await connection.send(command) }
     }
 
     /// Sends `commands` in one pipeline; replies come back in the same order.
     /// - Throws: `RedisError` only when no connection could be opened; per-command failures are in the results.
-    public func pipeline(_ commands: [[RedisArgument]]) async throws(RedisError) -> [Result<RESPValue, RedisError>] {
+    package func pipeline(_ commands: [[RedisArgument]]) async throws(RedisError) -> [Result<RESPValue, RedisError>] {
         let connection = try await currentConnection()
         let results = await connection.pipeline(commands)
         if !connection.isOpen { drop(connection) }
@@ -85,7 +85,7 @@ public actor RedisClient {
     /// Runs `script` with `EVALSHA`; when the server does not have it cached (`NOSCRIPT`, e.g. after
     /// a restart or `SCRIPT FLUSH`), sends it once with `EVAL`, which also caches it.
     /// - Throws: `RedisError`, including the script's own errors as `.server`.
-    public func evaluate(_ script: RedisScript, keys: [String], arguments: [RedisArgument]) async throws(RedisError) -> RESPValue {
+    package func evaluate(_ script: RedisScript, keys: [String], arguments: [RedisArgument]) async throws(RedisError) -> RESPValue {
         let tail = [RedisArgument(Int64(keys.count))] + keys.map { RedisArgument($0) } + arguments
         do {
             return try await send(["EVALSHA", RedisArgument(script.sha1)] + tail)
@@ -96,7 +96,7 @@ public actor RedisClient {
     }
 
     /// Closes the connection; the next command opens a new one.
-    public func close() {
+    package func close() {
         connection?.close()
         connection = nil
     }

@@ -9,9 +9,9 @@ import TandemWire
 /// (`XREAD BLOCK`, `BLPOP`) holds back every reply queued after it: give it a connection of its own.
 /// When the connection closes, every command still waiting fails with `RedisError.connectionLost`
 /// and later ones with `RedisError.connectionClosed`; a connection never reopens (`RedisClient` does that).
-public final class RedisConnection: Sendable {
+package final class RedisConnection: Sendable {
     /// Where this connection goes.
-    public let endpoint: RedisEndpoint
+    package let endpoint: RedisEndpoint
     private let core: RedisConnectionCore
 
     private init(endpoint: RedisEndpoint, core: RedisConnectionCore) {
@@ -21,7 +21,7 @@ public final class RedisConnection: Sendable {
 
     /// Opens a connection to `endpoint` on `loop`.
     /// - Throws: `RedisError.unavailable` when the TCP connection cannot be made within `timeout`.
-    public static func connect(
+    package static func connect(
         to endpoint: RedisEndpoint,
         on loop: EventLoop,
         limits: RESPLimits = RESPLimits(),
@@ -40,25 +40,25 @@ public final class RedisConnection: Sendable {
     }
 
     /// False once the connection has closed, for whatever reason.
-    public var isOpen: Bool { core.isOpen }
+    package var isOpen: Bool { core.isOpen }
 
     /// Sends one command and returns its reply.
     /// - Throws: `RedisError.server` for an error reply; `.connectionLost` / `.connectionClosed` /
     ///   `.protocolViolation` when the connection fails.
-    public func send(_ command: [RedisArgument]) async throws(RedisError) -> RESPValue {
+    package func send(_ command: [RedisArgument]) async throws(RedisError) -> RESPValue {
         let replies = await core.submit([command])
         return try replies[0].get()
     }
 
     /// Sends `commands` back to back and returns their replies in the same order. An error reply fails
     /// only its own entry; a connection failure fails every entry that had no reply yet.
-    public func pipeline(_ commands: [[RedisArgument]]) async -> [Result<RESPValue, RedisError>] {
+    package func pipeline(_ commands: [[RedisArgument]]) async -> [Result<RESPValue, RedisError>] {
         guard !commands.isEmpty else { return [] }
         return await core.submit(commands)
     }
 
     /// Closes the connection gracefully; commands without a reply yet fail with `.connectionLost`.
-    public func close() {
+    package func close() {
         core.close()
     }
 }

@@ -1,12 +1,12 @@
 /// Where a Redis server listens: host and TCP port, parsed from `redis://HOST[:PORT]`.
-public struct RedisEndpoint: Sendable, Hashable, CustomStringConvertible {
+package struct RedisEndpoint: Sendable, Hashable, CustomStringConvertible {
     /// The host name or IP literal.
-    public var host: String
+    package var host: String
     /// The TCP port (6379 by default).
-    public var port: Int
+    package var port: Int
 
     /// An endpoint at `host:port`.
-    public init(host: String, port: Int = 6379) {
+    package init(host: String, port: Int = 6379) {
         self.host = host
         self.port = port
     }
@@ -14,7 +14,7 @@ public struct RedisEndpoint: Sendable, Hashable, CustomStringConvertible {
     /// Parses `redis://HOST[:PORT][/]`; IPv6 hosts are written in brackets (`redis://[::1]:6379`).
     /// - Throws: `RedisError.invalidURL` for another scheme, a missing host, a bad port, or parts this
     ///   client does not support (user, password, database number, TLS).
-    public init(url: String) throws(RedisError) {
+    package init(url: String) throws(RedisError) {
         guard url.hasPrefix("redis://") else {
             throw .invalidURL(url, reason: url.hasPrefix("rediss://") ? "TLS (rediss://) is not supported" : "the scheme must be redis://")
         }
@@ -50,7 +50,7 @@ public struct RedisEndpoint: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// `host:port`, with brackets around an IPv6 host.
-    public var description: String {
+    package var description: String {
         host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"
     }
 }

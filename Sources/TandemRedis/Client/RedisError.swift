@@ -1,7 +1,7 @@
 import TandemWire
 
 /// Why a Redis command did not produce a reply, with a message an operator can act on.
-public enum RedisError: Error, Equatable, Sendable, CustomStringConvertible {
+package enum RedisError: Error, Equatable, Sendable, CustomStringConvertible {
     /// The server answered with an error reply; `code` is its first word (`ERR`, `WRONGTYPE`, `NOSCRIPT`…).
     case server(code: String, message: String)
     /// No connection could be opened within the allowed attempts.
@@ -24,19 +24,19 @@ public enum RedisError: Error, Equatable, Sendable, CustomStringConvertible {
     }
 
     /// True for `NOSCRIPT`, the reply to `EVALSHA` when the script is not cached.
-    public var isNoScript: Bool {
+    package var isNoScript: Bool {
         if case .server(let code, _) = self { return code == "NOSCRIPT" }
         return false
     }
 
     /// True for `LOADING`, the reply of a server that is still reading its data after a restart.
-    public var isLoading: Bool {
+    package var isLoading: Bool {
         if case .server(let code, _) = self { return code == "LOADING" }
         return false
     }
 
     /// The problem, where it happened, and what to check.
-    public var description: String {
+    package var description: String {
         switch self {
         case .server(_, let message):
             return "Redis replied with an error: \(message)"

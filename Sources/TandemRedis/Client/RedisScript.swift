@@ -2,14 +2,14 @@ import TandemWire
 
 /// A Lua script with its SHA-1, for `EVALSHA` (the server caches scripts by digest, so the source is
 /// sent only when the server does not know it yet).
-public struct RedisScript: Sendable, Equatable {
+package struct RedisScript: Sendable, Equatable {
     /// The Lua source.
-    public let source: String
+    package let source: String
     /// The lowercase hex SHA-1 of `source`, as Redis names the cached script.
-    public let sha1: String
+    package let sha1: String
 
     /// A script from its source.
-    public init(_ source: String) {
+    package init(_ source: String) {
         self.source = source
         self.sha1 = Digest.sha1(Array(source.utf8)).map { byte in
             let hex = String(byte, radix: 16)

@@ -1,8 +1,8 @@
 /// Writes commands and values in RESP. Commands are always arrays of bulk strings, the form every
 /// Redis version accepts, so arguments are binary-safe.
-public enum RESPEncoder {
+package enum RESPEncoder {
     /// Appends one command (`["SET", "key", "value"]`) to `bytes`.
-    public static func command(_ arguments: [RedisArgument], into bytes: inout [UInt8]) {
+    package static func command(_ arguments: [RedisArgument], into bytes: inout [UInt8]) {
         header(UInt8(ascii: "*"), arguments.count, into: &bytes)
         for argument in arguments {
             header(UInt8(ascii: "$"), argument.bytes.count, into: &bytes)
@@ -12,14 +12,14 @@ public enum RESPEncoder {
     }
 
     /// The bytes of one command.
-    public static func command(_ arguments: [RedisArgument]) -> [UInt8] {
+    package static func command(_ arguments: [RedisArgument]) -> [UInt8] {
         var bytes: [UInt8] = []
         command(arguments, into: &bytes)
         return bytes
     }
 
     /// Appends any value (the server side of the protocol; used to test the parser by round trip).
-    public static func encode(_ value: RESPValue, into bytes: inout [UInt8]) {
+    package static func encode(_ value: RESPValue, into bytes: inout [UInt8]) {
         switch value {
         case .simpleString(let text): line(UInt8(ascii: "+"), text, into: &bytes)
         case .error(let text): line(UInt8(ascii: "-"), text, into: &bytes)

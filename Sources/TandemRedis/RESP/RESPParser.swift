@@ -5,29 +5,29 @@
 /// bytes. After a protocol error every later call fails with `.failedBefore`: the stream has lost
 /// its framing and the connection must be closed. A value type with a single owner (the connection's
 /// loop thread).
-public struct RESPParser: Sendable {
+package struct RESPParser: Sendable {
     /// The bounds applied to every value.
-    public let limits: RESPLimits
+    package let limits: RESPLimits
     private var buffer: [UInt8] = []
     private var start = 0
     private var failed = false
 
     /// Creates a parser with `limits`.
-    public init(limits: RESPLimits = RESPLimits()) {
+    package init(limits: RESPLimits = RESPLimits()) {
         self.limits = limits
     }
 
     /// Bytes received but not yet consumed as a complete value.
-    public var bufferedBytes: Int { buffer.count - start }
+    package var bufferedBytes: Int { buffer.count - start }
 
     /// Appends received bytes.
-    public mutating func append(_ bytes: some Sequence<UInt8>) {
+    package mutating func append(_ bytes: some Sequence<UInt8>) {
         buffer.append(contentsOf: bytes)
     }
 
     /// The next complete value, or nil when more bytes are needed.
     /// - Throws: `RESPProtocolError` when the bytes are not RESP or exceed `limits`.
-    public mutating func next() throws(RESPProtocolError) -> RESPValue? {
+    package mutating func next() throws(RESPProtocolError) -> RESPValue? {
         guard !failed else { throw .failedBefore }
         var cursor = start
         do {

@@ -1,6 +1,6 @@
 /// The bytes from the server are not valid RESP, or exceed `RESPLimits`. The connection that
 /// received them cannot be trusted any more and is closed.
-public enum RESPProtocolError: Error, Equatable, Sendable, CustomStringConvertible {
+package enum RESPProtocolError: Error, Equatable, Sendable, CustomStringConvertible {
     /// A value started with a byte that is no RESP type marker.
     case unknownType(UInt8)
     /// A length, count or number is not a valid decimal of its type.
@@ -23,7 +23,7 @@ public enum RESPProtocolError: Error, Equatable, Sendable, CustomStringConvertib
     case failedBefore
 
     /// What is wrong, and that the server or something in between speaks something other than RESP.
-    public var description: String {
+    package var description: String {
         let hint = "; is the address a Redis server (not TLS, not another service)?"
         switch self {
         case .unknownType(let byte): return "RESP: unknown type byte 0x\(String(byte, radix: 16))" + hint

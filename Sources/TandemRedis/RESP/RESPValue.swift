@@ -2,7 +2,7 @@
 ///
 /// RESP2's null bulk string and null array, and RESP3's `_`, all decode to `.null`, so callers
 /// never need to know which protocol version the server speaks.
-public enum RESPValue: Sendable, Equatable {
+package enum RESPValue: Sendable, Equatable {
     /// A simple string (`+OK`).
     case simpleString(String)
     /// An error reply (`-ERR …` or RESP3's blob error `!`): the server refused the command.
@@ -31,7 +31,7 @@ public enum RESPValue: Sendable, Equatable {
     case push([RESPValue])
 
     /// The text of a simple string, bulk string or verbatim string (UTF-8, with invalid bytes repaired).
-    public var string: String? {
+    package var string: String? {
         switch self {
         case .simpleString(let text): text
         case .bulkString(let bytes), .verbatim(_, let bytes): String(decoding: bytes, as: UTF8.self)
@@ -41,7 +41,7 @@ public enum RESPValue: Sendable, Equatable {
 
     /// The value as an integer: an integer reply, or a bulk/simple string holding a decimal integer
     /// (stream fields and hash values come back as strings).
-    public var integer: Int64? {
+    package var integer: Int64? {
         switch self {
         case .integer(let value): value
         case .simpleString, .bulkString: string.flatMap { Int64($0) }
@@ -50,7 +50,7 @@ public enum RESPValue: Sendable, Equatable {
     }
 
     /// The elements of an array, set or push.
-    public var array: [RESPValue]? {
+    package var array: [RESPValue]? {
         switch self {
         case .array(let values), .set(let values), .push(let values): values
         default: nil
@@ -59,14 +59,14 @@ public enum RESPValue: Sendable, Equatable {
 }
 
 /// One key and its value in a RESP3 map.
-public struct RESPPair: Sendable, Equatable {
+package struct RESPPair: Sendable, Equatable {
     /// The key.
-    public var key: RESPValue
+    package var key: RESPValue
     /// The value.
-    public var value: RESPValue
+    package var value: RESPValue
 
     /// Creates a pair.
-    public init(key: RESPValue, value: RESPValue) {
+    package init(key: RESPValue, value: RESPValue) {
         self.key = key
         self.value = value
     }

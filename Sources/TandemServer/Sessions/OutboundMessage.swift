@@ -12,7 +12,7 @@ public final class OutboundMessage: Sendable {
     /// The message's `type`, for logs and metrics.
     public let type: String
     /// The unmasked WebSocket text frame carrying `payload`, shared by every recipient.
-    public let frame: WebSocketOutboundFrame
+    package let frame: WebSocketOutboundFrame
 
     /// Encodes `message`.
     public init(_ message: ServerMessage) {

@@ -6,27 +6,27 @@ import Synchronization
 ///
 /// Threading: every public method is safe from any thread (it hops to `loop` when called elsewhere). Messages
 /// sent from one thread go out in call order. Handler callbacks always run on `loop`'s thread.
-public final class WebSocketConnection: @unchecked Sendable {
+package final class WebSocketConnection: @unchecked Sendable {
     /// The close code sent when the idle timeout fires (no frame received for too long).
-    public static let idleTimeoutCode: UInt16 = 4000
+    package static let idleTimeoutCode: UInt16 = 4000
     /// The close code reported when the send queue overflowed and the connection was dropped (slow consumer).
-    public static let sendQueueOverflowCode: UInt16 = 4002
+    package static let sendQueueOverflowCode: UInt16 = 4002
 
     private static let nextID = Atomic<UInt64>(1)
 
     /// A number unique to this connection within the process, for logs and maps.
-    public let id: UInt64
+    package let id: UInt64
     /// The loop that owns the connection; every callback runs there.
-    public let loop: EventLoop
+    package let loop: EventLoop
     /// The subprotocol negotiated in the opening handshake, if any.
-    public let subprotocol: String?
+    package let subprotocol: String?
     /// The peer's address as `ip:port` (for logs), nil when the socket could not tell.
-    public let remoteAddress: String?
+    package let remoteAddress: String?
     /// Which end of the connection this side is.
-    public let role: WebSocketRole
+    package let role: WebSocketRole
     /// Receives the connection's events. Set on the loop thread (the server sets it to what its accept
     /// closure returned); released after `webSocketDidClose`.
-    public var handler: (any WebSocketHandler)?
+    package var handler: (any WebSocketHandler)?
 
     let tcp: TCPConnection
     /// Called on the loop when the write queue crosses the high-water mark (false) or drains (true).
@@ -69,7 +69,7 @@ public final class WebSocketConnection: @unchecked Sendable {
     // MARK: - Public API (any thread)
 
     /// Sends a text message; `utf8` must be valid UTF-8. Dropped once the close handshake has started.
-    public func sendText(_ utf8: [UInt8]) {
+    package func sendText(_ utf8: [UInt8]) {
         // On the loop (a handler answering a message) the send runs inline: no closure is allocated per message.
         guard loop.inEventLoop else {
             loop.execute { self.sendText(utf8) }
@@ -79,7 +79,7 @@ public final class WebSocketConnection: @unchecked Sendable {
     }
 
     /// Sends a binary message. Dropped once the close handshake has started.
-    public func sendBinary(_ bytes: [UInt8]) {
+    package func sendBinary(_ bytes: [UInt8]) {
         guard loop.inEventLoop else {
             loop.execute { self.sendBinary(bytes) }
             return
@@ -88,14 +88,14 @@ public final class WebSocketConnection: @unchecked Sendable {
     }
 
     /// Sends a ping (at most 125 bytes of payload); the peer answers with a pong.
-    public func sendPing(_ payload: [UInt8] = []) {
+    package func sendPing(_ payload: [UInt8] = []) {
         precondition(payload.count <= WebSocketFrameEncoder.maxControlPayload, "a ping carries at most 125 bytes")
         onLoop { self.sendNow { (machine, output) throws(WebSocketSendError) in try machine.sendPing(payload, into: &output) } }
     }
 
     /// Queues a pre-encoded frame shared with other connections, without copying it. Server role only (a
     /// client must mask every frame, so a shared unmasked frame is refused by a precondition).
-    public func send(_ frame: WebSocketOutboundFrame) {
+    package func send(_ frame: WebSocketOutboundFrame) {
         precondition(role == .server, "WebSocketOutboundFrame is unmasked: only a server connection may send it")
         if loop.inEventLoop && loop.sendsDirectly {
             writeSharedFrame(frame.frame)
@@ -107,18 +107,18 @@ public final class WebSocketConnection: @unchecked Sendable {
 
     /// Starts the close handshake with `code` and `reason`: sends the close frame, then waits a bounded time for
     /// the peer's close before closing the TCP connection regardless. Idempotent; later sends are dropped.
-    public func close(code: UInt16, reason: String) {
+    package func close(code: UInt16, reason: String) {
         onLoop { self.closeNow(code: code, reason: reason) }
     }
 
     /// Drops the TCP connection at once, without a close handshake. The handler hears `webSocketDidClose`.
-    public func abort() {
+    package func abort() {
         onLoop { self.tcp.abort() }
     }
 
     /// Bytes accepted for sending and not yet taken by the kernel. Exact on the loop thread; elsewhere the value
     /// seen at the last write or writability change.
-    public var queuedBytes: Int {
+    package var queuedBytes: Int {
         loop.inEventLoop ? tcp.queuedBytes : queuedSnapshot.load(ordering: .relaxed)
     }
 

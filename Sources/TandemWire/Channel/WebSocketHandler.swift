@@ -3,7 +3,7 @@
 /// Every callback runs on the connection's event loop thread, never from inside a call the handler made on
 /// the connection, so a handler may send or close from any callback. `webSocketDidClose` comes exactly once,
 /// after which the connection lets its handler go.
-public protocol WebSocketHandler: AnyObject {
+package protocol WebSocketHandler: AnyObject {
     /// A complete text message arrived; `text` is its UTF-8 bytes, already validated.
     func webSocketDidReceiveText(_ connection: WebSocketConnection, _ text: [UInt8])
 
@@ -23,12 +23,12 @@ public protocol WebSocketHandler: AnyObject {
 
 extension WebSocketHandler {
     /// Default: refuses binary data with close code 1003.
-    public func webSocketDidReceiveBinary(_ connection: WebSocketConnection, _ bytes: [UInt8]) {
+    package func webSocketDidReceiveBinary(_ connection: WebSocketConnection, _ bytes: [UInt8]) {
         connection.close(code: WebSocketCloseCode.unsupportedData.rawValue, reason: "binary messages are not supported")
     }
 
     /// Default: closes with 4000 ("idle timeout").
-    public func webSocketIdleTimeoutFired(_ connection: WebSocketConnection) {
+    package func webSocketIdleTimeoutFired(_ connection: WebSocketConnection) {
         connection.close(code: WebSocketConnection.idleTimeoutCode, reason: "idle timeout")
     }
 }

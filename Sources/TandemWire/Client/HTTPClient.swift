@@ -1,10 +1,10 @@
 /// A minimal HTTP/1.1 client over Tandem's event loops, for the JSON APIs of a Tandem server: one request per
 /// connection (`Connection: close`), `Content-Length` bodies, `http://` and `https://`.
-public enum HTTPClient {
+package enum HTTPClient {
     /// Sends `method` `url` with `headers` and `body`, and returns the complete response (any status).
     /// `timeout` bounds connecting and the whole exchange; bodies beyond `maxBodyBytes` fail the request.
     /// `https://` verifies the server's certificate against `tls` (nil: the system's trust store).
-    public static func send(
+    package static func send(
         method: String, url: String, headers: HTTPHeaders = [:], body: [UInt8] = [], timeout: Duration = .seconds(10),
         maxBodyBytes: Int = 1 << 20, tls: TLSContext? = nil, on loop: EventLoop
     ) async throws(HTTPClientError) -> HTTPResponse {

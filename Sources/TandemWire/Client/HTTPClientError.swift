@@ -1,5 +1,5 @@
 /// Why an HTTP request made with ``HTTPClient`` got no response.
-public enum HTTPClientError: Error, Sendable, Equatable, CustomStringConvertible {
+package enum HTTPClientError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The URL is not an `http://` or `https://host[:port][/path]` URL.
     case invalidURL(String)
     /// The TCP connection could not be opened (refused, unreachable, unresolvable host...).
@@ -12,7 +12,7 @@ public enum HTTPClientError: Error, Sendable, Equatable, CustomStringConvertible
     case tls(TLSError)
 
     /// What went wrong, phrased for a log line or the user.
-    public var description: String {
+    package var description: String {
         switch self {
         case .invalidURL(let message): "invalid HTTP URL: \(message)"
         case .connectFailed(let message): "could not connect: \(message)"

@@ -3,11 +3,11 @@
 /// same as the server's.
 ///
 /// Thread-safe. `events` has a single consumer and ends after `.closed`.
-public final class WebSocketClient: Sendable {
+package final class WebSocketClient: Sendable {
     /// The subprotocol the server chose, if any.
-    public let subprotocol: String?
+    package let subprotocol: String?
     /// The underlying connection (its `id` and `remoteAddress` are handy for logs).
-    public let connection: WebSocketConnection
+    package let connection: WebSocketConnection
     private let bridge: WebSocketClientBridge
 
     private init(connection: WebSocketConnection, bridge: WebSocketClientBridge) {
@@ -29,7 +29,7 @@ public final class WebSocketClient: Sendable {
     /// `wss://` verifies the server's certificate against `tls` (a client context; nil: the system's trust
     /// store) for the URL's host. `tls` is ignored for `ws://`.
     /// - Throws: `.tls` for a certificate the client does not accept or a server that does not speak TLS.
-    public static func connect(
+    package static func connect(
         url: String, subprotocols: [String] = [], headers: [(String, String)] = [], timeout: Duration = .seconds(10),
         maxMessageSize: Int = 16 * 1024 * 1024, tls: TLSContext? = nil, on loop: EventLoop
     ) async throws(WebSocketClientError) -> WebSocketClient {
@@ -47,7 +47,7 @@ public final class WebSocketClient: Sendable {
     /// Connects like ``connect(url:subprotocols:headers:timeout:maxMessageSize:tls:on:)`` but delivers events to the
     /// handler `makeHandler` returns (called on the loop thread before any message arrives): the callback form,
     /// for code that lives on the event loop (load generators, proxies).
-    public static func connect(
+    package static func connect(
         url: String, subprotocols: [String] = [], headers: [(String, String)] = [], timeout: Duration = .seconds(10),
         maxMessageSize: Int = 16 * 1024 * 1024, tls: TLSContext? = nil, on loop: EventLoop,
         handler makeHandler: @escaping @Sendable (WebSocketConnection) -> any WebSocketHandler
@@ -90,17 +90,17 @@ public final class WebSocketClient: Sendable {
     private static let clientTCPConfiguration = TCPConnectionConfiguration(maxQueuedBytes: 64 << 20, closeTimeout: .seconds(2))
 
     /// The server's messages, then `.closed`. Single consumer.
-    public var events: AsyncStream<WebSocketClientEvent> { bridge.events }
+    package var events: AsyncStream<WebSocketClientEvent> { bridge.events }
 
     /// Sends a text message (`text` must be valid UTF-8). Suspends while the write queue is above its high-water
     /// mark, so a fast producer is paced by the network. Messages from one task go out in call order.
     /// - Throws: `.closed` once the connection is closing or closed.
-    public func send(text: [UInt8]) async throws(WebSocketClientError) {
+    package func send(text: [UInt8]) async throws(WebSocketClientError) {
         try await send { (machine, output) throws(WebSocketSendError) in try machine.sendText(utf8: text, into: &output) }
     }
 
     /// Sends a binary message, with the same pacing as `send(text:)`.
-    public func send(binary: [UInt8]) async throws(WebSocketClientError) {
+    package func send(binary: [UInt8]) async throws(WebSocketClientError) {
         try await send { (machine, output) throws(WebSocketSendError) in try machine.sendBinary(binary, into: &output) }
     }
 
@@ -122,13 +122,13 @@ public final class WebSocketClient: Sendable {
     }
 
     /// Sends a ping; the server answers with a pong (not surfaced as an event).
-    public func ping(_ payload: [UInt8] = []) {
+    package func ping(_ payload: [UInt8] = []) {
         connection.sendPing(payload)
     }
 
     /// Runs the close handshake with `code` and `reason` and returns once the connection is closed (bounded: the
     /// connection is dropped if the server does not answer within a couple of seconds).
-    public func close(code: UInt16 = 1000, reason: String = "") async {
+    package func close(code: UInt16 = 1000, reason: String = "") async {
         bridge.markClosing()
         connection.close(code: code, reason: reason)
         await bridge.waitUntilClosed()
@@ -136,7 +136,7 @@ public final class WebSocketClient: Sendable {
 
     /// Drops the TCP connection at once, without a close frame (to test lost networks). `events` ends with
     /// `.closed(code: nil, ...)`.
-    public func abort() {
+    package func abort() {
         bridge.markClosing()
         connection.abort()
     }

@@ -1,5 +1,5 @@
 /// Why a WebSocket client could not connect or send.
-public enum WebSocketClientError: Error, Sendable, Equatable, CustomStringConvertible {
+package enum WebSocketClientError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The URL is not a `ws://` or `wss://host[:port][/path]` URL.
     case invalidURL(String)
     /// The TCP connection could not be opened (refused, unreachable, unresolvable host...).
@@ -16,7 +16,7 @@ public enum WebSocketClientError: Error, Sendable, Equatable, CustomStringConver
     case tls(TLSError)
 
     /// What went wrong, phrased for a log line or the user.
-    public var description: String {
+    package var description: String {
         switch self {
         case .invalidURL(let message): "invalid WebSocket URL: \(message)"
         case .connectFailed(let message): "could not connect: \(message)"

@@ -8,15 +8,15 @@ import CryptoKit
 ///
 /// On Linux the work is done by OpenSSL's libcrypto, on Apple platforms by CryptoKit; both give
 /// identical results. Every function is pure and safe to call from any thread.
-public enum Digest {
+package enum Digest {
     /// Length in bytes of a SHA-1 digest.
-    public static let sha1Length = 20
+    package static let sha1Length = 20
     /// Length in bytes of a SHA-256 digest (and of an HMAC-SHA-256 tag).
-    public static let sha256Length = 32
+    package static let sha256Length = 32
 
     /// SHA-1 of `message` (20 bytes). Only for protocol uses that mandate it (RFC 6455's
     /// `Sec-WebSocket-Accept`); SHA-1 is not collision resistant.
-    public static func sha1(_ message: [UInt8]) -> [UInt8] {
+    package static func sha1(_ message: [UInt8]) -> [UInt8] {
         #if canImport(CCrypto)
         return oneShot(message, length: sha1Length) { SHA1($0, $1, $2) }
         #elseif canImport(CryptoKit)
@@ -25,7 +25,7 @@ public enum Digest {
     }
 
     /// SHA-256 of `message` (32 bytes).
-    public static func sha256(_ message: [UInt8]) -> [UInt8] {
+    package static func sha256(_ message: [UInt8]) -> [UInt8] {
         #if canImport(CCrypto)
         return oneShot(message, length: sha256Length) { SHA256($0, $1, $2) }
         #elseif canImport(CryptoKit)
@@ -35,7 +35,7 @@ public enum Digest {
 
     /// HMAC-SHA-256 (RFC 2104) of `message` under `key` (32 bytes). Keys of any length are
     /// accepted, the empty key included. Compare tags with ``ConstantTime/bytesEqual(_:_:)``.
-    public static func hmacSHA256(key: [UInt8], message: [UInt8]) -> [UInt8] {
+    package static func hmacSHA256(key: [UInt8], message: [UInt8]) -> [UInt8] {
         #if canImport(CCrypto)
         // A non-null key pointer even for the empty key: OpenSSL reads a null key as
         // "reuse the previous key", which a one-shot call does not have.

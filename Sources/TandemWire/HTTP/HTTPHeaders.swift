@@ -2,16 +2,16 @@
 ///
 /// Order and duplicates are kept as received, because some fields may repeat and their
 /// order matters when their values are joined.
-public struct HTTPHeaders: Sendable, Equatable, Sequence, ExpressibleByDictionaryLiteral {
+package struct HTTPHeaders: Sendable, Equatable, Sequence, ExpressibleByDictionaryLiteral {
     /// One header field.
-    public struct Field: Sendable, Equatable {
+    package struct Field: Sendable, Equatable {
         /// The field name as written (compare case-insensitively).
-        public var name: String
+        package var name: String
         /// The field value with surrounding whitespace removed.
-        public var value: String
+        package var value: String
 
         /// Creates a field.
-        public init(name: String, value: String) {
+        package init(name: String, value: String) {
             self.name = name
             self.value = value
         }
@@ -20,36 +20,36 @@ public struct HTTPHeaders: Sendable, Equatable, Sequence, ExpressibleByDictionar
     private var fields: [Field]
 
     /// Creates headers from `(name, value)` pairs, in order.
-    public init(_ pairs: [(String, String)] = []) {
+    package init(_ pairs: [(String, String)] = []) {
         fields = pairs.map { Field(name: $0.0, value: $0.1) }
     }
 
     /// Creates headers from a literal, in the literal's order.
-    public init(dictionaryLiteral elements: (String, String)...) {
+    package init(dictionaryLiteral elements: (String, String)...) {
         self.init(elements)
     }
 
     /// The number of fields (repeated names count once per occurrence).
-    public var count: Int { fields.count }
+    package var count: Int { fields.count }
 
     /// Iterates the fields in order.
-    public func makeIterator() -> IndexingIterator<[Field]> {
+    package func makeIterator() -> IndexingIterator<[Field]> {
         fields.makeIterator()
     }
 
     /// The value of the first field named `name` (case-insensitive), or nil.
-    public subscript(name: String) -> String? {
+    package subscript(name: String) -> String? {
         fields.first { Self.sameName($0.name, name) }?.value
     }
 
     /// All values of fields named `name`, in order.
-    public func values(for name: String) -> [String] {
+    package func values(for name: String) -> [String] {
         fields.filter { Self.sameName($0.name, name) }.map(\.value)
     }
 
     /// The comma-separated list elements of every field named `name`, trimmed, empty ones
     /// dropped (RFC 9110 §5.6.1), in order.
-    public func listElements(for name: String) -> [String] {
+    package func listElements(for name: String) -> [String] {
         values(for: name).flatMap { value in
             value.split(separator: ",").map { HTTPHeaders.trimmed(Substring($0)) }.filter { !$0.isEmpty }
         }
@@ -57,28 +57,28 @@ public struct HTTPHeaders: Sendable, Equatable, Sequence, ExpressibleByDictionar
 
     /// True when the comma-separated list in the fields named `name` contains `token`,
     /// compared case-insensitively (e.g. `Connection: keep-alive, Upgrade` contains `upgrade`).
-    public func containsToken(_ token: String, in name: String) -> Bool {
+    package func containsToken(_ token: String, in name: String) -> Bool {
         listElements(for: name).contains { Self.sameName($0, token) }
     }
 
     /// Appends a field, keeping any existing ones with the same name.
-    public mutating func add(name: String, value: String) {
+    package mutating func add(name: String, value: String) {
         fields.append(Field(name: name, value: value))
     }
 
     /// Replaces every field named `name` with a single one, or appends it.
-    public mutating func replaceOrAdd(name: String, value: String) {
+    package mutating func replaceOrAdd(name: String, value: String) {
         remove(name: name)
         add(name: name, value: value)
     }
 
     /// Removes every field named `name`.
-    public mutating func remove(name: String) {
+    package mutating func remove(name: String) {
         fields.removeAll { Self.sameName($0.name, name) }
     }
 
     /// True when a field named `name` is present.
-    public func contains(name: String) -> Bool {
+    package func contains(name: String) -> Bool {
         fields.contains { Self.sameName($0.name, name) }
     }
 

@@ -1,6 +1,6 @@
 /// Why a received HTTP message was refused. Each case maps to the response status a server
 /// answers with before closing the connection.
-public enum HTTPParseError: Error, Sendable, Equatable, CustomStringConvertible {
+package enum HTTPParseError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The request or status line is malformed.
     case invalidStartLine
     /// The method is not a valid token.
@@ -24,7 +24,7 @@ public enum HTTPParseError: Error, Sendable, Equatable, CustomStringConvertible 
     case transferEncodingNotSupported
 
     /// The HTTP status code the server answers with.
-    public var status: Int {
+    package var status: Int {
         switch self {
         case .headersTooLarge: 431
         case .unsupportedVersion: 505
@@ -36,18 +36,18 @@ public enum HTTPParseError: Error, Sendable, Equatable, CustomStringConvertible 
 
     /// The response to send before closing the connection: the status, `Connection: close`
     /// and the description as a plain-text body.
-    public var response: HTTPResponse {
+    package var response: HTTPResponse {
         HTTPResponse(status: status, headers: ["Connection": "close", "Content-Type": "text/plain; charset=utf-8"], body: Array((description + "\n").utf8))
     }
 
     /// The same response with a JSON body `{"error": code, "message": description}`, for servers whose plain
     /// endpoints speak JSON.
-    public var jsonResponse: HTTPResponse {
+    package var jsonResponse: HTTPResponse {
         .jsonError(status: status, error: code, message: description, headers: ["Connection": "close"])
     }
 
     /// A stable machine-readable name of the case, e.g. `body_too_large`.
-    public var code: String {
+    package var code: String {
         switch self {
         case .headersTooLarge: "headers_too_large"
         case .unsupportedVersion: "unsupported_version"
@@ -59,7 +59,7 @@ public enum HTTPParseError: Error, Sendable, Equatable, CustomStringConvertible 
     }
 
     /// What was wrong, phrased for the client and the log.
-    public var description: String {
+    package var description: String {
         switch self {
         case .invalidStartLine: "malformed request or status line"
         case .invalidMethod: "the method is not a valid token"

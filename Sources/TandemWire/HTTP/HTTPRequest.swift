@@ -1,18 +1,18 @@
 /// A parsed (or to-be-sent) HTTP/1.x request.
-public struct HTTPRequest: Sendable, Equatable {
+package struct HTTPRequest: Sendable, Equatable {
     /// The method token, case-sensitive (e.g. `GET`).
-    public var method: String
+    package var method: String
     /// The request target as sent, usually origin form (`/v1/sync?x=1`).
-    public var target: String
+    package var target: String
     /// The protocol version.
-    public var version: HTTPVersion
+    package var version: HTTPVersion
     /// The header fields in order.
-    public var headers: HTTPHeaders
+    package var headers: HTTPHeaders
     /// The body (empty unless `Content-Length` announced one).
-    public var body: [UInt8]
+    package var body: [UInt8]
 
     /// Creates a request.
-    public init(method: String, target: String, version: HTTPVersion = .http1_1, headers: HTTPHeaders = [:], body: [UInt8] = []) {
+    package init(method: String, target: String, version: HTTPVersion = .http1_1, headers: HTTPHeaders = [:], body: [UInt8] = []) {
         self.method = method
         self.target = target
         self.version = version
@@ -21,19 +21,19 @@ public struct HTTPRequest: Sendable, Equatable {
     }
 
     /// The target without its query string.
-    public var path: String {
+    package var path: String {
         String(target.prefix { $0 != "?" })
     }
 
     /// The query string after `?`, or nil when there is none.
-    public var query: String? {
+    package var query: String? {
         guard let mark = target.firstIndex(of: "?") else { return nil }
         return String(target[target.index(after: mark)...])
     }
 
     /// Whether the connection stays open after the response: HTTP/1.1 unless
     /// `Connection: close`, HTTP/1.0 only with `Connection: keep-alive` (RFC 9112 §9.3).
-    public var keepAlive: Bool {
+    package var keepAlive: Bool {
         if headers.containsToken("close", in: "Connection") { return false }
         if version == .http1_0 { return headers.containsToken("keep-alive", in: "Connection") }
         return version.major == 1
@@ -41,7 +41,7 @@ public struct HTTPRequest: Sendable, Equatable {
 
     /// Appends the request's wire form (request line, headers, blank line, body) to `output`.
     /// Adds `Content-Length` when there is a body and none was set.
-    public func serialize(into output: inout [UInt8]) {
+    package func serialize(into output: inout [UInt8]) {
         var head = "\(method) \(target) \(version)\r\n"
         for field in headers {
             head += "\(field.name): \(field.value)\r\n"

@@ -7,48 +7,48 @@
 /// request, ``takeBufferedBytes()`` hands over the bytes that followed it (the first frames).
 /// After an error every call throws the same error: answer with ``HTTPParseError/response``
 /// and close the connection.
-public struct HTTPRequestParser: Sendable {
+package struct HTTPRequestParser: Sendable {
     /// Size limits, in bytes.
-    public struct Limits: Sendable, Equatable {
+    package struct Limits: Sendable, Equatable {
         /// The largest request line plus headers (including line ends).
-        public var maxHeaderBytes: Int
+        package var maxHeaderBytes: Int
         /// The largest body announced by `Content-Length`.
-        public var maxBodyBytes: Int
+        package var maxBodyBytes: Int
 
         /// Creates limits; the defaults are 16 KiB of head and 1 MiB of body.
-        public init(maxHeaderBytes: Int = 16 * 1024, maxBodyBytes: Int = 1024 * 1024) {
+        package init(maxHeaderBytes: Int = 16 * 1024, maxBodyBytes: Int = 1024 * 1024) {
             self.maxHeaderBytes = maxHeaderBytes
             self.maxBodyBytes = maxBodyBytes
         }
     }
 
     /// The limits this parser enforces.
-    public let limits: Limits
+    package let limits: Limits
 
     private var buffer = HTTPMessageBuffer()
     private var pending: (request: HTTPRequest, bodyLength: Int)?
     private var failure: HTTPParseError?
 
     /// Creates a parser at the start of a connection.
-    public init(limits: Limits = Limits()) {
+    package init(limits: Limits = Limits()) {
         self.limits = limits
     }
 
     /// Bytes received and not yet returned in a request.
-    public var bufferedByteCount: Int { buffer.count }
+    package var bufferedByteCount: Int { buffer.count }
 
     /// Appends received bytes.
-    public mutating func append(_ bytes: UnsafeRawBufferPointer) {
+    package mutating func append(_ bytes: UnsafeRawBufferPointer) {
         buffer.append(bytes)
     }
 
     /// Appends received bytes.
-    public mutating func append(_ bytes: [UInt8]) {
+    package mutating func append(_ bytes: [UInt8]) {
         bytes.withUnsafeBytes { buffer.append($0) }
     }
 
     /// Returns the next complete request, or nil when more bytes are needed.
-    public mutating func nextRequest() throws(HTTPParseError) -> HTTPRequest? {
+    package mutating func nextRequest() throws(HTTPParseError) -> HTTPRequest? {
         if let failure { throw failure }
         do {
             return try parseNext()
@@ -60,7 +60,7 @@ public struct HTTPRequestParser: Sendable {
 
     /// Removes and returns the bytes buffered after the last returned request (after an
     /// upgrade, the start of the new protocol's stream).
-    public mutating func takeBufferedBytes() -> [UInt8] {
+    package mutating func takeBufferedBytes() -> [UInt8] {
         buffer.takeAll()
     }
 

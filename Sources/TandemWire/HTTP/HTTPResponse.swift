@@ -1,19 +1,19 @@
 /// An HTTP/1.1 response to serialize (server side) or a parsed response head (client side,
 /// with an empty body).
-public struct HTTPResponse: Sendable, Equatable {
+package struct HTTPResponse: Sendable, Equatable {
     /// The status code, e.g. 101 or 404.
-    public var status: Int
+    package var status: Int
     /// The reason phrase; defaults to the standard one for `status`.
-    public var reason: String
+    package var reason: String
     /// The protocol version of the status line.
-    public var version: HTTPVersion
+    package var version: HTTPVersion
     /// The header fields in order.
-    public var headers: HTTPHeaders
+    package var headers: HTTPHeaders
     /// The body.
-    public var body: [UInt8]
+    package var body: [UInt8]
 
     /// Creates a response; `reason` defaults to the standard phrase of `status`.
-    public init(status: Int, reason: String? = nil, version: HTTPVersion = .http1_1, headers: HTTPHeaders = [:], body: [UInt8] = []) {
+    package init(status: Int, reason: String? = nil, version: HTTPVersion = .http1_1, headers: HTTPHeaders = [:], body: [UInt8] = []) {
         self.status = status
         self.reason = reason ?? Self.reasonPhrase(for: status)
         self.version = version
@@ -23,7 +23,7 @@ public struct HTTPResponse: Sendable, Equatable {
 
     /// Appends the wire form to `output`. Adds `Content-Length` (also `0`) unless it is set or
     /// the status forbids a body (1xx, 204, 304), so keep-alive clients know where it ends.
-    public func serialize(into output: inout [UInt8]) {
+    package func serialize(into output: inout [UInt8]) {
         var head = "\(version) \(status) \(reason)\r\n"
         for field in headers {
             head += "\(field.name): \(field.value)\r\n"
@@ -40,14 +40,14 @@ public struct HTTPResponse: Sendable, Equatable {
     }
 
     /// The wire form as a new array.
-    public var bytes: [UInt8] {
+    package var bytes: [UInt8] {
         var output: [UInt8] = []
         serialize(into: &output)
         return output
     }
 
     /// The standard reason phrase of the codes Tandem uses; "Unknown" otherwise.
-    public static func reasonPhrase(for status: Int) -> String {
+    package static func reasonPhrase(for status: Int) -> String {
         switch status {
         case 101: "Switching Protocols"
         case 200: "OK"

@@ -5,9 +5,9 @@
 /// (WebSocket frames the server sent right after its 101) stay buffered for ``takeBufferedBytes()``.
 /// ``nextResponse(maxBodyBytes:)`` also reads the `Content-Length` body; a body without a length runs to the
 /// end of the stream (``endOfStream(maxBodyBytes:)``). After an error every call throws the same error.
-public struct HTTPResponseParser: Sendable {
+package struct HTTPResponseParser: Sendable {
     /// The largest status line plus headers accepted, in bytes.
-    public let maxHeaderBytes: Int
+    package let maxHeaderBytes: Int
 
     private var buffer = HTTPMessageBuffer()
     private var failure: HTTPParseError?
@@ -15,25 +15,25 @@ public struct HTTPResponseParser: Sendable {
     private var pendingHead: HTTPResponse?
 
     /// Creates a parser; the head limit defaults to 16 KiB.
-    public init(maxHeaderBytes: Int = 16 * 1024) {
+    package init(maxHeaderBytes: Int = 16 * 1024) {
         self.maxHeaderBytes = maxHeaderBytes
     }
 
     /// Bytes received and not yet returned.
-    public var bufferedByteCount: Int { buffer.count }
+    package var bufferedByteCount: Int { buffer.count }
 
     /// Appends received bytes.
-    public mutating func append(_ bytes: UnsafeRawBufferPointer) {
+    package mutating func append(_ bytes: UnsafeRawBufferPointer) {
         buffer.append(bytes)
     }
 
     /// Appends received bytes.
-    public mutating func append(_ bytes: [UInt8]) {
+    package mutating func append(_ bytes: [UInt8]) {
         bytes.withUnsafeBytes { buffer.append($0) }
     }
 
     /// Returns the response head once complete, or nil when more bytes are needed.
-    public mutating func nextResponseHead() throws(HTTPParseError) -> HTTPResponse? {
+    package mutating func nextResponseHead() throws(HTTPParseError) -> HTTPResponse? {
         if let failure { throw failure }
         do {
             guard let head = try buffer.takeHead(limit: maxHeaderBytes) else { return nil }
@@ -47,7 +47,7 @@ public struct HTTPResponseParser: Sendable {
 
     /// Returns the next complete response with its body, or nil when more bytes are needed (a body without
     /// `Content-Length` needs the end of the stream). Bodies beyond `maxBodyBytes` throw `.bodyTooLarge`.
-    public mutating func nextResponse(maxBodyBytes: Int) throws(HTTPParseError) -> HTTPResponse? {
+    package mutating func nextResponse(maxBodyBytes: Int) throws(HTTPParseError) -> HTTPResponse? {
         if pendingHead == nil {
             guard let head = try nextResponseHead() else { return nil }
             pendingHead = head
@@ -72,7 +72,7 @@ public struct HTTPResponseParser: Sendable {
 
     /// The peer closed the stream: completes a response whose body ran to the close, or returns nil when no
     /// response was under way. A response cut short (fewer bytes than its `Content-Length`) throws.
-    public mutating func endOfStream(maxBodyBytes: Int) throws(HTTPParseError) -> HTTPResponse? {
+    package mutating func endOfStream(maxBodyBytes: Int) throws(HTTPParseError) -> HTTPResponse? {
         if let complete = try nextResponse(maxBodyBytes: maxBodyBytes) { return complete }
         guard var response = pendingHead else {
             guard buffer.count == 0 else { throw HTTPParseError.invalidStartLine }
@@ -85,7 +85,7 @@ public struct HTTPResponseParser: Sendable {
     }
 
     /// Removes and returns the bytes buffered after the returned head.
-    public mutating func takeBufferedBytes() -> [UInt8] {
+    package mutating func takeBufferedBytes() -> [UInt8] {
         buffer.takeAll()
     }
 

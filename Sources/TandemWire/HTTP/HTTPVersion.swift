@@ -1,23 +1,23 @@
 /// An HTTP version as it appears in a request or status line, e.g. `HTTP/1.1`.
-public struct HTTPVersion: Sendable, Hashable, CustomStringConvertible {
+package struct HTTPVersion: Sendable, Hashable, CustomStringConvertible {
     /// The major version digit.
-    public var major: Int
+    package var major: Int
     /// The minor version digit.
-    public var minor: Int
+    package var minor: Int
 
     /// Creates a version.
-    public init(major: Int, minor: Int) {
+    package init(major: Int, minor: Int) {
         self.major = major
         self.minor = minor
     }
 
     /// HTTP/1.0: connections close after each response unless `keep-alive` is asked for.
-    public static let http1_0 = HTTPVersion(major: 1, minor: 0)
+    package static let http1_0 = HTTPVersion(major: 1, minor: 0)
     /// HTTP/1.1: persistent connections by default; required for WebSocket upgrades.
-    public static let http1_1 = HTTPVersion(major: 1, minor: 1)
+    package static let http1_1 = HTTPVersion(major: 1, minor: 1)
 
     /// The wire form, e.g. `HTTP/1.1`.
-    public var description: String { "HTTP/\(major).\(minor)" }
+    package var description: String { "HTTP/\(major).\(minor)" }
 
     /// Parses `HTTP/x.y` (exactly one digit each, RFC 9112 §2.3); nil when malformed.
     static func parse(_ bytes: ArraySlice<UInt8>) -> HTTPVersion? {

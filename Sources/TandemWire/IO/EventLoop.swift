@@ -20,11 +20,11 @@ protocol IOSelectable: AnyObject {
 /// is loop-bound (connections, listeners) must be touched on this loop's thread only; hop with `execute`.
 /// Ordering: work submitted with `execute` from one thread runs in submission order.
 /// One iteration: wait → socket events → due timers → submitted work → write flushes.
-public final class EventLoop: @unchecked Sendable {
+package final class EventLoop: @unchecked Sendable {
     /// The loop's position in its group (0-based); also in the thread's name, `tandem-loop-<index>`.
-    public let index: Int
+    package let index: Int
     /// How often armed idle timers are checked; an idle timeout fires up to this much late.
-    public let idleSweepInterval: Duration
+    package let idleSweepInterval: Duration
 
     let selector: any IOSelector
 
@@ -83,7 +83,7 @@ public final class EventLoop: @unchecked Sendable {
     }
 
     /// Whether the loop keeps polling for events longer while it is busy, before it sleeps (set by its group).
-    public let pollsLongerWhenBusy: Bool
+    package let pollsLongerWhenBusy: Bool
     /// Loop-thread state: how long the loop polls after its current work.
     private(set) var pollWindow: PollWindow
 
@@ -106,14 +106,14 @@ public final class EventLoop: @unchecked Sendable {
     // MARK: - Any thread
 
     /// True when called on this loop's thread.
-    public var inEventLoop: Bool {
+    package var inEventLoop: Bool {
         threadID.load(ordering: .acquiring) == Self.currentThreadID()
     }
 
     /// The event loop whose thread is calling, or nil on any other thread. Lets work that may start on a
     /// loop (a storage commit, say) finish in the loop's current iteration instead of crossing to another
     /// thread and back.
-    public static var current: EventLoop? { currentSlot.value }
+    package static var current: EventLoop? { currentSlot.value }
 
     /// Set while `run()` runs on the loop's thread.
     private static let currentSlot = ThreadSlot<EventLoop>()
@@ -123,7 +123,7 @@ public final class EventLoop: @unchecked Sendable {
     /// being written at once. Use it where the same stream of frames may come from several threads: a
     /// frame written at once would overtake an earlier one still waiting in the loop's queue.
     /// Must be called on the loop thread.
-    public func withQueuedSends<R>(_ body: () throws -> R) rethrows -> R {
+    package func withQueuedSends<R>(_ body: () throws -> R) rethrows -> R {
         precondition(inEventLoop, "withQueuedSends must be called on the loop's own thread")
         queuedSendDepth += 1
         defer { queuedSendDepth -= 1 }
@@ -142,7 +142,7 @@ public final class EventLoop: @unchecked Sendable {
     /// `WakeupCoalescing.batch` the wake-up is done when the batch ends, once per loop.
     /// - Returns: false (and drops `work`) when the loop has already shut down.
     @discardableResult
-    public func execute(_ work: @escaping @Sendable () -> Void) -> Bool {
+    package func execute(_ work: @escaping @Sendable () -> Void) -> Bool {
         submit(.task(work))
     }
 
@@ -177,7 +177,7 @@ public final class EventLoop: @unchecked Sendable {
     /// run in the order they were scheduled. Safe from any thread; the returned handle cancels.
     /// Work still pending when the loop shuts down never runs.
     @discardableResult
-    public func schedule(after delay: Duration, _ work: @escaping @Sendable () -> Void) -> ScheduledTask {
+    package func schedule(after delay: Duration, _ work: @escaping @Sendable () -> Void) -> ScheduledTask {
         let task = ScheduledTask(work)
         let deadline = MonotonicTime.deadline(after: delay, from: MonotonicTime.now())
         if inEventLoop {
@@ -190,7 +190,7 @@ public final class EventLoop: @unchecked Sendable {
 
     /// Runs `work` on the loop and returns its result to the awaiting task.
     /// - Throws: what `work` throws, or `IOError.eventLoopShutdown` if the loop no longer runs work.
-    public func submit<Result: Sendable>(_ work: @escaping @Sendable () throws -> Result) async throws -> Result {
+    package func submit<Result: Sendable>(_ work: @escaping @Sendable () throws -> Result) async throws -> Result {
         try await withCheckedThrowingContinuation { continuation in
             let accepted = execute { continuation.resume(with: Swift.Result { try work() }) }
             if !accepted { continuation.resume(throwing: IOError.eventLoopShutdown) }

@@ -14,7 +14,7 @@ import Synchronization
 /// it closes every connection and listener on every loop and joins the threads.
 public final class EventLoopGroup: Sendable {
     /// The loops, in index order.
-    public let loops: [EventLoop]
+    package let loops: [EventLoop]
     private let cursor = Atomic<Int>(0)
     private let threads: Mutex<[LoopThread]>
 
@@ -64,7 +64,7 @@ public final class EventLoopGroup: Sendable {
     }
 
     /// The next loop in round-robin order. Safe from any thread.
-    public func next() -> EventLoop {
+    package func next() -> EventLoop {
         let position = cursor.wrappingAdd(1, ordering: .relaxed).oldValue
         return loops[Int(UInt(bitPattern: position) % UInt(loops.count))]
     }

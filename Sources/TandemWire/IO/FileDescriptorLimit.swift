@@ -5,14 +5,14 @@ import Darwin
 #endif
 
 /// The process's limit on open file descriptors (`RLIMIT_NOFILE`); every connection uses one.
-public struct FileDescriptorLimit: Sendable, Equatable, CustomStringConvertible {
+package struct FileDescriptorLimit: Sendable, Equatable, CustomStringConvertible {
     /// The limit in force (the soft limit).
-    public var soft: UInt64
+    package var soft: UInt64
     /// The ceiling an unprivileged process may raise the soft limit to.
-    public var hard: UInt64
+    package var hard: UInt64
 
     /// Reads the current limits.
-    public static func current() throws -> FileDescriptorLimit {
+    package static func current() throws -> FileDescriptorLimit {
         var limit = rlimit()
         guard getrlimit(resourceNoFile, &limit) == 0 else { throw IOError.lastError("getrlimit(RLIMIT_NOFILE)") }
         return FileDescriptorLimit(soft: UInt64(limit.rlim_cur), hard: UInt64(limit.rlim_max))
@@ -21,7 +21,7 @@ public struct FileDescriptorLimit: Sendable, Equatable, CustomStringConvertible 
     /// Raises the soft limit to the hard limit (a server calls this once at start so thousands of connections
     /// fit) and returns the limits now in force. On Darwin an unlimited hard limit is capped at `OPEN_MAX`.
     @discardableResult
-    public static func raiseSoftLimitToHard() throws -> FileDescriptorLimit {
+    package static func raiseSoftLimitToHard() throws -> FileDescriptorLimit {
         var limit = rlimit()
         guard getrlimit(resourceNoFile, &limit) == 0 else { throw IOError.lastError("getrlimit(RLIMIT_NOFILE)") }
         var target = limit.rlim_max
@@ -36,7 +36,7 @@ public struct FileDescriptorLimit: Sendable, Equatable, CustomStringConvertible 
     }
 
     /// The limits as text, e.g. `open files: soft 1024, hard 524288`.
-    public var description: String { "open files: soft \(soft), hard \(hard)" }
+    package var description: String { "open files: soft \(soft), hard \(hard)" }
 
     #if os(Linux)
     private static let resourceNoFile = __rlimit_resource_t(RLIMIT_NOFILE.rawValue)

@@ -8,7 +8,7 @@ import Darwin
 ///
 /// Every case renders a message an operator can act on (`description`), e.g.
 /// `connect to 127.0.0.1:9 failed: Connection refused (errno 111)`.
-public enum IOError: Error, Equatable, Sendable, CustomStringConvertible {
+package enum IOError: Error, Equatable, Sendable, CustomStringConvertible {
     /// A system call failed; `operation` names what was attempted, `errno` is the raw error number.
     case system(operation: String, errno: Int32)
     /// The host text is neither an IP literal nor a name the resolver could turn into an address.
@@ -28,18 +28,18 @@ public enum IOError: Error, Equatable, Sendable, CustomStringConvertible {
     case tls(TLSError)
 
     /// The operating-system error number, if this error came from a system call.
-    public var errno: Int32? {
+    package var errno: Int32? {
         if case .system(_, let code) = self { return code }
         return nil
     }
 
     /// True when the peer reset the connection (ECONNRESET or EPIPE), the usual sign of an abortive close.
-    public var isConnectionReset: Bool {
+    package var isConnectionReset: Bool {
         errno == ECONNRESET || errno == EPIPE
     }
 
     /// A message naming what failed and why, with the errno number where there is one.
-    public var description: String {
+    package var description: String {
         switch self {
         case .system(let operation, let code):
             return "\(operation) failed: \(IOError.message(forErrno: code)) (errno \(code))"

@@ -6,11 +6,11 @@ import Darwin
 
 /// Ports on 127.0.0.1 for programs that start a local server of their own (benchmarks, tests): a port
 /// that is free now, and whether something accepts connections on a port yet.
-public enum LoopbackPort {
+package enum LoopbackPort {
     /// A TCP port on 127.0.0.1 that was free a moment ago (the one the kernel picks for port 0). Another
     /// process could take it before the caller binds it, so use it at once.
     /// - Throws: `IOError.system` when no socket could be bound.
-    public static func free() throws(IOError) -> Int {
+    package static func free() throws(IOError) -> Int {
         let (port, descriptor) = try reserve()
         close(descriptor)
         return port
@@ -20,7 +20,7 @@ public enum LoopbackPort {
     /// and no other socket can bind it until the caller closes `descriptor` (tests that need a port where
     /// nothing answers, while other tests start servers on free ports).
     /// - Throws: `IOError.system` when no socket could be bound.
-    public static func reserve() throws(IOError) -> (port: Int, descriptor: Int32) {
+    package static func reserve() throws(IOError) -> (port: Int, descriptor: Int32) {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw .system(operation: "socket", errno: errno) }
         var address = loopback(port: 0)
@@ -38,7 +38,7 @@ public enum LoopbackPort {
 
     /// Whether a TCP connect to 127.0.0.1:`port` succeeds right now (a blocking connect; loopback
     /// answers at once).
-    public static func isAccepting(_ port: Int) -> Bool {
+    package static func isAccepting(_ port: Int) -> Bool {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { return false }
         defer { close(fd) }

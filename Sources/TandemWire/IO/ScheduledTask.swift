@@ -9,7 +9,7 @@ import Synchronization
 /// passes, so a timer may capture what it acts on strongly (a connection, a session) without keeping it alive
 /// after the timer is cancelled. That lets hot objects avoid `weak` captures, whose side tables slow every
 /// retain and release of the object for its whole life.
-public final class ScheduledTask: Sendable {
+package final class ScheduledTask: Sendable {
     private let work: Mutex<(@Sendable () -> Void)?>
     private let cancelled = Atomic<Bool>(false)
 
@@ -18,7 +18,7 @@ public final class ScheduledTask: Sendable {
     }
 
     /// Prevents the work from running if it has not started yet, and releases it. Idempotent.
-    public func cancel() {
+    package func cancel() {
         cancelled.store(true, ordering: .releasing)
         let released = work.withLock { work -> (@Sendable () -> Void)? in
             defer { work = nil }
@@ -29,7 +29,7 @@ public final class ScheduledTask: Sendable {
     }
 
     /// True once `cancel()` has been called.
-    public var isCancelled: Bool {
+    package var isCancelled: Bool {
         cancelled.load(ordering: .acquiring)
     }
 

@@ -3,15 +3,15 @@
 ///
 /// Queueing a `SharedBytes` retains it; the bytes are never copied or mutated, so one instance may be written
 /// to connections on different loops at the same time.
-public final class SharedBytes: Sendable {
+package final class SharedBytes: Sendable {
     /// The bytes, fixed at creation.
-    public let bytes: [UInt8]
+    package let bytes: [UInt8]
 
     /// Wraps `bytes` (no copy: arrays share their storage until mutated, and this one never is).
-    public init(_ bytes: [UInt8]) {
+    package init(_ bytes: [UInt8]) {
         self.bytes = bytes
     }
 
     /// The number of bytes.
-    public var count: Int { bytes.count }
+    package var count: Int { bytes.count }
 }

@@ -18,19 +18,19 @@ import Darwin
 /// or accepted by a listener bound with TLS) encrypts on the same loop through a `TLSEngine`: its handler reads
 /// and writes plaintext exactly as on a plain connection. Writes of one iteration are sealed together in the
 /// flush phase (few records, one `sendmsg`), and a close sends TLS's close_notify before the FIN.
-public final class TCPConnection: @unchecked Sendable, IOSelectable, IdleTracked {
+package final class TCPConnection: @unchecked Sendable, IOSelectable, IdleTracked {
     enum State: UInt8 {
         case connecting, open, closing, closed
     }
 
     /// The loop that owns this connection; all its callbacks run there.
-    public let loop: EventLoop
+    package let loop: EventLoop
     /// The owner of the connection's events. Replaceable on the loop thread (e.g. when a protocol upgrade
     /// hands the connection to a new handler); released after `connectionDidClose`.
-    public var handler: (any TCPConnectionHandler)?
+    package var handler: (any TCPConnectionHandler)?
 
     /// The settings this connection was created with (write-queue marks, close bound).
-    public let configuration: TCPConnectionConfiguration
+    package let configuration: TCPConnectionConfiguration
     let fd: Int32
     private var token: UInt64 = 0
     private var queue = WriteQueue()
@@ -52,7 +52,7 @@ public final class TCPConnection: @unchecked Sendable, IOSelectable, IdleTracked
     /// False from the `write` that takes the queue past the high-water mark until it drains to the low-water
     /// mark. A producer can loop `while connection.isWritable { write(...) }`; the matching
     /// `connectionWritabilityChanged` calls follow in the loop's flush phase, one per change, in order.
-    public private(set) var isWritable = true
+    package private(set) var isWritable = true
     private var closeError: IOError?
     private var closeTimer: ScheduledTask?
     private var connectAttempt: ConnectAttempt?
@@ -77,24 +77,24 @@ public final class TCPConnection: @unchecked Sendable, IOSelectable, IdleTracked
     // MARK: - Public state
 
     /// True from the moment the connection is established until `close()`, `abort()` or a failure.
-    public var isOpen: Bool { state == .open }
+    package var isOpen: Bool { state == .open }
 
     /// True once the descriptor is closed.
-    public var isClosed: Bool { state == .closed }
+    package var isClosed: Bool { state == .closed }
 
     /// Bytes accepted by `write` and not yet taken by the kernel.
-    public var queuedBytes: Int { queue.byteCount + plaintext.count }
+    package var queuedBytes: Int { queue.byteCount + plaintext.count }
 
     /// Whether the connection speaks TLS.
-    public var isSecure: Bool { tls != nil }
+    package var isSecure: Bool { tls != nil }
 
     /// The local address of the socket. Call on the loop thread while the connection is not closed.
-    public func localAddress() throws -> SocketAddress {
+    package func localAddress() throws -> SocketAddress {
         try Socket.localAddress(fd)
     }
 
     /// The peer's address. Call on the loop thread while the connection is not closed.
-    public func remoteAddress() throws -> SocketAddress {
+    package func remoteAddress() throws -> SocketAddress {
         try Socket.peerAddress(fd)
     }
 
@@ -106,7 +106,7 @@ public final class TCPConnection: @unchecked Sendable, IOSelectable, IdleTracked
     /// One exception: a single write larger than the limit is accepted when nothing is queued (a message the
     /// owner has already built, e.g. a resume's replay, must be deliverable), and the limit then bounds what
     /// queues behind it, so memory stays within the limit plus that one message.
-    public func write(_ bytes: [UInt8]) {
+    package func write(_ bytes: [UInt8]) {
         assert(loop.inEventLoop, "TCPConnection.write called off its event loop")
         guard state == .open, !outputShutdownRequested, !overflowed, !bytes.isEmpty else { return }
         let queued = queuedBytes
@@ -139,13 +139,13 @@ public final class TCPConnection: @unchecked Sendable, IOSelectable, IdleTracked
     }
 
     /// Queues a shared buffer without copying it; otherwise exactly like `write(_: [UInt8])`.
-    public func write(_ shared: SharedBytes) {
+    package func write(_ shared: SharedBytes) {
         write(shared.bytes)
     }
 
     /// Thread-safe `write`: writes at once on the loop thread, otherwise hops there first. Sends from one
     /// thread keep their order.
-    public func send(_ bytes: [UInt8]) {
+    package func send(_ bytes: [UInt8]) {
         if loop.inEventLoop {
             write(bytes)
         } else {
@@ -154,7 +154,7 @@ public final class TCPConnection: @unchecked Sendable, IOSelectable, IdleTracked
     }
 
     /// Thread-safe `write` of a shared buffer (see `send(_: [UInt8])`).
-    public func send(_ shared: SharedBytes) {
+    package func send(_ shared: SharedBytes) {
         send(shared.bytes)
     }
 
@@ -162,7 +162,7 @@ public final class TCPConnection: @unchecked Sendable, IOSelectable, IdleTracked
 
     /// Stops reading from the socket: the kernel buffers, then the peer's sends stall (TCP flow control).
     /// Use it to propagate backpressure, e.g. while the other side of a relay is not writable.
-    public func pauseReading() {
+    package func pauseReading() {
         assert(loop.inEventLoop, "TCPConnection.pauseReading called off its event loop")
         guard !readingPaused else { return }
         readingPaused = true
@@ -170,7 +170,7 @@ public final class TCPConnection: @unchecked Sendable, IOSelectable, IdleTracked
     }
 
     /// Resumes reading after `pauseReading()`.
-    public func resumeReading() {
+    package func resumeReading() {
         assert(loop.inEventLoop, "TCPConnection.resumeReading called off its event loop")
         guard readingPaused else { return }
         readingPaused = false
@@ -178,12 +178,12 @@ public final class TCPConnection: @unchecked Sendable, IOSelectable, IdleTracked
     }
 
     /// True between `pauseReading()` and `resumeReading()`.
-    public var isReadingPaused: Bool { readingPaused }
+    package var isReadingPaused: Bool { readingPaused }
 
     // MARK: - Closing
 
     /// Half-closes: once the queued bytes are written, sends FIN; reading continues. Later writes are ignored.
-    public func shutdownOutput() {
+    package func shutdownOutput() {
         assert(loop.inEventLoop, "TCPConnection.shutdownOutput called off its event loop")
         guard state == .open, !outputShutdownRequested else { return }
         outputShutdownRequested = true
@@ -193,7 +193,7 @@ public final class TCPConnection: @unchecked Sendable, IOSelectable, IdleTracked
     /// Closes gracefully: stops delivering input, writes what is queued, sends FIN, waits for the peer's end of
     /// stream (so unread input cannot turn into a reset that destroys the last bytes written), then releases the
     /// descriptor. Bounded by `configuration.closeTimeout`; past it the connection is dropped. Idempotent.
-    public func close() {
+    package func close() {
         assert(loop.inEventLoop, "TCPConnection.close called off its event loop")
         guard state == .open else { return }
         state = .closing
@@ -205,7 +205,7 @@ public final class TCPConnection: @unchecked Sendable, IOSelectable, IdleTracked
 
     /// Closes at once, discarding queued bytes. With `reset`, sets `SO_LINGER` 0 so the peer gets a RST
     /// (it sees "connection reset") instead of a FIN. `connectionDidClose` follows with `error: nil`. Idempotent.
-    public func abort(reset: Bool = false) {
+    package func abort(reset: Bool = false) {
         assert(loop.inEventLoop, "TCPConnection.abort called off its event loop")
         guard state == .open || state == .closing else { return }
         finishClose(error: nil, reset: reset)
@@ -216,14 +216,14 @@ public final class TCPConnection: @unchecked Sendable, IOSelectable, IdleTracked
     /// Arms (or re-arms) the idle timer: unless re-armed or disarmed, `connectionIdleTimeoutFired` is called
     /// once `timeout` has passed (late by at most the loop's `idleSweepInterval`). Re-arming is a couple of
     /// stores, cheap enough to do for every message received. Ignored unless the connection is open.
-    public func armIdleTimer(_ timeout: Duration) {
+    package func armIdleTimer(_ timeout: Duration) {
         assert(loop.inEventLoop, "TCPConnection.armIdleTimer called off its event loop")
         guard state == .open else { return }
         loop.armIdle(self, deadline: MonotonicTime.deadline(after: timeout, from: loop.now))
     }
 
     /// Stops the idle timer, if armed.
-    public func disarmIdleTimer() {
+    package func disarmIdleTimer() {
         assert(loop.inEventLoop, "TCPConnection.disarmIdleTimer called off its event loop")
         loop.idle.disarm(self)
     }
@@ -600,7 +600,7 @@ extension TCPConnection {
     /// - Throws: `IOError.connectTimeout`, `IOError.system` (e.g. ECONNREFUSED), `IOError.unresolvableHost`,
     ///   `IOError.eventLoopShutdown`, `IOError.tls` (a certificate problem, or a server that does not speak TLS;
     ///   the other addresses of a name are not tried then).
-    public static func connect(
+    package static func connect(
         host: String,
         port: Int,
         timeout: Duration = .seconds(10),
@@ -627,7 +627,7 @@ extension TCPConnection {
 
     /// Opens a connection to `address` (see `connect(host:port:timeout:on:configuration:tls:handler:)`); with
     /// `tls`, the certificate must be valid for `serverName` (the address itself when nil).
-    public static func connect(
+    package static func connect(
         to address: SocketAddress,
         timeout: Duration = .seconds(10),
         on loop: EventLoop,

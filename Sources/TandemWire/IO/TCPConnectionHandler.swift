@@ -3,7 +3,7 @@
 /// `close`, `abort`), so a handler may freely write or close from any callback.
 ///
 /// The connection holds its handler strongly until `connectionDidClose`, then lets it go.
-public protocol TCPConnectionHandler: AnyObject {
+package protocol TCPConnectionHandler: AnyObject {
     /// Bytes arrived. `bytes` points into the loop's shared read buffer and is valid only during this call:
     /// copy what must outlive it. Bytes arrive in order; none arrive after `close()` or `abort()`.
     func connectionDidReceive(_ connection: TCPConnection, bytes: UnsafeRawBufferPointer)
@@ -27,15 +27,15 @@ public protocol TCPConnectionHandler: AnyObject {
 
 extension TCPConnectionHandler {
     /// Default: closes gracefully once the peer has stopped sending.
-    public func connectionDidReachEndOfInput(_ connection: TCPConnection) {
+    package func connectionDidReachEndOfInput(_ connection: TCPConnection) {
         connection.close()
     }
 
     /// Default: closes gracefully when the idle timer fires.
-    public func connectionIdleTimeoutFired(_ connection: TCPConnection) {
+    package func connectionIdleTimeoutFired(_ connection: TCPConnection) {
         connection.close()
     }
 
     /// Default: ignores writability changes.
-    public func connectionWritabilityChanged(_ connection: TCPConnection, isWritable: Bool) {}
+    package func connectionWritabilityChanged(_ connection: TCPConnection, isWritable: Bool) {}
 }

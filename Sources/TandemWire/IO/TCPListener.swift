@@ -11,23 +11,23 @@ import Synchronization
 /// Beyond `Configuration.maxConnections` live connections, new ones are accepted and closed at once (so the
 /// kernel's backlog never fills with clients that will not be served). Thread-safe: `close()` may be called
 /// from anywhere.
-public final class TCPListener: @unchecked Sendable, IOSelectable {
+package final class TCPListener: @unchecked Sendable, IOSelectable {
     /// Listener settings.
-    public struct Configuration: Sendable, Equatable {
+    package struct Configuration: Sendable, Equatable {
         /// The kernel's queue of connections not yet accepted (`listen(2)` backlog; capped by `somaxconn`).
-        public var backlog: Int32
+        package var backlog: Int32
         /// The most live connections at once; more are closed right after `accept`.
-        public var maxConnections: Int
+        package var maxConnections: Int
         /// Settings for every accepted connection.
-        public var connection: TCPConnectionConfiguration
+        package var connection: TCPConnectionConfiguration
         /// The kernel receive buffer (`SO_RCVBUF`) of every accepted connection; nil keeps the kernel's
         /// autotuning. Set on the listening socket, so connections inherit it before their handshake: a buffer
         /// shrunk after the handshake could fall below the window already advertised, and the kernel then
         /// drops segments it had invited, stalling the stream for retransmission timeouts.
-        public var receiveBufferSize: Int32?
+        package var receiveBufferSize: Int32?
 
         /// Defaults: backlog 1024, no connection limit, default connection settings, kernel-tuned buffers.
-        public init(
+        package init(
             backlog: Int32 = 1024,
             maxConnections: Int = .max,
             connection: TCPConnectionConfiguration = TCPConnectionConfiguration(),
@@ -41,9 +41,9 @@ public final class TCPListener: @unchecked Sendable, IOSelectable {
     }
 
     /// The address the socket is bound to; with port 0 requested, this holds the port the kernel picked.
-    public let localAddress: SocketAddress
+    package let localAddress: SocketAddress
     /// The loop that accepts.
-    public let loop: EventLoop
+    package let loop: EventLoop
     let group: EventLoopGroup
     let configuration: Configuration
     private let listenFD: Int32
@@ -58,13 +58,13 @@ public final class TCPListener: @unchecked Sendable, IOSelectable {
     private var closed = false
 
     /// The bound port (the ephemeral one when 0 was requested).
-    public var port: Int { localAddress.port }
+    package var port: Int { localAddress.port }
 
     /// Live connections accepted by this listener and not yet closed.
-    public var connectionCount: Int { counter.current }
+    package var connectionCount: Int { counter.current }
 
     /// Connections closed at once because `maxConnections` were live.
-    public var rejectedConnectionCount: Int { rejected.load(ordering: .relaxed) }
+    package var rejectedConnectionCount: Int { rejected.load(ordering: .relaxed) }
 
     private init(
         fd: Int32,
@@ -90,7 +90,7 @@ public final class TCPListener: @unchecked Sendable, IOSelectable {
     /// `makeHandler` runs on the accepted connection's loop thread before any byte is delivered. With `tls`,
     /// every accepted connection speaks TLS: its handler reads and writes plaintext once the handshake is done.
     /// - Throws: `IOError` when the address cannot be resolved or the socket cannot be bound (e.g. EADDRINUSE).
-    public static func bind(
+    package static func bind(
         host: String,
         port: Int,
         group: EventLoopGroup,
@@ -130,7 +130,7 @@ public final class TCPListener: @unchecked Sendable, IOSelectable {
 
     /// Stops accepting and closes the listening socket. Connections already accepted stay open. Idempotent,
     /// thread-safe; takes effect on the listener's loop.
-    public func close() {
+    package func close() {
         guard !closeRequested.exchange(true, ordering: .relaxed) else { return }
         if loop.inEventLoop {
             closeNow()

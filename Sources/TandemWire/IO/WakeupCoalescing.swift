@@ -5,7 +5,7 @@
 /// two loops; without coalescing, a loop that drains its inbox faster than acks arrive is woken
 /// (an `eventfd` write and a context switch) for nearly every ack. Work is queued at once and runs
 /// in the same order; only the wake-up waits until the batch is handed out, and it always happens.
-public enum WakeupCoalescing {
+package enum WakeupCoalescing {
     /// The loops that were asked to wake up during the current batch on this thread.
     final class Pending {
         var loops: [EventLoop] = []
@@ -19,7 +19,7 @@ public enum WakeupCoalescing {
 
     /// Runs `body`; wake-ups that `EventLoop.execute` calls on this thread would do are done
     /// afterwards, once per loop. Nested calls join the outer batch.
-    public static func batch<R>(_ body: () throws -> R) rethrows -> R {
+    package static func batch<R>(_ body: () throws -> R) rethrows -> R {
         if current != nil { return try body() }
         let pending = Pending()
         slot.set(pending)

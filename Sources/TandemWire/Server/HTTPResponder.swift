@@ -6,14 +6,14 @@ import Synchronization
 /// Requests on one connection are answered in order: while a response is outstanding the connection reads
 /// no further request. A responder dropped without an answer sends 500, so a route bug cannot leave a client
 /// waiting forever.
-public final class HTTPResponder: Sendable {
+package final class HTTPResponder: Sendable {
     /// The peer's address, when the socket could report it (for per-address limits and logs).
-    public let remoteAddress: SocketAddress?
+    package let remoteAddress: SocketAddress?
     private let deliver: @Sendable (HTTPResponse) -> Void
     private let answered = Atomic<Bool>(false)
 
     /// Creates a responder that hands its one response to `deliver` (tests use this to capture responses).
-    public init(remoteAddress: SocketAddress?, deliver: @escaping @Sendable (HTTPResponse) -> Void) {
+    package init(remoteAddress: SocketAddress?, deliver: @escaping @Sendable (HTTPResponse) -> Void) {
         self.remoteAddress = remoteAddress
         self.deliver = deliver
     }
@@ -25,7 +25,7 @@ public final class HTTPResponder: Sendable {
     }
 
     /// Sends `response`. Later calls are ignored.
-    public func respond(_ response: HTTPResponse) {
+    package func respond(_ response: HTTPResponse) {
         guard !answered.exchange(true, ordering: .acquiringAndReleasing) else { return }
         deliver(response)
     }

@@ -8,7 +8,7 @@ import Darwin
 /// keep-alive) and WebSocket upgrades on one path.
 ///
 /// Thread-safe. Each connection lives on one loop of the group; its handler's callbacks run there.
-public final class WebSocketServer: Sendable {
+package final class WebSocketServer: Sendable {
     private let listener: TCPListener
     private let context: WebSocketServerContext
     private let tls: TLSServerSettings?
@@ -24,7 +24,7 @@ public final class WebSocketServer: Sendable {
     /// 405 for a malformed handshake, 403 for a refused `Origin`), then `accept` is called on the connection's
     /// loop thread: it returns the handler, or nil to refuse (403, then close). Upgrades on other paths → 404.
     /// - Throws: `IOError` when the address cannot be bound.
-    public static func start(
+    package static func start(
         configuration: WebSocketServerConfiguration,
         group: EventLoopGroup,
         routes: @escaping @Sendable (HTTPRequest) -> HTTPResponse?,
@@ -41,7 +41,7 @@ public final class WebSocketServer: Sendable {
     /// `handler` runs on the connection's loop thread and must not block it; it must answer every request.
     /// Requests pipelined on one connection wait for the answer before them, so responses keep request order.
     /// - Throws: `IOError` when the address cannot be bound.
-    public static func start(
+    package static func start(
         configuration: WebSocketServerConfiguration,
         group: EventLoopGroup,
         handler: @escaping @Sendable (HTTPRequest, HTTPResponder) -> Void,
@@ -65,21 +65,21 @@ public final class WebSocketServer: Sendable {
     /// Serves `context` (renewed certificates) to the connections accepted from now on; open ones keep
     /// theirs. Returns false when the server does not serve TLS.
     @discardableResult
-    public func replaceTLSContext(_ context: TLSContext) -> Bool {
+    package func replaceTLSContext(_ context: TLSContext) -> Bool {
         guard let tls else { return false }
         tls.replace(context)
         return true
     }
 
     /// The bound port (the one the kernel picked when the configuration asked for 0).
-    public var port: Int { listener.port }
+    package var port: Int { listener.port }
 
     /// Open WebSocket connections.
-    public var connectionCount: Int { context.connectionCount }
+    package var connectionCount: Int { context.connectionCount }
 
     /// Stops accepting, closes every WebSocket with `code`, waits up to `timeout` for their close handshakes,
     /// drops the ones still open and closes the listener. Blocking: call it from outside the group's loops.
-    public func shutdown(code: UInt16 = 1001, reason: String = "server shutting down", timeout: Duration = .seconds(5)) {
+    package func shutdown(code: UInt16 = 1001, reason: String = "server shutting down", timeout: Duration = .seconds(5)) {
         precondition(!listener.group.loops.contains { $0.inEventLoop }, "WebSocketServer.shutdown blocks: call it off the event loops")
         listener.close()
         for connection in context.beginShutdown() {

@@ -1,45 +1,45 @@
 /// Settings of a ``WebSocketServer``. Plain `Sendable` data with the defaults of the Tandem sync protocol.
-public struct WebSocketServerConfiguration: Sendable {
+package struct WebSocketServerConfiguration: Sendable {
     /// The address to bind (IPv4/IPv6 literal or a name resolved at start-up).
-    public var host = "127.0.0.1"
+    package var host = "127.0.0.1"
     /// The port to bind; 0 picks a free one (read it back from ``WebSocketServer/port``).
-    public var port = 8080
+    package var port = 8080
     /// The only path that accepts WebSocket upgrades.
-    public var path = "/v1/sync"
+    package var path = "/v1/sync"
     /// The subprotocols spoken, most preferred first; the first one the client also offers is chosen.
-    public var subprotocols = ["tandem.v1"]
+    package var subprotocols = ["tandem.v1"]
     /// Browser origins allowed to connect. Empty allows any; otherwise an upgrade whose `Origin` header is not
     /// listed gets 403. Requests without `Origin` (non-browser clients) are always allowed.
-    public var allowedOrigins: [String] = []
+    package var allowedOrigins: [String] = []
     /// The largest message accepted (sum of fragments); larger ones close the connection with 1009.
-    public var maxMessageSize = 64 * 1024
+    package var maxMessageSize = 64 * 1024
     /// The most TCP connections served at once (upgraded or not); more are closed right after `accept`.
-    public var maxConnections = 50_000
+    package var maxConnections = 50_000
     /// How long a connection may take to send a complete request (and, with keep-alive, how long it may stay
     /// quiet between requests) before it is dropped.
-    public var handshakeTimeout: Duration = .seconds(10)
+    package var handshakeTimeout: Duration = .seconds(10)
     /// No frame received for this long → ``WebSocketHandler/webSocketIdleTimeoutFired(_:)``; nil disables it.
-    public var idleTimeout: Duration? = .seconds(30)
+    package var idleTimeout: Duration? = .seconds(30)
     /// Bytes queued for one connection beyond this → the connection is dropped and its handler hears
     /// `webSocketDidClose(code: 4002, clean: false)`.
-    public var sendQueueLimit = 4 * 1024 * 1024
+    package var sendQueueLimit = 4 * 1024 * 1024
     /// The largest request line plus headers; larger requests get 431.
-    public var maxHeaderBytes = 16 * 1024
+    package var maxHeaderBytes = 16 * 1024
     /// The largest request body (`Content-Length`); larger requests get 413 before the body is read.
-    public var maxBodyBytes = 16 * 1024
+    package var maxBodyBytes = 16 * 1024
     /// Whether malformed plain requests (400, 413, 431, 501, 505) and unknown routes (404) are answered with a
     /// plain-text or a JSON body (`{"error": …, "message": …}`).
-    public var errorBodies: ErrorBodyFormat = .plainText
+    package var errorBodies: ErrorBodyFormat = .plainText
     /// How long a close handshake this side started waits for the peer's close frame before dropping the
     /// connection.
-    public var closeTimeout: Duration = .seconds(2)
+    package var closeTimeout: Duration = .seconds(2)
     /// Serves every connection over TLS with this server context (`wss://`, `https://` on the same port);
     /// nil serves plain text. A client that sends a plain request to a TLS port gets a plain 400 naming
     /// `https://`, then the connection closes.
-    public var tls: TLSContext?
+    package var tls: TLSContext?
 
     /// The body format of the errors the server itself answers with.
-    public enum ErrorBodyFormat: Sendable {
+    package enum ErrorBodyFormat: Sendable {
         /// `text/plain` with the message.
         case plainText
         /// `application/json` with `error` and `message`.
@@ -47,7 +47,7 @@ public struct WebSocketServerConfiguration: Sendable {
     }
 
     /// Creates the default configuration.
-    public init() {}
+    package init() {}
 
     /// The TCP settings of every accepted connection: the hard queue limit is `sendQueueLimit`.
     var tcpConfiguration: TCPConnectionConfiguration {

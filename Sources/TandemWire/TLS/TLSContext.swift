@@ -6,15 +6,15 @@ import CSSL
 ///
 /// Thread-safety: OpenSSL allows one context to serve connections on several threads once it is set up,
 /// and nothing mutates it after `init`.
-public final class TLSContext: @unchecked Sendable {
+package final class TLSContext: @unchecked Sendable {
     let context: OpaquePointer
     /// The configuration it was made from.
-    public let configuration: TLSConfiguration
+    package let configuration: TLSConfiguration
 
     /// Loads `configuration`.
     /// - Throws: `TLSError.configuration` naming the file that could not be read or the key that does not
     ///   match its certificate.
-    public init(_ configuration: TLSConfiguration) throws(TLSError) {
+    package init(_ configuration: TLSConfiguration) throws(TLSError) {
         guard let context = SSL_CTX_new(configuration.isServer ? TLS_server_method() : TLS_client_method()) else {
             throw .configuration(reason: "OpenSSL could not create a context (\(TLSContext.lastError()))")
         }

@@ -10,7 +10,7 @@ import CSSL
 /// are typed (`TLSError`) and name the certificate problem.
 ///
 /// Not thread-safe: one owner (the connection's loop) calls it.
-public final class TLSEngine {
+package final class TLSEngine {
     private let context: TLSContext
     private let ssl: OpaquePointer
     private let inbound: OpaquePointer
@@ -19,15 +19,15 @@ public final class TLSEngine {
     /// Plaintext handed to `send` before the handshake completed, sent once it has.
     private var waiting: [UInt8] = []
     /// Whether the handshake completed.
-    public private(set) var isHandshakeComplete = false
+    package private(set) var isHandshakeComplete = false
     /// Whether the peer closed its side with a TLS close_notify.
-    public private(set) var peerClosed = false
+    package private(set) var peerClosed = false
     /// Whether any byte arrived yet (the first one tells a TLS peer from a plain one).
     private var receivedAny = false
 
     /// An engine for a client connecting to `serverName` (a DNS name or an IP literal), or for a server when
     /// the context has a certificate (`serverName` is then ignored).
-    public init(context: TLSContext, serverName: String? = nil) throws(TLSError) {
+    package init(context: TLSContext, serverName: String? = nil) throws(TLSError) {
         guard let ssl = SSL_new(context.context), let inbound = BIO_new(BIO_s_mem()), let outbound = BIO_new(BIO_s_mem()) else {
             throw .configuration(reason: "OpenSSL could not create a connection (\(TLSContext.lastError()))")
         }
@@ -62,12 +62,12 @@ public final class TLSEngine {
     deinit { SSL_free(ssl) }
 
     /// Starts the handshake (a client's first flight lands in `takeOutbound`).
-    public func start() throws(TLSError) {
+    package func start() throws(TLSError) {
         try advance()
     }
 
     /// Takes ciphertext from the peer and returns the plaintext it completes (possibly none).
-    public func receive(_ bytes: [UInt8]) throws(TLSError) -> [UInt8] {
+    package func receive(_ bytes: [UInt8]) throws(TLSError) -> [UInt8] {
         var plaintext: [UInt8] = []
         let scratch = UnsafeMutableRawBufferPointer.allocate(byteCount: 16 << 10, alignment: 16)
         defer { scratch.deallocate() }
@@ -89,7 +89,7 @@ public final class TLSEngine {
     ///
     /// A peer whose first bytes are not a TLS record (plain HTTP to a TLS port, or a plain server answering a
     /// client's hello) fails with `TLSError.notTLS` before OpenSSL reads them.
-    public func receive(
+    package func receive(
         _ ciphertext: UnsafeRawBufferPointer, scratch: UnsafeMutableRawBufferPointer, deliver: (UnsafeRawBufferPointer) -> Void
     ) throws(TLSError) {
         if !ciphertext.isEmpty {
@@ -124,10 +124,10 @@ public final class TLSEngine {
     }
 
     /// Whether anything is waiting in `takeOutbound`.
-    public var hasOutbound: Bool { BIO_ctrl_pending(outbound) > 0 }
+    package var hasOutbound: Bool { BIO_ctrl_pending(outbound) > 0 }
 
     /// Encrypts `plaintext` for the peer (held until the handshake completes).
-    public func send(_ plaintext: [UInt8]) throws(TLSError) {
+    package func send(_ plaintext: [UInt8]) throws(TLSError) {
         guard isHandshakeComplete else {
             waiting.append(contentsOf: plaintext)
             return
@@ -136,13 +136,13 @@ public final class TLSEngine {
     }
 
     /// Sends a close_notify (the ciphertext lands in `takeOutbound`).
-    public func close() {
+    package func close() {
         ERR_clear_error()
         _ = SSL_shutdown(ssl)
     }
 
     /// The ciphertext to write to the socket now.
-    public func takeOutbound() -> [UInt8] {
+    package func takeOutbound() -> [UInt8] {
         let pending = BIO_ctrl_pending(outbound)
         guard pending > 0 else { return [] }
         var bytes = [UInt8](repeating: 0, count: Int(pending))

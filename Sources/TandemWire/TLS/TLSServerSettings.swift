@@ -5,22 +5,22 @@ import Synchronization
 ///
 /// The context can be replaced while the listener runs (renewed certificates): connections accepted
 /// afterwards use the new one, those already open keep theirs. Thread-safe.
-public final class TLSServerSettings: Sendable {
+package final class TLSServerSettings: Sendable {
     private let current: Mutex<TLSContext>
     /// Bytes written unencrypted to a plain-text client, e.g. an HTTP 400 naming `https://`; nil closes at once.
-    public let plaintextReply: [UInt8]?
+    package let plaintextReply: [UInt8]?
 
     /// Serves `context`, answering plain-text clients with `plaintextReply`.
-    public init(context: TLSContext, plaintextReply: [UInt8]? = nil) {
+    package init(context: TLSContext, plaintextReply: [UInt8]? = nil) {
         current = Mutex(context)
         self.plaintextReply = plaintextReply
     }
 
     /// The server context new connections get.
-    public var context: TLSContext { current.withLock { $0 } }
+    package var context: TLSContext { current.withLock { $0 } }
 
     /// Makes `context` the one new connections get.
-    public func replace(_ context: TLSContext) {
+    package func replace(_ context: TLSContext) {
         current.withLock { $0 = context }
     }
 }

@@ -1,18 +1,18 @@
 #if !canImport(CSSL)
 /// Where OpenSSL is not linked (Apple platforms, whose apps use `URLSessionWebSocketTransport`), TandemWire's
 /// TLS types exist so the transport compiles, and creating a context fails with a message that says so.
-public final class TLSContext: Sendable {
+package final class TLSContext: Sendable {
     /// The configuration it was made from.
-    public let configuration: TLSConfiguration
+    package let configuration: TLSConfiguration
 
     /// Always throws: this build of TandemWire has no TLS.
-    public init(_ configuration: TLSConfiguration) throws(TLSError) {
+    package init(_ configuration: TLSConfiguration) throws(TLSError) {
         throw .configuration(reason: "TandemWire speaks TLS through OpenSSL, which this platform's build does not link; use the platform's WebSocket transport")
     }
 }
 
 /// Never created where OpenSSL is not linked (see `TLSContext`).
-public final class TLSEngine {
+package final class TLSEngine {
     init(context: TLSContext, serverName: String? = nil) throws(TLSError) {
         throw .configuration(reason: "TandemWire has no TLS on this platform")
     }

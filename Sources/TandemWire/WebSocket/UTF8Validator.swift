@@ -4,7 +4,7 @@
 /// Rejects overlong forms, surrogates (U+D800–U+DFFF) and code points above U+10FFFF. A
 /// prefix is rejected as soon as its first impossible byte is seen ("fail fast"), which is what
 /// RFC 6455 §8.1 asks of a receiver of text frames. Once invalid, it stays invalid.
-public struct UTF8Validator: Sendable, Equatable {
+package struct UTF8Validator: Sendable, Equatable {
     /// Continuation bytes still expected for the current code point.
     private var remaining: UInt8 = 0
     /// Allowed range of the next continuation byte; narrower than 0x80...0xBF only right
@@ -14,24 +14,24 @@ public struct UTF8Validator: Sendable, Equatable {
     private var failed = false
 
     /// Creates a validator at the start of a text.
-    public init() {}
+    package init() {}
 
     /// True when everything fed so far is valid and ends on a code point boundary, i.e. the
     /// text may end here.
-    public var isComplete: Bool { !failed && remaining == 0 }
+    package var isComplete: Bool { !failed && remaining == 0 }
 
     /// True once an invalid byte has been seen.
-    public var hasFailed: Bool { failed }
+    package var hasFailed: Bool { failed }
 
     /// Forgets everything fed so far, ready for the next text.
-    public mutating func reset() {
+    package mutating func reset() {
         self = UTF8Validator()
     }
 
     /// Feeds the next piece; returns false as soon as the text so far cannot be a prefix of
     /// valid UTF-8. Pieces may split code points anywhere.
     @discardableResult
-    public mutating func validate(_ bytes: UnsafeRawBufferPointer) -> Bool {
+    package mutating func validate(_ bytes: UnsafeRawBufferPointer) -> Bool {
         guard !failed else { return false }
         let count = bytes.count
         var index = 0
@@ -68,12 +68,12 @@ public struct UTF8Validator: Sendable, Equatable {
 
     /// Feeds the next piece from an array; see the buffer-pointer `validate(_:)`.
     @discardableResult
-    public mutating func validate(_ bytes: [UInt8]) -> Bool {
+    package mutating func validate(_ bytes: [UInt8]) -> Bool {
         bytes.withUnsafeBytes { validate($0) }
     }
 
     /// True when `bytes` is, on its own, complete valid UTF-8.
-    public static func isValid(_ bytes: [UInt8]) -> Bool {
+    package static func isValid(_ bytes: [UInt8]) -> Bool {
         var validator = UTF8Validator()
         return validator.validate(bytes) && validator.isComplete
     }

@@ -2,18 +2,18 @@
 /// with a fresh random key and validates the server's 101 response.
 ///
 /// Portable (no platform networking); pair it with ``HTTPResponseParser`` to read the answer.
-public struct WebSocketClientHandshake: Sendable {
+package struct WebSocketClientHandshake: Sendable {
     /// The `Sec-WebSocket-Key` sent (base64 of 16 random bytes).
-    public let key: String
+    package let key: String
     /// The subprotocols offered, most preferred first.
-    public let offeredSubprotocols: [String]
+    package let offeredSubprotocols: [String]
     /// The upgrade request to send.
-    public let request: HTTPRequest
+    package let request: HTTPRequest
 
     /// Builds the upgrade request for `path` on `host` (include a non-default port as
     /// `host:port`), offering `subprotocols`, with an optional `Origin` and extra headers
     /// (e.g. `Authorization`).
-    public init(
+    package init(
         host: String, path: String = "/", subprotocols: [String] = [], origin: String? = nil,
         extraHeaders: HTTPHeaders = [:], random: any RandomByteSource = SecureRandom()
     ) {
@@ -40,14 +40,14 @@ public struct WebSocketClientHandshake: Sendable {
     }
 
     /// The request's wire form.
-    public var requestBytes: [UInt8] {
+    package var requestBytes: [UInt8] {
         var output: [UInt8] = []
         request.serialize(into: &output)
         return output
     }
 
     /// Checks the server's response head; returns the negotiated subprotocol (nil for none).
-    public func validate(_ response: HTTPResponse) throws(WebSocketHandshakeError) -> String? {
+    package func validate(_ response: HTTPResponse) throws(WebSocketHandshakeError) -> String? {
         guard response.status == 101 else { throw .unexpectedStatus(response.status, reason: response.reason) }
         let headers = response.headers
         guard headers.containsToken("websocket", in: "Upgrade") else { throw .missingUpgradeHeader }

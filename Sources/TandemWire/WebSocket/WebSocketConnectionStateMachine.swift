@@ -6,9 +6,9 @@
 /// ``sendText(_:into:)`` and friends, which refuse data once a close frame has been sent.
 ///
 /// A value type with no locks: the owner (one connection's I/O context) is its single writer.
-public struct WebSocketConnectionStateMachine: Sendable {
+package struct WebSocketConnectionStateMachine: Sendable {
     /// Where the close handshake stands.
-    public enum State: Sendable, Equatable {
+    package enum State: Sendable, Equatable {
         /// Messages flow both ways.
         case open
         /// We sent a close frame and wait for the peer's; received messages are still delivered.
@@ -18,9 +18,9 @@ public struct WebSocketConnectionStateMachine: Sendable {
     }
 
     /// Which end of the connection this is.
-    public let role: WebSocketRole
+    package let role: WebSocketRole
     /// Where the close handshake stands.
-    public private(set) var state: State = .open
+    package private(set) var state: State = .open
 
     private var decoder: WebSocketFrameDecoder
     private var assembler: WebSocketMessageAssembler
@@ -29,7 +29,7 @@ public struct WebSocketConnectionStateMachine: Sendable {
     /// Creates the state machine of a freshly upgraded connection. Data messages above
     /// `maxMessageSize` bytes fail the connection with 1009. With `textAsBytes`, text messages are
     /// delivered as ``WebSocketEvent/textBytes(_:)`` (validated UTF-8, no `String` built).
-    public init(
+    package init(
         role: WebSocketRole, maxMessageSize: Int = 64 * 1024, textAsBytes: Bool = false,
         encoder: WebSocketFrameEncoder = WebSocketFrameEncoder()
     ) {
@@ -40,17 +40,17 @@ public struct WebSocketConnectionStateMachine: Sendable {
     }
 
     /// True while data messages may be sent.
-    public var canSendData: Bool { state == .open }
+    package var canSendData: Bool { state == .open }
 
     /// Consumes bytes received from the peer (any split), returning events and required writes.
     /// Bytes arriving after the connection closed are ignored.
-    public mutating func receive(_ bytes: [UInt8]) -> WebSocketReceiveResult {
+    package mutating func receive(_ bytes: [UInt8]) -> WebSocketReceiveResult {
         bytes.withUnsafeBytes { receive($0) }
     }
 
     /// Consumes bytes received from the peer (any split), returning events and required writes.
     /// Bytes arriving after the connection closed are ignored.
-    public mutating func receive(_ bytes: UnsafeRawBufferPointer) -> WebSocketReceiveResult {
+    package mutating func receive(_ bytes: UnsafeRawBufferPointer) -> WebSocketReceiveResult {
         var result = WebSocketReceiveResult()
         guard state != .closed else { return result }
         decoder.append(bytes)
@@ -83,25 +83,25 @@ public struct WebSocketConnectionStateMachine: Sendable {
     }
 
     /// Appends a text message frame to `output`.
-    public func sendText(_ text: String, into output: inout [UInt8]) throws(WebSocketSendError) {
+    package func sendText(_ text: String, into output: inout [UInt8]) throws(WebSocketSendError) {
         try checkCanSend()
         encoder.encodeText(text, masked: role.masksOutgoingFrames, into: &output)
     }
 
     /// Appends a text message frame whose payload is `utf8` (the caller guarantees valid UTF-8).
-    public func sendText(utf8: [UInt8], into output: inout [UInt8]) throws(WebSocketSendError) {
+    package func sendText(utf8: [UInt8], into output: inout [UInt8]) throws(WebSocketSendError) {
         try checkCanSend()
         utf8.withUnsafeBytes { encoder.encodeFrame(opcode: .text, payload: $0, masked: role.masksOutgoingFrames, into: &output) }
     }
 
     /// Appends a binary message frame to `output`.
-    public func sendBinary(_ bytes: [UInt8], into output: inout [UInt8]) throws(WebSocketSendError) {
+    package func sendBinary(_ bytes: [UInt8], into output: inout [UInt8]) throws(WebSocketSendError) {
         try checkCanSend()
         encoder.encodeBinary(bytes, masked: role.masksOutgoingFrames, into: &output)
     }
 
     /// Appends a ping (payload at most 125 bytes) to `output`.
-    public func sendPing(_ payload: [UInt8] = [], into output: inout [UInt8]) throws(WebSocketSendError) {
+    package func sendPing(_ payload: [UInt8] = [], into output: inout [UInt8]) throws(WebSocketSendError) {
         try checkCanSend()
         encoder.encodePing(payload, masked: role.masksOutgoingFrames, into: &output)
     }
@@ -110,7 +110,7 @@ public struct WebSocketConnectionStateMachine: Sendable {
     /// false (and writes nothing) when a close frame was already sent. Wait for the peer's
     /// close (a ``WebSocketReceiveResult`` with `closeSocket`) or a timeout, then close the socket.
     @discardableResult
-    public mutating func close(code: WebSocketCloseCode = .normalClosure, reason: String = "", into output: inout [UInt8]) -> Bool {
+    package mutating func close(code: WebSocketCloseCode = .normalClosure, reason: String = "", into output: inout [UInt8]) -> Bool {
         guard state == .open else { return false }
         encoder.encodeClose(code: code, reason: reason, masked: role.masksOutgoingFrames, into: &output)
         state = .closeSent

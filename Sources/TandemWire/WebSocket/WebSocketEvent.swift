@@ -1,5 +1,5 @@
 /// Something the peer said, as the application sees it: whole messages and control frames.
-public enum WebSocketEvent: Sendable, Equatable {
+package enum WebSocketEvent: Sendable, Equatable {
     /// A complete text message, validated as UTF-8 (across all its fragments).
     case text(String)
     /// A complete text message as its UTF-8 bytes, already validated; delivered instead of

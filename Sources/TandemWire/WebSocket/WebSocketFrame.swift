@@ -2,16 +2,16 @@
 ///
 /// Reserved bits are not represented: Tandem negotiates no extension, so a frame with any of
 /// them set never gets this far (it fails the connection with 1002).
-public struct WebSocketFrame: Sendable, Equatable {
+package struct WebSocketFrame: Sendable, Equatable {
     /// True on the last frame of a message (always true for control frames).
-    public var fin: Bool
+    package var fin: Bool
     /// What the frame carries.
-    public var opcode: WebSocketOpcode
+    package var opcode: WebSocketOpcode
     /// The application data, unmasked.
-    public var payload: [UInt8]
+    package var payload: [UInt8]
 
     /// Creates a frame value.
-    public init(fin: Bool = true, opcode: WebSocketOpcode, payload: [UInt8] = []) {
+    package init(fin: Bool = true, opcode: WebSocketOpcode, payload: [UInt8] = []) {
         self.fin = fin
         self.opcode = opcode
         self.payload = payload

@@ -11,11 +11,11 @@
 /// same error.
 ///
 /// Cost: one allocation per frame (its payload); unmasking works eight bytes at a time.
-public struct WebSocketFrameDecoder: Sendable {
+package struct WebSocketFrameDecoder: Sendable {
     /// The side this decoder works for; a server expects masked frames, a client unmasked ones.
-    public let role: WebSocketRole
+    package let role: WebSocketRole
     /// The largest data message (sum of its fragments' payloads) accepted, in bytes.
-    public let maxMessageSize: Int
+    package let maxMessageSize: Int
 
     private struct Header {
         var fin: Bool
@@ -38,32 +38,32 @@ public struct WebSocketFrameDecoder: Sendable {
     private var failure: WebSocketProtocolError?
 
     /// Creates a decoder for `role` that refuses data messages above `maxMessageSize` bytes.
-    public init(role: WebSocketRole, maxMessageSize: Int = 64 * 1024) {
+    package init(role: WebSocketRole, maxMessageSize: Int = 64 * 1024) {
         precondition(maxMessageSize >= 0, "WebSocketFrameDecoder: maxMessageSize must not be negative")
         self.role = role
         self.maxMessageSize = maxMessageSize
     }
 
     /// Bytes received but not yet returned as part of a frame.
-    public var bufferedByteCount: Int { buffer.count - readIndex }
+    package var bufferedByteCount: Int { buffer.count - readIndex }
 
     /// True while a fragmented data message has started and its final fragment has not
     /// been decoded yet.
-    public var isInsideFragmentedMessage: Bool { messageInProgress }
+    package var isInsideFragmentedMessage: Bool { messageInProgress }
 
     /// Appends received bytes.
-    public mutating func append(_ bytes: UnsafeRawBufferPointer) {
+    package mutating func append(_ bytes: UnsafeRawBufferPointer) {
         compactIfUseful()
         buffer.append(contentsOf: bytes)
     }
 
     /// Appends received bytes.
-    public mutating func append(_ bytes: [UInt8]) {
+    package mutating func append(_ bytes: [UInt8]) {
         bytes.withUnsafeBytes { append($0) }
     }
 
     /// Appends received bytes.
-    public mutating func append(_ bytes: ArraySlice<UInt8>) {
+    package mutating func append(_ bytes: ArraySlice<UInt8>) {
         bytes.withUnsafeBytes { append($0) }
     }
 
@@ -71,7 +71,7 @@ public struct WebSocketFrameDecoder: Sendable {
     ///
     /// Frames come out in wire order. Throws as soon as the bytes seen so far break the
     /// protocol, even if the rest of the frame has not arrived.
-    public mutating func nextFrame() throws(WebSocketProtocolError) -> WebSocketFrame? {
+    package mutating func nextFrame() throws(WebSocketProtocolError) -> WebSocketFrame? {
         if let failure { throw failure }
         do {
             return try decodeNext()

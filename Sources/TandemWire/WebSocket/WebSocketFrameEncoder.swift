@@ -5,9 +5,9 @@
 /// once and send the same bytes to every connection. Masked frames (what a client sends) get a
 /// fresh 4-byte key from the injected ``RandomByteSource`` for every frame, as §5.3 requires.
 /// The encoder holds no mutable state and is safe to share between threads.
-public struct WebSocketFrameEncoder: Sendable {
+package struct WebSocketFrameEncoder: Sendable {
     /// The largest payload of a control frame (§5.5).
-    public static let maxControlPayload = 125
+    package static let maxControlPayload = 125
 
     private let random: any RandomByteSource
     /// When set, masking keys come from this pool (filled from `random` in batches) instead of four bytes of
@@ -15,7 +15,7 @@ public struct WebSocketFrameEncoder: Sendable {
     private let keyPool: MaskKeyPool?
 
     /// Creates an encoder that draws masking keys from `random`.
-    public init(random: any RandomByteSource = SecureRandom()) {
+    package init(random: any RandomByteSource = SecureRandom()) {
         self.random = random
         keyPool = nil
     }
@@ -28,30 +28,30 @@ public struct WebSocketFrameEncoder: Sendable {
     }
 
     /// Appends a single-frame text message.
-    public func encodeText(_ text: String, masked: Bool, into output: inout [UInt8]) {
+    package func encodeText(_ text: String, masked: Bool, into output: inout [UInt8]) {
         var text = text
         text.withUTF8 { encodeFrame(opcode: .text, payload: UnsafeRawBufferPointer($0), masked: masked, into: &output) }
     }
 
     /// Appends a single-frame binary message.
-    public func encodeBinary(_ bytes: [UInt8], masked: Bool, into output: inout [UInt8]) {
+    package func encodeBinary(_ bytes: [UInt8], masked: Bool, into output: inout [UInt8]) {
         bytes.withUnsafeBytes { encodeFrame(opcode: .binary, payload: $0, masked: masked, into: &output) }
     }
 
     /// Appends a ping. `payload` must be at most 125 bytes (a programming error otherwise).
-    public func encodePing(_ payload: [UInt8] = [], masked: Bool, into output: inout [UInt8]) {
+    package func encodePing(_ payload: [UInt8] = [], masked: Bool, into output: inout [UInt8]) {
         encodeControl(.ping, payload, masked: masked, into: &output)
     }
 
     /// Appends a pong, normally echoing the payload of a received ping (at most 125 bytes).
-    public func encodePong(_ payload: [UInt8] = [], masked: Bool, into output: inout [UInt8]) {
+    package func encodePong(_ payload: [UInt8] = [], masked: Bool, into output: inout [UInt8]) {
         encodeControl(.pong, payload, masked: masked, into: &output)
     }
 
     /// Appends a close frame. With `code` nil the payload is empty and `reason` is ignored
     /// (§5.5.1: a reason needs a code). A reason longer than 123 UTF-8 bytes is cut at the
     /// last whole character that fits.
-    public func encodeClose(code: WebSocketCloseCode?, reason: String = "", masked: Bool, into output: inout [UInt8]) {
+    package func encodeClose(code: WebSocketCloseCode?, reason: String = "", masked: Bool, into output: inout [UInt8]) {
         var payload: [UInt8] = []
         if let code {
             payload.reserveCapacity(2 + min(reason.utf8.count, Self.maxControlPayload - 2))
@@ -64,7 +64,7 @@ public struct WebSocketFrameEncoder: Sendable {
 
     /// Appends one frame of any kind; use it to send a message in several fragments
     /// (`fin: false`, then `.continuation` frames). Masks with a fresh random key when `masked`.
-    public func encodeFrame(
+    package func encodeFrame(
         fin: Bool = true, opcode: WebSocketOpcode, payload: UnsafeRawBufferPointer, masked: Bool,
         into output: inout [UInt8]
     ) {
@@ -80,7 +80,7 @@ public struct WebSocketFrameEncoder: Sendable {
 
     /// Appends one frame with an explicit masking key (the key's bytes in wire order, i.e. the
     /// big-endian bytes of `maskKey`), or unmasked when `maskKey` is nil. Deterministic.
-    public static func encodeFrame(
+    package static func encodeFrame(
         fin: Bool = true, opcode: WebSocketOpcode, payload: UnsafeRawBufferPointer, maskKey: UInt32?,
         into output: inout [UInt8]
     ) {

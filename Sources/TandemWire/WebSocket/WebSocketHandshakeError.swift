@@ -1,6 +1,6 @@
 /// Why a client refused the server's answer to its upgrade request (RFC 6455 §4.1); the
 /// client then fails the connection without speaking WebSocket.
-public enum WebSocketHandshakeError: Error, Sendable, Equatable, CustomStringConvertible {
+package enum WebSocketHandshakeError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The status is not 101 (e.g. 401, 426, 503).
     case unexpectedStatus(Int, reason: String)
     /// No `Upgrade: websocket` in the response.
@@ -15,7 +15,7 @@ public enum WebSocketHandshakeError: Error, Sendable, Equatable, CustomStringCon
     case unexpectedExtension(String)
 
     /// What went wrong, phrased for the log or the user.
-    public var description: String {
+    package var description: String {
         switch self {
         case .unexpectedStatus(let status, let reason): "server answered \(status) \(reason) instead of 101 Switching Protocols"
         case .missingUpgradeHeader: "server response lacks Upgrade: websocket"

@@ -4,19 +4,19 @@
 /// It relies on the decoder for the fragmentation rules and for the UTF-8 validity of text
 /// messages, which the decoder checks while the bytes arrive. Control frames may arrive between
 /// the fragments of a message and are reported at once.
-public struct WebSocketMessageAssembler: Sendable {
+package struct WebSocketMessageAssembler: Sendable {
     private var messageOpcode: WebSocketOpcode?
     private var fragments: [UInt8] = []
     private let textAsBytes: Bool
 
     /// Creates an assembler with no message in progress. With `textAsBytes`, text messages come
     /// out as ``WebSocketEvent/textBytes(_:)`` (validated UTF-8 bytes) instead of `String`s.
-    public init(textAsBytes: Bool = false) {
+    package init(textAsBytes: Bool = false) {
         self.textAsBytes = textAsBytes
     }
 
     /// Feeds the next frame; returns the event it completes, or nil for a non-final fragment.
-    public mutating func process(_ frame: WebSocketFrame) throws(WebSocketProtocolError) -> WebSocketEvent? {
+    package mutating func process(_ frame: WebSocketFrame) throws(WebSocketProtocolError) -> WebSocketEvent? {
         switch frame.opcode {
         case .text, .binary:
             guard messageOpcode == nil else { throw .expectedContinuation }

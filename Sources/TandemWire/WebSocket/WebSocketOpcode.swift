@@ -1,6 +1,6 @@
 /// The frame opcodes defined by RFC 6455 §5.2. All others are reserved and a receiver fails
 /// the connection with 1002 when it sees one.
-public enum WebSocketOpcode: UInt8, Sendable, Hashable {
+package enum WebSocketOpcode: UInt8, Sendable, Hashable {
     /// Continues a fragmented data message.
     case continuation = 0x0
     /// First frame of a UTF-8 text message.
@@ -15,5 +15,5 @@ public enum WebSocketOpcode: UInt8, Sendable, Hashable {
     case pong = 0xA
 
     /// Control frames (close, ping, pong) carry at most 125 bytes and are never fragmented.
-    public var isControl: Bool { rawValue & 0x8 != 0 }
+    package var isControl: Bool { rawValue & 0x8 != 0 }
 }

@@ -1,6 +1,6 @@
 /// A violation of RFC 6455 by the peer (or a limit it exceeded). Each case knows the close
 /// code the connection is failed with (§7.1.7).
-public enum WebSocketProtocolError: Error, Sendable, Equatable, CustomStringConvertible {
+package enum WebSocketProtocolError: Error, Sendable, Equatable, CustomStringConvertible {
     /// RSV1–3 set without a negotiated extension.
     case reservedBitsSet
     /// Opcode 3–7 or B–F.
@@ -33,7 +33,7 @@ public enum WebSocketProtocolError: Error, Sendable, Equatable, CustomStringConv
     case invalidCloseReason
 
     /// The close code to send when failing the connection for this error.
-    public var closeCode: WebSocketCloseCode {
+    package var closeCode: WebSocketCloseCode {
         switch self {
         case .invalidUTF8, .invalidCloseReason: .invalidFramePayloadData
         case .messageTooBig: .messageTooBig
@@ -42,7 +42,7 @@ public enum WebSocketProtocolError: Error, Sendable, Equatable, CustomStringConv
     }
 
     /// What went wrong, phrased for a log line.
-    public var description: String {
+    package var description: String {
         switch self {
         case .reservedBitsSet: "frame has reserved bits set but no extension was negotiated"
         case .reservedOpcode(let code): "frame uses reserved opcode 0x\(String(code, radix: 16))"

@@ -1,5 +1,5 @@
 /// Why a message could not be sent on a WebSocket connection.
-public enum WebSocketSendError: Error, Sendable, Equatable, CustomStringConvertible {
+package enum WebSocketSendError: Error, Sendable, Equatable, CustomStringConvertible {
     /// A close frame has already been sent (or the connection was failed); RFC 6455 §5.5.1
     /// forbids data frames after it.
     case closing
@@ -7,7 +7,7 @@ public enum WebSocketSendError: Error, Sendable, Equatable, CustomStringConverti
     case closed
 
     /// The reason, phrased for a log line.
-    public var description: String {
+    package var description: String {
         switch self {
         case .closing: "cannot send: the connection is closing"
         case .closed: "cannot send: the connection is closed"

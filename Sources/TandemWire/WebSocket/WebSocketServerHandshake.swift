@@ -2,25 +2,25 @@
 /// and negotiates the subprotocol.
 ///
 /// Origin checks are left to the owner: the accepted ``WebSocketUpgrade`` exposes `origin`.
-public struct WebSocketServerHandshake: Sendable {
+package struct WebSocketServerHandshake: Sendable {
     /// The subprotocols this server speaks, most preferred first (e.g. `["tandem.v1"]`).
-    public var supportedSubprotocols: [String]
+    package var supportedSubprotocols: [String]
 
     /// Creates a handshake validator for a server supporting `supportedSubprotocols`.
-    public init(supportedSubprotocols: [String] = []) {
+    package init(supportedSubprotocols: [String] = []) {
         self.supportedSubprotocols = supportedSubprotocols
     }
 
     /// True when `request` asks for a WebSocket upgrade at all (`Upgrade: websocket`), so a
     /// router can tell it from a plain HTTP request on the same port.
-    public static func isUpgradeRequest(_ request: HTTPRequest) -> Bool {
+    package static func isUpgradeRequest(_ request: HTTPRequest) -> Bool {
         request.headers.containsToken("websocket", in: "Upgrade")
     }
 
     /// Validates an upgrade request. The chosen subprotocol is the server's most preferred
     /// one among those the client offered (nil when none matches; RFC 6455 lets the server
     /// answer without one, and the owner may refuse such a client).
-    public func evaluate(_ request: HTTPRequest) throws(WebSocketUpgradeError) -> WebSocketUpgrade {
+    package func evaluate(_ request: HTTPRequest) throws(WebSocketUpgradeError) -> WebSocketUpgrade {
         guard request.method == "GET" else { throw .methodNotAllowed(request.method) }
         guard request.version != .http1_0 else { throw .versionTooOld }
         let headers = request.headers

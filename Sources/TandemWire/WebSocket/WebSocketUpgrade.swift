@@ -1,20 +1,20 @@
 /// An accepted WebSocket upgrade request: what the server owner needs to decide on it
 /// (origin, path, negotiated subprotocol) and the 101 response that completes it.
-public struct WebSocketUpgrade: Sendable, Equatable {
+package struct WebSocketUpgrade: Sendable, Equatable {
     /// The upgrade request as received.
-    public var request: HTTPRequest
+    package var request: HTTPRequest
     /// The client's `Sec-WebSocket-Key`.
-    public var key: String
+    package var key: String
     /// The subprotocol chosen from those both sides support, or nil when there is none in
     /// common or the client offered none.
-    public var subprotocol: String?
+    package var subprotocol: String?
     /// The `Origin` header (sent by browsers), for the server owner's allow-list decision.
-    public var origin: String?
+    package var origin: String?
     /// Every subprotocol the client offered, in its order.
-    public var offeredSubprotocols: [String]
+    package var offeredSubprotocols: [String]
 
     /// Creates an accepted upgrade.
-    public init(request: HTTPRequest, key: String, subprotocol: String?, origin: String?, offeredSubprotocols: [String]) {
+    package init(request: HTTPRequest, key: String, subprotocol: String?, origin: String?, offeredSubprotocols: [String]) {
         self.request = request
         self.key = key
         self.subprotocol = subprotocol
@@ -25,7 +25,7 @@ public struct WebSocketUpgrade: Sendable, Equatable {
     /// The `101 Switching Protocols` response with `Sec-WebSocket-Accept` and, if one was
     /// chosen, `Sec-WebSocket-Protocol`; `extraHeaders` are appended. No extension is ever
     /// accepted.
-    public func response(extraHeaders: HTTPHeaders = [:]) -> HTTPResponse {
+    package func response(extraHeaders: HTTPHeaders = [:]) -> HTTPResponse {
         var headers: HTTPHeaders = [
             "Upgrade": "websocket",
             "Connection": "Upgrade",

@@ -1,6 +1,6 @@
 /// Why a server refused a WebSocket upgrade request. Each case carries the HTTP response to
 /// send before closing the connection.
-public enum WebSocketUpgradeError: Error, Sendable, Equatable, CustomStringConvertible {
+package enum WebSocketUpgradeError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The method is not GET (405).
     case methodNotAllowed(String)
     /// The request is HTTP/1.0; upgrades need HTTP/1.1 (400).
@@ -17,7 +17,7 @@ public enum WebSocketUpgradeError: Error, Sendable, Equatable, CustomStringConve
     case unsupportedVersion(String)
 
     /// The status code of ``response``.
-    public var status: Int {
+    package var status: Int {
         switch self {
         case .methodNotAllowed: 405
         case .missingUpgradeHeader, .unsupportedVersion: 426
@@ -27,7 +27,7 @@ public enum WebSocketUpgradeError: Error, Sendable, Equatable, CustomStringConve
 
     /// The refusal to send, with `Connection: close` and a plain-text explanation; 405 names
     /// the allowed method, 426 the protocol and version to use (RFC 6455 §4.4).
-    public var response: HTTPResponse {
+    package var response: HTTPResponse {
         var headers: HTTPHeaders = ["Connection": "close", "Content-Type": "text/plain; charset=utf-8"]
         switch self {
         case .methodNotAllowed:
@@ -44,7 +44,7 @@ public enum WebSocketUpgradeError: Error, Sendable, Equatable, CustomStringConve
     }
 
     /// What was wrong, phrased for the client and the log.
-    public var description: String {
+    package var description: String {
         switch self {
         case .methodNotAllowed(let method): "WebSocket upgrades use GET, not \(method)"
         case .versionTooOld: "WebSocket upgrades need HTTP/1.1"
