@@ -439,6 +439,27 @@ struct ClusterServerTests {
         await node.shutdown()
     }
 
+    @Test("a configuration naming Redis is refused by the local sequencing, and the cluster's needs a Redis address")
+    func theSequencingMustMatchTheConfiguration() throws {
+        var configuration = ServerConfiguration()
+        configuration.port = 0
+        configuration.inMemoryStorage = true
+        configuration.redisURL = "redis://127.0.0.1:1"
+        #expect(throws: ServerStartError.self) { try SyncServer(configuration: configuration, environment: ["TANDEM_SECRET": Self.secret], logger: .discarding) }
+        do {
+            _ = try SyncServer(configuration: configuration, environment: ["TANDEM_SECRET": Self.secret], logger: .discarding)
+        } catch {
+            #expect(error.description.contains("sequencing: .cluster"), "\(error)")
+        }
+        configuration.redisURL = nil
+        do {
+            _ = try SyncServer(configuration: configuration, sequencing: .cluster, environment: ["TANDEM_SECRET": Self.secret], logger: .discarding)
+            Issue.record("a cluster without a Redis address started")
+        } catch {
+            #expect(error.description.contains("redisURL"), "\(error)")
+        }
+    }
+
     static func shutDown(_ group: EventLoopGroup) async {
         await CrashDurabilityTests.offload { group.shutdown() }
     }
