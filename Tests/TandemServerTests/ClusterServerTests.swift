@@ -445,9 +445,9 @@ struct ClusterServerTests {
         configuration.port = 0
         configuration.inMemoryStorage = true
         configuration.redisURL = "redis://127.0.0.1:1"
-        #expect(throws: ServerStartError.self) { try SyncServer(configuration: configuration, environment: ["TANDEM_SECRET": Self.secret], logger: .discarding) }
         do {
             _ = try SyncServer(configuration: configuration, environment: ["TANDEM_SECRET": Self.secret], logger: .discarding)
+            Issue.record("a server alone started with a Redis address")
         } catch {
             #expect(error.description.contains("sequencing: .cluster"), "\(error)")
         }

@@ -14,7 +14,7 @@ import TandemProtocol
         return RoomCore.create(name: "lobby", epoch: "e1", settings: settings).0
     }
 
-    private func author(_ index: Int) -> SessionIdentity {
+    private static func author(_ index: Int) -> SessionIdentity {
         SessionIdentity(user: "u\(index)", client: "c\(index)", role: .guest)
     }
 
@@ -22,13 +22,13 @@ import TandemProtocol
 
     @Test func beyondTheCapTheLeastRecentlySeenAreForgotten() {
         var room = room(cap: 16) // slack 1: eviction runs once 18 client ids are known
-        for index in 0..<17 { _ = room.submit(seq: 1, ops: [op], author: author(index), now: 1) }
+        for index in 0..<17 { _ = room.submit(seq: 1, ops: [op], author: Self.author(index), now: 1) }
         #expect(room.progress.count == 17)
         #expect(!room.hasForgottenClients)
         #expect(!room.mayHaveForgotten("never-seen"), "while nothing was forgotten, unknown means new")
         // c0 writes again, so c1 and c2 are now the least recently seen.
-        _ = room.submit(seq: 2, ops: [op], author: author(0), now: 2)
-        _ = room.submit(seq: 1, ops: [op], author: author(17), now: 3)
+        _ = room.submit(seq: 2, ops: [op], author: Self.author(0), now: 2)
+        _ = room.submit(seq: 1, ops: [op], author: Self.author(17), now: 3)
         #expect(room.progress.count == 16)
         #expect(room.progress["c1"] == nil && room.progress["c2"] == nil)
         #expect(room.progress["c0"]?.lastSeq == 2 && room.progress["c17"] != nil)
@@ -39,16 +39,16 @@ import TandemProtocol
 
     @Test func clientsNotHeardFromForTheTTLAreForgotten() {
         var room = room(ttl: 1_000)
-        _ = room.submit(seq: 1, ops: [op], author: author(1), now: 0)
-        _ = room.submit(seq: 1, ops: [op], author: author(2), now: 500)
+        _ = room.submit(seq: 1, ops: [op], author: Self.author(1), now: 0)
+        _ = room.submit(seq: 1, ops: [op], author: Self.author(2), now: 500)
         #expect(room.progress.count == 2 && !room.hasForgottenClients, "the sweep waits for the TTL to pass")
-        _ = room.submit(seq: 1, ops: [op], author: author(3), now: 1_200)
+        _ = room.submit(seq: 1, ops: [op], author: Self.author(3), now: 1_200)
         #expect(room.progress["c1"] == nil, "1,200 ms unseen, more than the TTL")
         #expect(room.progress["c2"] != nil && room.progress["c3"] != nil)
         #expect(room.hasForgottenClients)
         // A client that keeps writing is never forgotten.
-        _ = room.submit(seq: 2, ops: [op], author: author(2), now: 1_400)
-        _ = room.submit(seq: 2, ops: [op], author: author(3), now: 2_300)
+        _ = room.submit(seq: 2, ops: [op], author: Self.author(2), now: 1_400)
+        _ = room.submit(seq: 2, ops: [op], author: Self.author(3), now: 2_300)
         #expect(room.progress["c2"] != nil, "heard from at 1,400, 900 ms before")
     }
 
@@ -68,8 +68,8 @@ import TandemProtocol
 
     @Test func storageIsToldWhichClientIdsWereForgottenAndWhen() throws {
         var room = room(cap: 16)
-        for index in 0..<17 { _ = room.submit(seq: 1, ops: [op], author: author(index), now: Int64(index)) }
-        guard case .applied(_, let writes) = room.submit(seq: 1, ops: [op], author: author(17), now: 100) else {
+        for index in 0..<17 { _ = room.submit(seq: 1, ops: [op], author: Self.author(index), now: Int64(index)) }
+        guard case .applied(_, let writes) = room.submit(seq: 1, ops: [op], author: Self.author(17), now: 100) else {
             Issue.record("not applied"); return
         }
         #expect(writes.count == 2)
@@ -87,10 +87,10 @@ import TandemProtocol
         settings.maxTrackedClients = 16
         var restored = try RoomCore.restore(from: record, settings: settings, now: 2)
         #expect(restored.hasForgottenClients)
-        guard case .applied(_, let next) = restored.submit(seq: 2, ops: [op], author: author(19), now: 3),
+        guard case .applied(_, let next) = restored.submit(seq: 2, ops: [op], author: Self.author(19), now: 3),
               case .forgetClients(_, let atLoad)? = next.last else { Issue.record("no forgetting write"); return }
         #expect(Set(atLoad) == ["c0", "c1", "c2", "c3"])
-        guard case .applied(_, let later) = restored.submit(seq: 3, ops: [op], author: author(19), now: 4) else { return }
+        guard case .applied(_, let later) = restored.submit(seq: 3, ops: [op], author: Self.author(19), now: 4) else { return }
         #expect(later.count == 1, "told once")
     }
 
@@ -110,10 +110,9 @@ import TandemProtocol
         // Seconds of CPU in a debug build: on a thread of its own, so the cooperative pool keeps serving the
         // other suites' deadlines meanwhile.
         let start = room(), op = op
-        let author: @Sendable (Int) -> SessionIdentity = { SessionIdentity(user: "u\($0)", client: "c\($0)", role: .guest) }
         let progress = try await offload { () -> [String: ClientProgress] in
             var room = start
-            for index in 0..<100_000 { _ = room.submit(seq: 1, ops: [op], author: author(index), now: Int64(index)) }
+            for index in 0..<100_000 { _ = room.submit(seq: 1, ops: [op], author: Self.author(index), now: Int64(index)) }
             return room.progress
         }
         #expect(progress.count <= 10_000 + 10_000 / 16)
