@@ -46,6 +46,11 @@ let package = Package(
         // SQLite work (see its headers).
         .target(name: "CSQLiteWALBuffer", dependencies: ["CSQLite"]),
 
+        // Child processes for the tests and tools, through posix_spawn (Foundation's Process can crash the parent
+        // while it closes descriptors, swift-corelibs-foundation#5472).
+        .target(name: "CTandemSpawn"),
+        .target(name: "TandemSubprocess", dependencies: ["CTandemSpawn"], swiftSettings: swiftSettings),
+
         // The architecture kit: Foundation-only, portable, standalone.
         .target(name: "TandemKit", swiftSettings: swiftSettings),
         // TestStore and other test helpers for apps that use TandemKit (links Swift Testing).
@@ -102,7 +107,7 @@ let package = Package(
         // probe) and the host-steal rule: tooling, not a product.
         .target(
             name: "TandemBench",
-            dependencies: ["TandemKit", "TandemProtocol", "TandemWire", "TandemClient", "TandemServer", "TandemRedis", "TandemProxy"],
+            dependencies: ["TandemKit", "TandemProtocol", "TandemWire", "TandemClient", "TandemServer", "TandemRedis", "TandemProxy", "TandemSubprocess"],
             swiftSettings: swiftSettings
         ),
 
@@ -123,16 +128,17 @@ let package = Package(
         .executableTarget(name: "tandem", dependencies: ["TandemCLI"], swiftSettings: swiftSettings),
 
         // Helpers shared by the test targets: bounded waits, mailboxes, Python interop peers.
-        .target(name: "TandemTestSupport", dependencies: ["TandemKit", "TandemProtocol", "TandemWire", "TandemRedis"], path: "Tests/TandemTestSupport", swiftSettings: swiftSettings),
+        .target(name: "TandemTestSupport", dependencies: ["TandemKit", "TandemProtocol", "TandemWire", "TandemRedis", "TandemSubprocess"], path: "Tests/TandemTestSupport", swiftSettings: swiftSettings),
 
         .testTarget(name: "TandemKitTests", dependencies: ["TandemTesting", "TandemKit", "TandemKitTesting"], swiftSettings: swiftSettings),
         .testTarget(name: "TandemProtocolTests", dependencies: ["TandemProtocol", "TandemTestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "TandemWireTests", dependencies: ["TandemWire", "TandemProxy", "TandemTestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "TandemRedisTests", dependencies: ["TandemTesting", "TandemRedis", "TandemWire", "TandemProtocol", "TandemKit", "TandemTestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "TandemClusterTests", dependencies: ["TandemCluster", "TandemServer", "TandemRedis", "TandemWire", "TandemProtocol", "TandemTestSupport"], swiftSettings: swiftSettings),
-        .testTarget(name: "TandemClientTests", dependencies: ["TandemClient", "TandemProxy", "TandemTesting", "TandemServer", "TandemWire", "TandemKitTesting", "TandemTestSupport"], swiftSettings: swiftSettings),
-        .testTarget(name: "TandemServerTests", dependencies: ["TandemTesting", "TandemServer", "TandemCluster", "TandemWire", "TandemProtocol", "TandemTestSupport"], swiftSettings: swiftSettings),
+        .testTarget(name: "TandemClientTests", dependencies: ["TandemClient", "TandemSubprocess", "TandemProxy", "TandemTesting", "TandemServer", "TandemWire", "TandemKitTesting", "TandemTestSupport"], swiftSettings: swiftSettings),
+        .testTarget(name: "TandemServerTests", dependencies: ["TandemTesting", "TandemSubprocess", "TandemServer", "TandemCluster", "TandemWire", "TandemProtocol", "TandemTestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "TandemBenchTests", dependencies: ["TandemBench", "TandemProtocol", "TandemWire", "TandemTestSupport"], swiftSettings: swiftSettings),
+        .testTarget(name: "TandemSubprocessTests", dependencies: ["TandemSubprocess"], swiftSettings: swiftSettings),
         .testTarget(name: "TandemCLITests", dependencies: ["TandemCLI", "TandemProxy", "TandemTestSupport"], swiftSettings: swiftSettings),
     ]
 )

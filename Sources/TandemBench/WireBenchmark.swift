@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+import TandemSubprocess
 import TandemWire
 
 /// `tandem bench wire`: WebSocket frame decoding (with unmasking) against a plain memory copy of the same
@@ -339,8 +340,7 @@ extension WireBenchmark {
 
     /// The Python `websockets` echo server (`scripts/interop/peer_server.py`) as a subprocess.
     final class ReferenceEchoServer: Sendable {
-        private let process: Process
-        private let input: Pipe
+        private let process: ChildProcess
         let port: Int
         /// The server's process id (to read its CPU time).
         var processIdentifier: Int32 { process.processIdentifier }
@@ -357,18 +357,11 @@ extension WireBenchmark {
             guard fileManager.isExecutableFile(atPath: python) else {
                 throw SetupError(description: "no Python at \(python): run scripts/test once (it creates .venv with the pinned websockets) or set TANDEM_PYTHON")
             }
-            process = Process()
-            process.executableURL = URL(fileURLWithPath: python)
-            process.arguments = ["\(root)/scripts/interop/peer_server.py"]
-            input = Pipe()
-            let output = Pipe()
-            process.standardInput = input
-            process.standardOutput = output
-            process.standardError = FileHandle.nullDevice
-            try process.run()
+            process = try ChildProcess(executable: python, arguments: ["\(root)/scripts/interop/peer_server.py"],
+                                       standardInput: .pipe, standardOutput: .pipe)
             var text = ""
-            while !text.contains("\n") {
-                let data = output.fileHandleForReading.availableData
+            while !text.contains("\n"), let output = process.standardOutput {
+                let data = output.availableData
                 if data.isEmpty { break }
                 text += String(decoding: data, as: UTF8.self)
             }
@@ -381,7 +374,7 @@ extension WireBenchmark {
 
         /// Closes the server's stdin (it exits) and waits for it, killing it if it lingers.
         func stop() {
-            try? input.fileHandleForWriting.close()
+            try? process.standardInput?.close()
             let deadline = Date().addingTimeInterval(3)
             while process.isRunning, Date() < deadline { usleep(10_000) }
             if process.isRunning { process.terminate() }

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import TandemProtocol
 import TandemServer
+import TandemSubprocess
 import TandemTestSupport
 import TandemWire
 @testable import TandemClient
@@ -11,26 +12,20 @@ import TandemWire
 /// same folder with empty input, and every patch lands exactly once, in order.
 @Suite(.serialized) struct JoinStateCrashTests {
     /// A running `tandem join` whose input stays open until it is killed.
-    private final class JoinProcess: @unchecked Sendable {
-        let process = Process()
-        private let input = Pipe()
-        private let output = Pipe()
+    private final class JoinProcess: Sendable {
+        let process: ChildProcess
 
         init(_ arguments: [String]) throws {
-            process.executableURL = try ServeProcess.tandemBinary()
-            process.arguments = ["join"] + arguments
-            process.standardInput = input
-            process.standardOutput = output
-            process.standardError = FileHandle.nullDevice
-            try process.run()
+            process = try ChildProcess(executable: try ServeProcess.tandemBinary().path, arguments: ["join"] + arguments,
+                                       standardInput: .pipe, standardOutput: .pipe)
         }
 
-        func send(_ line: String) { input.fileHandleForWriting.write(Data((line + "\n").utf8)) }
+        func send(_ line: String) { process.standardInput?.write(Data((line + "\n").utf8)) }
 
         /// Waits for the exit (after a kill).
         func finish() async throws {
             try await offload { [self] in
-                _ = output.fileHandleForReading.readDataToEndOfFile()
+                _ = process.standardOutput?.readDataToEndOfFile()
                 process.waitUntilExit()
             }
         }

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TandemProtocol
+import TandemSubprocess
 import TandemTestSupport
 import TandemWire
 @testable import TandemServer
@@ -13,7 +14,7 @@ import TandemWire
     }
 
     /// Starts `tandem serve` on a free port; returns the process and its sync URL.
-    static func serve(data: String, secret: String = "crash-test", extra: [String] = []) throws -> (Process, String) {
+    static func serve(data: String, secret: String = "crash-test", extra: [String] = []) throws -> (ChildProcess, String) {
         try ServeProcess.serve(data: data, secret: secret, extra: extra)
     }
 

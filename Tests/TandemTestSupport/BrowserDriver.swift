@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+import TandemSubprocess
 
 /// Headless Chromium pages for browser tests, driven through `scripts/browser/driver.py`
 /// (Selenium from the pinned venv and Debian's `chromium` + `chromium-driver`).
@@ -32,8 +33,8 @@ public final class BrowserDriver: Sendable {
     /// Screenshots of browser tests land here (kept after the run, for people to look at).
     public static let artifacts = InteropPython.packageRoot.appendingPathComponent(".build/artifacts/browser").path
 
-    private let process: Process
-    private let input: FileHandle
+    private let process: ChildProcess
+    private let input: FileHandle?
     private let replies = Mailbox<String>()
     private let errors = LockedText()
     private let timeout: Duration
@@ -42,20 +43,16 @@ public final class BrowserDriver: Sendable {
     public init(timeout: Duration = .seconds(60)) async throws {
         if let missing = Self.missing { throw BrowserDriverError(message: missing) }
         self.timeout = timeout
-        process = Process()
-        process.executableURL = URL(fileURLWithPath: try InteropPython.interpreter(importing: "selenium"))
-        process.arguments = [InteropPython.packageRoot.appendingPathComponent("scripts/browser/driver.py").path]
-        let stdin = Pipe(), stdout = Pipe(), stderr = Pipe()
-        process.standardInput = stdin
-        process.standardOutput = stdout
-        process.standardError = stderr
-        input = stdin.fileHandleForWriting
-        try process.run()
+        process = try ChildProcess(executable: try InteropPython.interpreter(importing: "selenium"),
+                                   arguments: [InteropPython.packageRoot.appendingPathComponent("scripts/browser/driver.py").path],
+                                   standardInput: .pipe, standardOutput: .pipe, standardError: .pipe)
+        input = process.standardInput
         let replies = self.replies, errors = self.errors
+        let stdout = process.standardOutput, stderr = process.standardError
         Thread.detachNewThread {
             var buffer = Data()
             while true {
-                let data = stdout.fileHandleForReading.availableData
+                guard let data = stdout?.availableData else { return }
                 if data.isEmpty { return }
                 buffer.append(data)
                 while let end = buffer.firstIndex(of: UInt8(ascii: "\n")) {
@@ -66,7 +63,7 @@ public final class BrowserDriver: Sendable {
         }
         Thread.detachNewThread {
             while true {
-                let data = stderr.fileHandleForReading.availableData
+                guard let data = stderr?.availableData else { return }
                 if data.isEmpty { return }
                 errors.append(String(decoding: data, as: UTF8.self))
             }
@@ -128,7 +125,7 @@ public final class BrowserDriver: Sendable {
     /// Closes every browser and ends the driver process (bounded; killed if it hangs).
     public func quit() async {
         _ = try? await call(["cmd": "quit"])
-        try? input.close()
+        try? input?.close()
         let process = self.process
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             Thread.detachNewThread {
@@ -144,7 +141,7 @@ public final class BrowserDriver: Sendable {
     private func call(_ command: [String: Any], extra: Duration = .zero) async throws -> Data {
         var line = try JSONSerialization.data(withJSONObject: command)
         line.append(UInt8(ascii: "\n"))
-        try input.write(contentsOf: line)
+        try input?.write(contentsOf: line)
         return try await reply(within: timeout + extra)
     }
 

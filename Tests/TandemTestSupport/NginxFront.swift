@@ -1,4 +1,5 @@
 import Foundation
+import TandemSubprocess
 import TandemWire
 
 /// A real nginx terminating TLS on a free loopback port in front of a plain HTTP/WebSocket backend, the
@@ -7,7 +8,7 @@ public final class NginxFront: Sendable {
     /// The port nginx serves TLS on.
     public let port: Int
     private let folder: String
-    private let process: Process
+    private let process: ChildProcess
 
     /// Whether nginx is installed (`scripts/test` installs it).
     public static var isInstalled: Bool { FileManager.default.isExecutableFile(atPath: "/usr/sbin/nginx") }
@@ -48,12 +49,7 @@ public final class NginxFront: Sendable {
             }
             """
         try configuration.write(toFile: "\(folder)/nginx.conf", atomically: true, encoding: .utf8)
-        process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/sbin/nginx")
-        process.arguments = ["-p", folder, "-c", "\(folder)/nginx.conf", "-e", "\(folder)/error.log"]
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
+        process = try ChildProcess(executable: "/usr/sbin/nginx", arguments: ["-p", folder, "-c", "\(folder)/nginx.conf", "-e", "\(folder)/error.log"])
         let deadline = Date().addingTimeInterval(10)
         while !LoopbackPort.isAccepting(port) {
             guard process.isRunning, Date() < deadline else {

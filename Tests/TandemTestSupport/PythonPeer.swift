@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+import TandemSubprocess
 import Testing
 
 /// Runs the reference peers in `scripts/interop/` (the Python `websockets` package) for interop tests.
@@ -16,12 +17,7 @@ public enum InteropPython {
     public static func interpreter(importing module: String = "websockets") throws -> String {
         let candidates: [String?] = [ProcessInfo.processInfo.environment["TANDEM_PYTHON"], packageRoot.appendingPathComponent(".venv/bin/python").path]
         for case let path? in candidates where FileManager.default.isExecutableFile(atPath: path) {
-            let probe = Process()
-            probe.executableURL = URL(fileURLWithPath: path)
-            probe.arguments = ["-c", "import \(module)"]
-            probe.standardOutput = FileHandle.nullDevice
-            probe.standardError = FileHandle.nullDevice
-            try probe.run()
+            let probe = try ChildProcess(executable: path, arguments: ["-c", "import \(module)"])
             probe.waitUntilExit()
             if probe.terminationStatus == 0 { return path }
         }
@@ -38,27 +34,19 @@ public struct InteropSetupError: Error, CustomStringConvertible {
 
 /// A Python peer running as a subprocess, its standard output collected line by line in the background.
 public final class PythonPeer: Sendable {
-    private let process: Process
-    private let input: Pipe
+    private let process: ChildProcess
     private let output = LockedText()
     private let errors = LockedText()
 
     public init(script: String, arguments: [String] = []) throws {
-        process = Process()
-        process.executableURL = URL(fileURLWithPath: try InteropPython.interpreter())
-        process.arguments = [InteropPython.script(script)] + arguments
-        input = Pipe()
-        let stdout = Pipe()
-        let stderr = Pipe()
-        process.standardInput = input
-        process.standardOutput = stdout
-        process.standardError = stderr
-        try process.run()
-        Self.drain(stdout.fileHandleForReading, into: output)
-        Self.drain(stderr.fileHandleForReading, into: errors)
+        process = try ChildProcess(executable: try InteropPython.interpreter(), arguments: [InteropPython.script(script)] + arguments,
+                                   standardInput: .pipe, standardOutput: .pipe, standardError: .pipe)
+        Self.drain(process.standardOutput, into: output)
+        Self.drain(process.standardError, into: errors)
     }
 
-    private static func drain(_ handle: FileHandle, into sink: LockedText) {
+    private static func drain(_ handle: FileHandle?, into sink: LockedText) {
+        guard let handle else { return }
         Thread.detachNewThread {
             while true {
                 let data = handle.availableData
@@ -91,7 +79,7 @@ public final class PythonPeer: Sendable {
 
     /// Asks a server peer to stop (closes its stdin) and waits for it.
     public func stop() {
-        try? input.fileHandleForWriting.close()
+        try? process.standardInput?.close()
         let deadline = Date().addingTimeInterval(3)
         while process.isRunning, Date() < deadline { usleep(5_000) }
         if process.isRunning { process.terminate() }

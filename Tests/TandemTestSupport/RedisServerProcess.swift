@@ -1,4 +1,5 @@
 import Foundation
+import TandemSubprocess
 import TandemWire
 #if canImport(Glibc)
 import Glibc
@@ -13,7 +14,7 @@ public final class RedisServerProcess: Sendable {
     public let port: Int
     /// Its working directory (removed by `stop()`).
     public let directory: URL
-    private let process: Process
+    private let process: ChildProcess
 
     /// The `redis-server` executable on PATH (or in /usr/bin), if installed.
     public static var executable: String? {
@@ -28,7 +29,7 @@ public final class RedisServerProcess: Sendable {
         executable != nil || ProcessInfo.processInfo.environment["TANDEM_REQUIRE_REDIS"] != nil
     }
 
-    private init(port: Int, directory: URL, process: Process) {
+    private init(port: Int, directory: URL, process: ChildProcess) {
         self.port = port
         self.directory = directory
         self.process = process
@@ -64,13 +65,10 @@ public final class RedisServerProcess: Sendable {
     /// Runs redis-server on `port` and waits for its own log to say it is ready: another process accepting
     /// on the port must not pass for this one (its clients would share that server's data and see it die).
     private static func launch(_ executable: String, port: Int, directory: URL, appendOnly: Bool, timeout: Duration) async throws -> RedisServerProcess {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = ["--port", "\(port)", "--bind", "127.0.0.1", "--save", "", "--appendonly", appendOnly ? "yes" : "no",
-                             "--appendfsync", "always", "--dir", directory.path, "--logfile", directory.appendingPathComponent("redis.log").path]
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
+        let process = try ChildProcess(executable: executable, arguments: [
+            "--port", "\(port)", "--bind", "127.0.0.1", "--save", "", "--appendonly", appendOnly ? "yes" : "no",
+            "--appendfsync", "always", "--dir", directory.path, "--logfile", directory.appendingPathComponent("redis.log").path,
+        ])
         let server = RedisServerProcess(port: port, directory: directory, process: process)
         // Lines of this process only: a restart on the same directory appends to the previous one's log.
         let prefix = "\(process.processIdentifier):"
@@ -95,7 +93,7 @@ public final class RedisServerProcess: Sendable {
     /// Kills the server (SIGKILL, like a crash), waits for it to exit (bounded), and removes its directory
     /// unless `keepingData`.
     public func stop(keepingData: Bool = false) async {
-        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        process.send(SIGKILL)
         let clock = ContinuousClock()
         let deadline = clock.now.advanced(by: .seconds(30))
         while process.isRunning, clock.now < deadline {

@@ -1,12 +1,11 @@
 import Foundation
+import TandemSubprocess
 
 /// A `tandem serve` child process started by a test, with its standard output (and standard error when asked
 /// for; otherwise it is dropped). One test task reads it at a time.
-public struct ServeProcess: @unchecked Sendable {
+public struct ServeProcess: Sendable {
     /// The child process.
-    public let process: Process
-    private let output: Pipe
-    private let errors: Pipe?
+    public let process: ChildProcess
 
     /// The `tandem` executable next to the test bundle (built by `swift build --build-tests`).
     public static func tandemBinary() throws -> URL {
@@ -20,7 +19,7 @@ public struct ServeProcess: @unchecked Sendable {
 
     /// Starts `tandem serve` on a free port with the data folder `data` and `extra` arguments; returns the process
     /// once it listens, with its sync URL (`wss://` when `extra` asks for TLS).
-    public static func serve(data: String, secret: String, extra: [String] = []) throws -> (Process, String) {
+    public static func serve(data: String, secret: String, extra: [String] = []) throws -> (ChildProcess, String) {
         let server = try start(["serve", "--port", "0", "--data", data, "--rate-limit", "0", "--log-level", "error"] + extra, secret: secret)
         let text = server.read { listeningURL(in: $0) != nil }
         if let url = listeningURL(in: text) { return (server.process, url) }
@@ -44,38 +43,31 @@ public struct ServeProcess: @unchecked Sendable {
     public static func start(_ arguments: [String], secret: String, launcher: URL? = nil, launcherArguments: [String] = [],
                              capturesErrors: Bool = false) throws -> ServeProcess {
         let binary = try tandemBinary()
-        let process = Process()
-        if let launcher {
-            process.executableURL = launcher
-            process.arguments = launcherArguments + [binary.path] + arguments
-        } else {
-            process.executableURL = binary
-            process.arguments = arguments
-        }
-        process.environment = ["TANDEM_SECRET": secret, "PATH": "/usr/bin:/bin"]
-        let output = Pipe()
-        let errors = capturesErrors ? Pipe() : nil
-        process.standardOutput = output
-        process.standardError = errors ?? FileHandle.nullDevice
-        try process.run()
-        return ServeProcess(process: process, output: output, errors: errors)
+        let process = try ChildProcess(
+            executable: launcher?.path ?? binary.path,
+            arguments: launcher == nil ? arguments : launcherArguments + [binary.path] + arguments,
+            environment: ["TANDEM_SECRET": secret, "PATH": "/usr/bin:/bin"],
+            standardOutput: .pipe, standardError: capturesErrors ? .pipe : .null
+        )
+        return ServeProcess(process: process)
     }
 
     /// Reads standard output until `done` holds for what was read, the output ends, or 20 s pass; returns the text.
     public func read(until done: (String) -> Bool) -> String {
-        Self.read(output, until: done)
+        Self.read(process.standardOutput, until: done)
     }
 
     /// Reads standard error (started with `capturesErrors`) like `read(until:)`.
     public func readErrors(until done: (String) -> Bool) -> String {
-        errors.map { Self.read($0, until: done) } ?? ""
+        Self.read(process.standardError, until: done)
     }
 
-    private static func read(_ pipe: Pipe, until done: (String) -> Bool) -> String {
+    private static func read(_ handle: FileHandle?, until done: (String) -> Bool) -> String {
+        guard let handle else { return "" }
         var text = ""
         let deadline = Date().addingTimeInterval(20)
         while Date() < deadline, !done(text) {
-            let chunk = pipe.fileHandleForReading.availableData
+            let chunk = handle.availableData
             if chunk.isEmpty { break }
             text += String(decoding: chunk, as: UTF8.self)
         }
@@ -84,7 +76,7 @@ public struct ServeProcess: @unchecked Sendable {
 
     /// Reads standard output to its end (the process closed it, usually by exiting).
     public func readToEnd() -> String {
-        String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        String(decoding: process.standardOutput?.readDataToEndOfFile() ?? Data(), as: UTF8.self)
     }
 
     /// Sends SIGTERM and waits up to `seconds` for the process to exit, then kills it: a server that ignores the
@@ -95,7 +87,7 @@ public struct ServeProcess: @unchecked Sendable {
         let deadline = Date().addingTimeInterval(seconds)
         while process.isRunning, Date() < deadline { Thread.sleep(forTimeInterval: 0.01) }
         guard process.isRunning else { return true }
-        kill(process.processIdentifier, SIGKILL)
+        process.send(SIGKILL)
         process.waitUntilExit()
         return false
     }

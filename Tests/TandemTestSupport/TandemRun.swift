@@ -1,5 +1,6 @@
 import Foundation
 import TandemProtocol
+import TandemSubprocess
 
 /// A run of the `tandem` binary to its end, with standard input given up front.
 public struct TandemRun: Sendable {
@@ -13,19 +14,13 @@ public struct TandemRun: Sendable {
     /// Runs `tandem` with `arguments`, writes `input` as lines and closes standard input, and waits for
     /// the exit off the concurrency pool.
     public static func run(_ arguments: [String], input: [String] = []) async throws -> TandemRun {
-        let process = Process()
-        process.executableURL = try ServeProcess.tandemBinary()
-        process.arguments = arguments
-        let stdin = Pipe(), stdout = Pipe(), stderr = Pipe()
-        process.standardInput = stdin
-        process.standardOutput = stdout
-        process.standardError = stderr
-        try process.run()
-        for line in input { stdin.fileHandleForWriting.write(Data((line + "\n").utf8)) }
-        try stdin.fileHandleForWriting.close()
+        let process = try ChildProcess(executable: try ServeProcess.tandemBinary().path, arguments: arguments,
+                                       standardInput: .pipe, standardOutput: .pipe, standardError: .pipe)
+        for line in input { process.standardInput?.write(Data((line + "\n").utf8)) }
+        try process.standardInput?.close()
         return try await offload {
-            let out = String(decoding: stdout.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            let err = String(decoding: stderr.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            let out = String(decoding: process.standardOutput?.readDataToEndOfFile() ?? Data(), as: UTF8.self)
+            let err = String(decoding: process.standardError?.readDataToEndOfFile() ?? Data(), as: UTF8.self)
             process.waitUntilExit()
             return TandemRun(status: process.terminationStatus, stdout: out, stderr: err)
         }

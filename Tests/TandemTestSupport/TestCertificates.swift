@@ -1,4 +1,5 @@
 import Foundation
+import TandemSubprocess
 
 /// A throwaway certificate authority and server certificates made with the openssl CLI for one test run:
 /// valid for one day, never checked in.
@@ -55,14 +56,8 @@ public struct TestCertificates: Sendable {
     }
 
     private static func run(_ arguments: [String]) throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
-        process.arguments = arguments
-        process.standardOutput = FileHandle.nullDevice
-        let errors = Pipe()
-        process.standardError = errors
-        try process.run()
-        let text = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let process = try ChildProcess(executable: "/usr/bin/openssl", arguments: arguments, standardError: .pipe)
+        let text = String(decoding: process.standardError?.readDataToEndOfFile() ?? Data(), as: UTF8.self)
         process.waitUntilExit()
         guard process.terminationStatus == 0 else { throw ServeProcessError("openssl \(arguments.joined(separator: " ")) failed: \(text)") }
     }

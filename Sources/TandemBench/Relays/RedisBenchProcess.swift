@@ -1,4 +1,5 @@
 import Foundation
+import TandemSubprocess
 import TandemWire
 
 #if canImport(Glibc)
@@ -9,10 +10,10 @@ import Darwin
 
 /// A fresh `redis-server` for one cluster deployment of the relay benchmark: a free 127.0.0.1 port, its own
 /// temporary directory (removed by `stop()`), and the persistence the deployment asks for.
-final class RedisBenchProcess: @unchecked Sendable {
+final class RedisBenchProcess: Sendable {
     /// The port it listens on.
     let port: Int
-    private let process: Process
+    private let process: ChildProcess
     private let directory: String
     private let cli: String
 
@@ -23,13 +24,7 @@ final class RedisBenchProcess: @unchecked Sendable {
         cli = URL(fileURLWithPath: executable).deletingLastPathComponent().appendingPathComponent("redis-cli").path
         directory = NSTemporaryDirectory() + "tandem-bench-redis-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = Self.arguments(port: port, directory: directory, persistence: persistence)
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
+        process = try ChildProcess(executable: executable, arguments: Self.arguments(port: port, directory: directory, persistence: persistence))
         let deadline = Date().addingTimeInterval(20)
         while !LoopbackPort.isAccepting(port) {
             guard process.isRunning, Date() < deadline else {
@@ -51,15 +46,10 @@ final class RedisBenchProcess: @unchecked Sendable {
     /// nil when `redis-cli` is missing or did not answer.
     func commandCalls() -> [String: Int]? {
         guard FileManager.default.isExecutableFile(atPath: cli) else { return nil }
-        let query = Process()
-        query.executableURL = URL(fileURLWithPath: cli)
-        query.arguments = ["-p", "\(port)", "INFO", "commandstats"]
-        let output = Pipe()
-        query.standardOutput = output
-        query.standardError = FileHandle.nullDevice
-        query.standardInput = FileHandle.nullDevice
-        guard (try? query.run()) != nil else { return nil }
-        let data = output.fileHandleForReading.readDataToEndOfFile()
+        guard let query = try? ChildProcess(executable: cli, arguments: ["-p", "\(port)", "INFO", "commandstats"], standardOutput: .pipe) else {
+            return nil
+        }
+        let data = query.standardOutput?.readDataToEndOfFile() ?? Data()
         query.waitUntilExit()
         let text = String(decoding: data, as: UTF8.self)
         // A fresh server lists no commands yet, but still answers with the section header.
@@ -89,7 +79,7 @@ final class RedisBenchProcess: @unchecked Sendable {
     /// Kills the server and removes its directory: its data is thrown away anyway, and a clean shutdown takes
     /// Redis up to a second.
     func stop() {
-        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        process.send(SIGKILL)
         process.waitUntilExit()
         try? FileManager.default.removeItem(atPath: directory)
     }

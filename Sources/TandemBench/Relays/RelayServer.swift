@@ -1,4 +1,5 @@
 import Foundation
+import TandemSubprocess
 
 #if canImport(Glibc)
 import Glibc
@@ -12,10 +13,10 @@ struct RelayBenchError: Error, CustomStringConvertible {
 }
 
 /// A running benchmark server process: its port, and its CPU time and memory read from `/proc`.
-final class RelayServerProcess: @unchecked Sendable {
+final class RelayServerProcess: Sendable {
     let kind: RelayServerKind
     let port: Int
-    private let process: Process
+    private let process: ChildProcess
     private let dataDirectory: String?
 
     /// Where the package's files are and which programs run the servers.
@@ -68,42 +69,35 @@ final class RelayServerProcess: @unchecked Sendable {
     /// cluster kind join the Redis at `redisURL` as `nodeID`.
     init(kind: RelayServerKind, paths: Paths, secret: String, redisURL: String? = nil, nodeID: String? = nil) throws {
         self.kind = kind
-        process = Process()
         var environment = ProcessInfo.processInfo.environment
         var data: String?
+        let executable: String, arguments: [String]
         switch kind {
         case .go:
-            process.executableURL = URL(fileURLWithPath: paths.goRelay)
-            process.arguments = ["--port", "0"]
+            (executable, arguments) = (paths.goRelay, ["--port", "0"])
         case .python:
-            process.executableURL = URL(fileURLWithPath: paths.python)
-            process.arguments = ["\(paths.root)/bench/relays/python/relay.py", "--port", "0"]
+            (executable, arguments) = (paths.python, ["\(paths.root)/bench/relays/python/relay.py", "--port", "0"])
         case .tandem, .tandemMemory, .tandemTLS, .tandemRedis, .tandemRedis2, .tandemRedisVolatile, .tandemRedis2Volatile:
             let directory = NSTemporaryDirectory() + "tandem-bench-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
             data = directory
             if kind == .tandemTLS { try Self.makeCertificate(in: directory) }
             environment["TANDEM_SECRET"] = secret
-            process.executableURL = URL(fileURLWithPath: paths.tandem)
-            process.arguments = Self.tandemArguments(kind: kind, dataDirectory: directory, redisURL: redisURL, nodeID: nodeID)
+            (executable, arguments) = (paths.tandem, Self.tandemArguments(kind: kind, dataDirectory: directory, redisURL: redisURL, nodeID: nodeID))
         }
         dataDirectory = data
-        process.environment = environment
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
+        var log: FileHandle?
         if let folder = paths.serverLogs {
             let path = "\(folder)/\(kind.rawValue)-\(nodeID ?? "server")-\(Date().timeIntervalSince1970).log"
-            if FileManager.default.createFile(atPath: path, contents: nil), let file = FileHandle(forWritingAtPath: path) {
-                process.standardError = file
-            }
+            if FileManager.default.createFile(atPath: path, contents: nil) { log = FileHandle(forWritingAtPath: path) }
         }
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
+        process = try ChildProcess(executable: executable, arguments: arguments, environment: environment, standardOutput: .pipe,
+                                   standardError: log.map { .descriptor($0.fileDescriptor) } ?? .null)
+        try? log?.close()
         var text = ""
         var found: Int?
-        while found == nil {
-            let chunk = output.fileHandleForReading.availableData
+        while found == nil, let output = process.standardOutput {
+            let chunk = output.availableData
             if chunk.isEmpty { break }
             text += String(decoding: chunk, as: UTF8.self)
             found = Self.port(inBanner: text)
@@ -167,14 +161,11 @@ final class RelayServerProcess: @unchecked Sendable {
 
     /// A self-signed P-256 certificate for 127.0.0.1, valid for a day, made with the openssl CLI.
     private static func makeCertificate(in directory: String) throws {
-        let openssl = Process()
-        openssl.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
-        openssl.arguments = ["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes",
-                             "-keyout", "\(directory)/key.pem", "-out", "\(directory)/\(certificateFile)", "-days", "1",
-                             "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1"]
-        openssl.standardOutput = FileHandle.nullDevice
-        openssl.standardError = FileHandle.nullDevice
-        try openssl.run()
+        let openssl = try ChildProcess(executable: "/usr/bin/openssl", arguments: [
+            "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes",
+            "-keyout", "\(directory)/key.pem", "-out", "\(directory)/\(certificateFile)", "-days", "1",
+            "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1",
+        ])
         openssl.waitUntilExit()
         guard openssl.terminationStatus == 0 else {
             throw RelayBenchError(description: "openssl could not make the TLS server's certificate (install openssl)")
@@ -186,7 +177,7 @@ final class RelayServerProcess: @unchecked Sendable {
         if process.isRunning { process.terminate() }
         let deadline = Date().addingTimeInterval(3)
         while process.isRunning, Date() < deadline { usleep(10_000) }
-        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        process.send(SIGKILL)
         process.waitUntilExit()
         if let dataDirectory { try? FileManager.default.removeItem(atPath: dataDirectory) }
     }
