@@ -54,14 +54,14 @@ public final class SyncServer: Sendable {
     }
 
     /// Starts a server: loads or creates the secret, opens storage, loads the stored invitations and deny
-    /// entries, binds the port. `now` (unix seconds) is the wall clock of token expiry, invitations and deny
-    /// entries; `random` makes invitation codes and invited users' ids; `sequencing` says who gives the rooms
+    /// entries, binds the port. `wallClock` (unix milliseconds) is the server's one wall clock: token expiry,
+    /// invitations, deny entries (in the seconds JWT uses) and the time stored with each patch; `random` makes invitation codes and invited users' ids; `sequencing` says who gives the rooms
     /// their revs (a configuration with `redisURL` needs the cluster's, from the `TandemCluster` module).
     /// - Throws: `ServerStartError` naming what failed and how to fix it.
     public init(configuration: ServerConfiguration, sequencing choice: RoomSequencing = .local,
                 environment: [String: String] = ProcessInfo.processInfo.environment,
                 logger: Logger = Logger(sink: StandardErrorLogSink()), metrics: ServerMetrics = ServerMetrics(),
-                now: @escaping @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970) },
+                wallClock: @escaping @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970 * 1_000) },
                 random: any RandomByteSource = SecureRandom()) throws(ServerStartError) {
         self.configuration = configuration
         self.metrics = metrics
@@ -75,6 +75,7 @@ public final class SyncServer: Sendable {
             throw .secret(error)
         }
         secretSource = secret.source
+        let now: @Sendable () -> Int64 = { wallClock() / 1_000 }
         tokens = TokenVerifier(secret: secret.key, hmac: { Digest.hmacSHA256(key: $0, message: $1) }, now: now)
 
         let store: any RoomStore
@@ -120,7 +121,8 @@ public final class SyncServer: Sendable {
             throw .eventLoops("\(error)")
         }
         self.group = group
-        let roomSettings = RoomSettings(configuration)
+        var roomSettings = RoomSettings(configuration)
+        roomSettings.wallClock = wallClock
         let sequencing: any SequencingService
         do {
             sequencing = try choice.make(SequencingContext(configuration: configuration, group: group, commits: commits,
@@ -151,7 +153,7 @@ public final class SyncServer: Sendable {
 
         let context = ServerSession.Context(
             registry: registry, verifier: tokens, scheduler: DispatchTimerScheduler(), configuration: configuration,
-            metrics: metrics, logger: logger, monotonicNow: { Int64(DispatchTime.now().uptimeNanoseconds) })
+            metrics: metrics, logger: logger, monotonicNow: { [origin = ContinuousClock.now] in (ContinuousClock.now - origin).totalNanoseconds })
         let routes = OperationsRoutes(metrics: metrics)
         let invites = InviteRoutes(context: InviteRoutes.Context(
             book: book, denials: denials,

@@ -63,7 +63,7 @@ import Testing
         #expect(woke.wait(timeout: .now() + 10) == .success)
 
         let start = DispatchTime.now()
-        inbox.wait(until: .now() + 0.05)
+        inbox.wait(until: .now + .milliseconds(50))
         #expect(DispatchTime.now().uptimeNanoseconds - start.uptimeNanoseconds >= 40_000_000)
     }
 

@@ -144,7 +144,7 @@ public actor SyncSession {
         let origin = ContinuousClock.now
         return {
             let elapsed = ContinuousClock.now - origin
-            return elapsed.components.seconds * 1_000_000_000 + elapsed.components.attoseconds / 1_000_000_000
+            return elapsed.totalNanoseconds
         }
     }()
 

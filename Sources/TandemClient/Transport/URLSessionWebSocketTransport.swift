@@ -3,6 +3,7 @@ import Foundation
 import FoundationNetworking
 #endif
 import TandemWire
+import TandemProtocol
 
 /// The transport on `URLSessionWebSocketTask`, the WebSocket Apple apps trust: the system's TLS, App Transport
 /// Security, proxies and the device's certificate store. The session's logic is the same as over
@@ -29,7 +30,7 @@ public final class URLSessionWebSocketTransport: SyncTransport {
               url.host?.isEmpty == false else {
             throw .invalidURL("\(request.url): expected ws:// or wss://host[:port]/path")
         }
-        let seconds = Double(request.timeout.components.seconds) + Double(request.timeout.components.attoseconds) / 1e18
+        let seconds = request.timeout.totalSeconds
         var urlRequest = URLRequest(url: url, timeoutInterval: seconds)
         for header in request.headers { urlRequest.addValue(header.value, forHTTPHeaderField: header.name) }
         if !request.subprotocols.isEmpty {

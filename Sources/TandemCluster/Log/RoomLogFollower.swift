@@ -1,4 +1,5 @@
 import TandemRedis
+import TandemProtocol
 
 /// Follows the logs of a node's rooms on one blocking connection: every `poll()` is one `XREAD BLOCK`
 /// over all followed rooms' logs and signal streams, preceded in the same pipeline by a check of each
@@ -76,7 +77,7 @@ struct RoomLogFollower: Sendable {
         let checked = rooms.indices.filter { checkAll || unchecked.contains(rooms[$0]) }
         var commands: [[RedisArgument]] = checked.map { ["HGET", RedisArgument(keys[$0][0]), "epoch"] }
         commands += unplaced.map { ["XREVRANGE", RedisArgument(signalKeys[$0]), "+", "-", "COUNT", "1"] }
-        let milliseconds = max(1, blockTimeout.components.seconds * 1_000 + blockTimeout.components.attoseconds / 1_000_000_000_000_000)
+        let milliseconds = max(1, blockTimeout.totalMilliseconds)
         // Signal streams not placed yet read from "$" (what is published from now on) in this first poll.
         let signalIDs = rooms.map { RedisArgument(cursors[$0]!.signal ?? "$") }
         commands.append(["XREAD", "COUNT", RedisArgument(Int64(batchSize)), "BLOCK", RedisArgument(milliseconds), "STREAMS"]

@@ -1,3 +1,5 @@
+import TandemProtocol
+
 /// One patch as the room's log holds it: its rev and author, and its ops as JSON text.
 struct SequencedPatch: Sendable, Equatable {
     /// The room epoch the patch was appended in (a follower must not mix epochs).
@@ -21,5 +23,11 @@ struct SequencedPatch: Sendable, Equatable {
         self.client = client
         self.seq = seq
         self.ops = ops
+    }
+
+    /// The patch as rooms sequence and send it: its ops parsed, the logged bytes kept as their encoding.
+    /// - Throws: the parse or op error of an entry whose ops are not a valid op list.
+    func event() throws -> PatchEvent {
+        PatchEvent(rev: rev, user: user, client: client, seq: seq, ops: try PatchOp.list(from: try JSONValue.parseStored(ops)), encodedOps: ops)
     }
 }

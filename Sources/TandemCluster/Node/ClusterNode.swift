@@ -169,8 +169,7 @@ final class ClusterNode: Sendable {
             guard batch.first?.rev == rev + 1 else { throw .roomReset(room, reason: "the log no longer holds rev \(rev + 1)") }
             for patch in batch where patch.rev <= through {
                 do {
-                    events.append(PatchEvent(rev: patch.rev, user: patch.user, client: patch.client, seq: patch.seq,
-                                             ops: try ClusterDocumentReplica.ops(patch.ops), encodedOps: patch.ops))
+                    events.append(try patch.event())
                 } catch {
                     throw .roomReset(room, reason: "rev \(patch.rev) in the log is unreadable (\(error))")
                 }
@@ -186,16 +185,15 @@ final class ClusterNode: Sendable {
     func apply(_ event: ClusterRoomEvent, to room: Room) {
         switch event {
         case .folded(let patch):
-            let ops: [PatchOp]
+            let event: PatchEvent
             do {
-                ops = try ClusterDocumentReplica.ops(patch.ops)
+                event = try patch.event()
             } catch {
                 reset(room, reason: "rev \(patch.rev) in the log is unreadable (\(error))")
                 return
             }
             do throws(Room.FoldFailure) {
-                try room.fold(PatchEvent(rev: patch.rev, user: patch.user, client: patch.client, seq: patch.seq, ops: ops, encodedOps: patch.ops),
-                              epoch: patch.epoch)
+                try room.fold(event, epoch: patch.epoch)
             } catch {
                 reset(room, reason: error.description)
             }

@@ -65,7 +65,7 @@ extension RoomSequencing {
                     logLength: configuration.historyWindow, limits: context.rooms.core.limits,
                     presence: .init(ttl: .milliseconds(configuration.clusterPresenceTTLMilliseconds),
                                     interval: .milliseconds(configuration.clusterPresenceIntervalMilliseconds))),
-                group: context.group, logger: context.logger, wallClock: { Int64(Date().timeIntervalSince1970 * 1_000) })
+                group: context.group, logger: context.logger, wallClock: context.rooms.wallClock)
             return ClusterSequencing(node: node, settings: context.rooms.core)
         }
     }

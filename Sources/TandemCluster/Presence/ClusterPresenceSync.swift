@@ -38,8 +38,7 @@ struct ClusterPresenceSync: Sendable {
         presence = RedisPresence(client: client, ttl: settings.ttl)
         self.nodeID = nodeID
         interval = settings.interval
-        let ttl = settings.ttl.components
-        refreshEvery = (ttl.seconds * 1_000 + ttl.attoseconds / 1_000_000_000_000_000) / 3
+        refreshEvery = settings.ttl.totalMilliseconds / 3
         self.now = now
         self.clock = clock
     }

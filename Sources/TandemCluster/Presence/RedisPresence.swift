@@ -1,4 +1,5 @@
 import TandemRedis
+import TandemProtocol
 
 /// Presence across nodes: each node keeps the entries of its own participants alive by refreshing
 /// them within the TTL; entries of a node that stopped (crash, `kill -9`, partition) lapse after the
@@ -71,7 +72,7 @@ struct RedisPresence: Sendable {
     }
 
     private var ttlMilliseconds: Int64 {
-        ttl.components.seconds * 1_000 + ttl.components.attoseconds / 1_000_000_000_000_000
+        ttl.totalMilliseconds
     }
 
     /// ARGV: expiry, ttl ms, then member and payload pairs. Both keys expire with the TTL too, so a room

@@ -508,7 +508,7 @@ package final class Room: Sendable {
 
     private func observeCommitLatency(since arrival: ContinuousClock.Instant) {
         let elapsed = ContinuousClock.now - arrival
-        metrics.commitLatency.observe(Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
+        metrics.commitLatency.observe(elapsed.totalSeconds)
     }
 
     private func fail(client: String, connection: ConnectionID,

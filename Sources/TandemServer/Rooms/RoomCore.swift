@@ -86,14 +86,14 @@ package struct RoomCore: Sendable {
         let unlimited = PatchLimits.unlimited
         for patch in record.patchesAfterSnapshot {
             guard patch.rev == expected else { throw .gap(room: record.room, expected: expected, found: patch.rev) }
-            let ops: [PatchOp]
+            let event: PatchEvent
             do {
-                ops = try PatchOp.list(from: try JSONValue.parseStored(patch.ops))
-                try document.apply(ops, limits: unlimited)
+                event = try PatchEvent(stored: patch)
+                try document.apply(event.ops, limits: unlimited)
             } catch {
                 throw .corruptPatch(room: record.room, rev: patch.rev, reason: "\(error)")
             }
-            recent.append(PatchEvent(rev: patch.rev, user: patch.user, client: patch.client, seq: patch.seq, ops: ops, encodedOps: patch.ops))
+            recent.append(event)
             expected += 1
         }
         guard expected - 1 == record.rev else { throw .gap(room: record.room, expected: record.rev, found: expected - 1) }
@@ -195,8 +195,7 @@ package struct RoomCore: Sendable {
             unstoredForgets = []
         }
         recent.append(event)
-        var writes: [StorageWrite] = [.appendPatch(StoredPatch(room: name, rev: rev, user: author.user, client: author.client, seq: seq,
-                                                               ops: encodedOps, time: now))]
+        var writes: [StorageWrite] = [.appendPatch(StoredPatch(room: name, event: event, time: now))]
         if !forgotten.isEmpty { writes.append(.forgetClients(room: name, clients: forgotten)) }
         if rev - snapshotRev >= settings.snapshotInterval {
             let keepFrom = max(1, rev - settings.historyWindow + 1)

@@ -9,7 +9,7 @@ package struct RoomSettings: Sendable {
     var heartbeat = HeartbeatSettings()
     var limits = SessionLimits()
     /// Unix milliseconds: when a room hears from a client (exactly-once memory expires by it).
-    var wallClock: @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970 * 1_000) }
+    package var wallClock: @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970 * 1_000) }
 
     init() {}
 

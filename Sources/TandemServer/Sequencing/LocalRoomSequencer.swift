@@ -45,10 +45,7 @@ struct LocalRoomSequencer: RoomSequencer {
             try store.patches(room: name, after: after, limit: Int(through - after))
         }) { [name] result in
             do {
-                let events = try result.get().map { (patch) throws -> PatchEvent in
-                    PatchEvent(rev: patch.rev, user: patch.user, client: patch.client, seq: patch.seq,
-                               ops: try PatchOp.list(from: try JSONValue.parseStored(patch.ops)), encodedOps: patch.ops)
-                }
+                let events = try result.get().map(PatchEvent.init(stored:))
                 guard events.count == Int(through - after) else {
                     throw SequencingError.historyLost("room '\(name)': storage holds \(events.count) of the \(through - after) patches after rev \(after)")
                 }

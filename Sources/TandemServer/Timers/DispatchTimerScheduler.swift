@@ -1,5 +1,6 @@
 import Dispatch
 import Synchronization
+import TandemProtocol
 
 /// A `TimerScheduler` on a Dispatch queue: for rare, coarse timers (presence grace, unloading
 /// idle rooms), not for per-message deadlines.
@@ -14,7 +15,7 @@ public struct DispatchTimerScheduler: TimerScheduler {
     /// See `TimerScheduler.schedule(after:_:)`.
     public func schedule(after delay: Duration, _ work: @escaping @Sendable () -> Void) -> any ScheduledTimer {
         let timer = DispatchScheduledTimer()
-        let nanoseconds = max(0, delay.components.seconds * 1_000_000_000 + delay.components.attoseconds / 1_000_000_000)
+        let nanoseconds = max(0, delay.totalNanoseconds)
         queue.asyncAfter(deadline: .now() + .nanoseconds(Int(clamping: nanoseconds))) {
             if timer.claim() { work() }
         }

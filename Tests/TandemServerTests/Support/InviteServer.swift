@@ -29,7 +29,7 @@ final class InviteServer: Sendable {
         self.directory = directory
         self.clock = clock
         server = try SyncServer(configuration: configuration, environment: ["TANDEM_SECRET": "test"], logger: .discarding,
-                                now: { clock.value }, random: random)
+                                wallClock: { clock.value * 1_000 }, random: random)
         group = try EventLoopGroup(threads: 1)
     }
 

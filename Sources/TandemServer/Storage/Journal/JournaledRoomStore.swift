@@ -255,7 +255,7 @@ extension JournaledRoomStore {
         /// Guards the database, `taken` and `batchCount`; its holder alone takes records from the inbox.
         private let databaseLock = NSLock()
         private let segments: JournalSegments
-        private let interval: TimeInterval
+        private let interval: Duration
         private let maxWritesPerTransaction: Int
         private let onFailure: @Sendable (StorageError) -> Void
         /// Guarded by `databaseLock`; nil once stopped (the database is closed).
@@ -285,7 +285,7 @@ extension JournaledRoomStore {
             self.appended = Atomic(applied)
             self.applied = Atomic(applied)
             self.segments = segments
-            self.interval = Double(interval.components.seconds) + Double(interval.components.attoseconds) / 1e18
+            self.interval = interval
             self.maxWritesPerTransaction = maxWritesPerTransaction
             self.maxPending = maxPending
             self.onFailure = onFailure
@@ -403,9 +403,10 @@ extension JournaledRoomStore {
             ThreadName.set("tandem-journal")
             SQLiteYieldPoints.enableOnCurrentThread(every: yieldInterval)
             databaseLock.withLock { storage?.addYieldPoints() }
-            var lastApply = DispatchTime.now()
-            // Seconds until the next try after a failed transaction; nil while storing works.
-            var retryWait: Double?
+            let clock = ContinuousClock()
+            var lastApply = clock.now
+            // The wait before the next try after a failed transaction; nil while storing works.
+            var retryWait: Duration?
             while !stopping.load(ordering: .sequentiallyConsistent) {
                 if retryWait == nil && backlog == 0 {
                     inbox.wait(until: nil)
@@ -413,7 +414,7 @@ extension JournaledRoomStore {
                 }
                 // Let records gather for one interval after the last transaction: fewer, larger transactions.
                 let due = lastApply + (retryWait ?? interval)
-                while !stopping.load(ordering: .sequentiallyConsistent), inbox.count < maxPending / 2, DispatchTime.now() < due {
+                while !stopping.load(ordering: .sequentiallyConsistent), inbox.count < maxPending / 2, clock.now < due {
                     inbox.wait(until: due)
                 }
                 // What waits now, one chunk per lock hold (a reader or the lane never waits long for this
@@ -433,12 +434,12 @@ extension JournaledRoomStore {
                         break chunks
                     }
                 }
-                lastApply = DispatchTime.now()
+                lastApply = clock.now
                 yieldCount.store(SQLiteYieldPoints.yieldsOnCurrentThread, ordering: .relaxed)
                 if let failure {
                     // Nothing is lost: the records stay queued and in the journal, and are tried again.
                     onFailure(failure)
-                    retryWait = retryWait == nil ? 0.05 : min(retryWait! * 2, 5)
+                    retryWait = min((retryWait ?? .milliseconds(25)) * 2, .seconds(5))
                 } else {
                     retryWait = nil
                 }

@@ -1,5 +1,6 @@
 import Dispatch
 import Synchronization
+import TandemProtocol
 
 /// Hands journaled records from the commit lane to the materializer without a lock: the lane (an event
 /// loop) must never wait for a lock that the materializer holds while the scheduler has put it aside —
@@ -69,9 +70,11 @@ final class RecordInbox: @unchecked Sendable {
 
     /// Consumer: sleeps until `deadline` (pushes do not cut it short; `wake()` does), or, without one,
     /// until a push or `wake()`. May return early; callers re-check their conditions.
-    func wait(until deadline: DispatchTime?) {
+    func wait(until deadline: ContinuousClock.Instant?) {
         if let deadline {
-            _ = wakeup.wait(timeout: deadline)
+            let remaining = ContinuousClock.now.duration(to: deadline)
+            guard remaining > .zero else { return }
+            _ = wakeup.wait(timeout: .now() + .nanoseconds(Int(clamping: remaining.totalNanoseconds)))
             return
         }
         sleeping.store(true, ordering: .sequentiallyConsistent)

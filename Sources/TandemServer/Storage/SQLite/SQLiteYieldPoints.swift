@@ -5,6 +5,7 @@ import SQLite3
 #endif
 #if canImport(CSQLiteWALBuffer)
 import CSQLiteWALBuffer
+import TandemProtocol
 #endif
 
 /// Lets a background thread's SQLite work hand its core back to an event loop at least every `interval`.
@@ -30,8 +31,7 @@ enum SQLiteYieldPoints {
     /// Makes the calling thread yield at yield points once it has run `interval` since its last yield.
     static func enableOnCurrentThread(every interval: Duration = Self.interval) {
         #if canImport(CSQLiteWALBuffer)
-        let (seconds, attoseconds) = interval.components
-        tandem_sqlite_yield_every(max(0, seconds * 1_000_000_000 + attoseconds / 1_000_000_000))
+        tandem_sqlite_yield_every(max(0, interval.totalNanoseconds))
         #endif
     }
 

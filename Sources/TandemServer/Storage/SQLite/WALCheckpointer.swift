@@ -1,4 +1,5 @@
 import Foundation
+import TandemProtocol
 
 /// Moves a WAL database's checkpoints off the writer: a thread with its own connection copies
 /// committed WAL frames into the database file every `interval` (`PRAGMA wal_checkpoint(PASSIVE)`),
@@ -28,7 +29,7 @@ final class WALCheckpointer: @unchecked Sendable {
     init(path: String, interval: Duration = .milliseconds(200), yieldInterval: Duration = SQLiteYieldPoints.interval) throws(SQLiteError) {
         self.path = path
         self.yieldInterval = yieldInterval
-        self.interval = Double(interval.components.seconds) + Double(interval.components.attoseconds) / 1e18
+        self.interval = interval.totalSeconds
         // Opened here so a failure reaches the caller; from then on only the thread uses it.
         nonisolated(unsafe) let database = try SQLiteDatabase(path: path)
         Thread { [self] in run(database) }.start()
