@@ -145,6 +145,40 @@ import TandemProtocol
         #expect(engine.pending.map(\.ops) == [[F.set("/a/b", 2)]])
     }
 
+    @Test func anInsertOrRemovalBesideAnElementKeepsTheOpsOnItsIndex() throws {
+        var engine = F.connectedEngine()
+        try engine.localChange([F.set("/list", [1, 2, 3])])
+        _ = engine.nextOutgoing(now: 0)
+        // After the insert, `/list/2` is another element: the first set is not decided by the last.
+        try engine.localChange([F.set("/list/2", 30)])
+        try engine.localChange([.add(F.path("/list/0"), 0)])
+        try engine.localChange([F.set("/list/2", 20)])
+        try engine.localChange([F.remove("/list/0")])
+        try engine.localChange([.replace(F.path("/list/0"), 10)])
+        #expect(engine.pending.count == 6, "\(engine.pending.map(\.ops))")
+        var replay = engine.confirmed
+        for patch in engine.pending { try replay.apply(patch.ops) }
+        #expect(replay == engine.visible)
+        #expect(engine.visible.root == ["list": [10, 20, 30]])
+        // A set of the whole list decides every unsent op inside it.
+        try engine.localChange([F.set("/list", [9])])
+        #expect(engine.pending.map(\.ops) == [[F.set("/list", [1, 2, 3])], [F.set("/list", [9])]])
+    }
+
+    @Test func aTestIsNeverDroppedAndMovesKeepWhatTheyRead() throws {
+        var engine = F.connectedEngine()
+        try engine.localChange([F.set("/a", 1), F.set("/price", 249)])
+        _ = engine.nextOutgoing(now: 0)
+        try engine.localChange([.test(F.path("/price"), 249), F.set("/a", 2)])
+        try engine.localChange([F.set("/price", 199)])
+        #expect(engine.pending.map(\.ops).contains([.test(F.path("/price"), 249), F.set("/a", 2)]))
+        // `/b` is moved away before `/b` is set again: the first set of `/b` still matters.
+        try engine.localChange([F.set("/b", "moved")])
+        try engine.localChange([.move(from: F.path("/b"), to: F.path("/c")), F.set("/b", "new")])
+        #expect(engine.pending.map(\.ops).contains([F.set("/b", "moved")]))
+        #expect(engine.visible.root == ["a": 2, "price": 199, "b": "new", "c": "moved"])
+    }
+
     @Test func opOverlappingAKeptPatchInBetweenIsKept() throws {
         var engine = F.connectedEngine()
         try engine.localChange([F.set("/a/b/c", 1)])

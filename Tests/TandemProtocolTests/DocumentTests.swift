@@ -87,11 +87,9 @@ import TandemProtocol
         #expect(doc.root == ["a": 5, "list": [1], "o": .object([:])])
     }
 
-    @Test func removeOfArrayElementsAndRootIsInvalid() throws {
-        let doc = try document(["list": [1, 2]])
-        #expect(throws: PatchError.invalidPath(op: 0, path: "/list/0", reason: "array elements cannot be removed; set the whole array instead")) {
-            try doc.applying([remove("/list/0")])
-        }
+    @Test func removeTakesAnArrayElementOutAndRefusesTheRoot() throws {
+        let doc = try document(["list": [1, 2, 3]])
+        #expect(try doc.applying([remove("/list/0")]).root == ["list": [2, 3]])
         #expect(throws: PatchError.invalidPath(op: 1, path: "", reason: "the document root cannot be removed")) {
             try doc.applying([set("/x", 1), remove("")])
         }

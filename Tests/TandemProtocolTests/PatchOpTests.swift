@@ -39,8 +39,8 @@ import TandemProtocol
     }
 
     @Test func namesTheOpAtFault() throws {
-        let list = try JSONValue.parse(#"[{"op":"set","path":"/a","value":1},{"op":"copy","path":"/b"}]"#)
-        #expect(throws: PatchError.invalidOp(op: 1, reason: "unknown op \"copy\" (expected \"set\" or \"remove\")")) {
+        let list = try JSONValue.parse(#"[{"op":"set","path":"/a","value":1},{"op":"merge","path":"/b"}]"#)
+        #expect(throws: PatchError.invalidOp(op: 1, reason: "unknown op \"merge\" (expected \"set\", \"remove\", \"add\", \"replace\", \"move\", \"copy\" or \"test\")")) {
             try PatchOp.list(from: list)
         }
     }

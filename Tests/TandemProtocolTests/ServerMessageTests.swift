@@ -104,7 +104,7 @@ import TandemProtocol
         #expect(decodeError(#"{"type":"ack","seq":1,"rev":2,"duplicate":"yes"}"#) == .invalidField("duplicate", expected: "true or false"))
         #expect(decodeError(#"{"type":"ack","seq":1,"rev":-2,"duplicate":true}"#) == .invalidField("rev", expected: "a non-negative integer"))
         #expect(decodeError(#"{"type":"patch","rev":1,"user":"u","client":"c","seq":1,"ops":[{"op":"x","path":"/a"}]}"#)
-            == .invalidField("ops[0]", expected: "a valid op (op 0: unknown op \"x\" (expected \"set\" or \"remove\"))"))
+            == .invalidField("ops[0]", expected: "a valid op (op 0: unknown op \"x\" (expected \"set\", \"remove\", \"add\", \"replace\", \"move\", \"copy\" or \"test\"))"))
         #expect(decodeError(#"{"type":"patch","rev":1,"user":"u","client":"c","seq":1,"ops":7}"#) == .invalidField("ops", expected: "an array of ops"))
         #expect(decodeError(#"{"type":"join","user":"u","client":"c","role":"admin","data":{}}"#) ==
             .invalidField("role", expected: "\"host\", \"guest\" or \"viewer\""))

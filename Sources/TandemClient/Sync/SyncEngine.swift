@@ -120,15 +120,15 @@ public struct SyncEngine: Sendable {
     /// Drops ops of mergeable pending patches that `ops` supersedes, merges high-rate changes into
     /// the single unsent value of their path, and appends the rest as a new pending patch.
     private mutating func coalesce(into ops: [PatchOp]) {
-        // Paths written by the ops that stay after a candidate (later in its own patch or in a later
-        // patch): an op that overlaps one of them must stay too, or that op would see another state.
-        var touchedLater: [JSONPointer] = []
+        // The ops that stay after a candidate (later in its own patch or in a later patch): an op that
+        // interacts with one of them must stay too, or that op would see another state.
+        var keptLater: [PatchOp] = []
         var index = pending.count - 1
         while index >= 0, pending[index].isMergeable {
             var kept: [PatchOp] = []
-            for op in pending[index].ops.reversed() where !op.isDecided(by: ops) || touchedLater.contains(where: op.path.overlaps) {
+            for op in pending[index].ops.reversed() where !op.isDecided(by: ops) || keptLater.contains(where: op.interacts(with:)) {
                 kept.append(op)
-                touchedLater.append(op.path)
+                keptLater.append(op)
             }
             kept.reverse()
             if kept.isEmpty {
@@ -153,7 +153,7 @@ public struct SyncEngine: Sendable {
         var index = pending.count - 1
         while index >= 0, pending[index].isMergeable {
             if highRatePath(of: pending[index].ops) == path { return index }
-            if pending[index].ops.contains(where: { $0.path.overlaps(path) }) { return nil }
+            if pending[index].ops.contains(where: { $0.interacts(with: .set(path, .null)) }) { return nil }
             index -= 1
         }
         return nil

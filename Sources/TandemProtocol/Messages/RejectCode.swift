@@ -5,8 +5,8 @@
 public enum RejectCode: Sendable, Hashable, CustomStringConvertible {
     /// The sender's role may not patch (a `viewer`), or the sender was removed from the room.
     case forbidden
-    /// A path is not a valid JSON Pointer, or does not fit the document (traverses a scalar,
-    /// indexes an array out of range, removes an array element, removes the root).
+    /// A path is not a valid JSON Pointer, or does not fit the document (traverses a scalar, is not
+    /// an index of the array it addresses, removes the root).
     case invalidPath
     /// An op is malformed: unknown `op`, missing `value`, or a root `set` to a non-object.
     case invalidOp
@@ -16,6 +16,13 @@ public enum RejectCode: Sendable, Hashable, CustomStringConvertible {
     case tooLarge
     /// The document would nest deeper than `limits.maxDepth` after the patch.
     case tooDeep
+    /// An op needs a value, or a parent, where there is none (`replace`, `move`, `copy`, `test`, and
+    /// `add` under a missing parent).
+    case pathNotFound
+    /// An op addresses an array index past the end of the array.
+    case indexOutOfRange
+    /// A `test` op found a different value: the patch's condition does not hold.
+    case testFailed
     /// Reported by the client itself, never sent by a server: the room forgot this client's progress
     /// (`welcome.forgotten` with a snapshot), so whether this patch, sent over an earlier connection, was
     /// applied cannot be known; it is dropped rather than risk applying it twice.
@@ -32,6 +39,9 @@ public enum RejectCode: Sendable, Hashable, CustomStringConvertible {
         case .tooManyOps: "too_many_ops"
         case .tooLarge: "too_large"
         case .tooDeep: "too_deep"
+        case .pathNotFound: "path_not_found"
+        case .indexOutOfRange: "index_out_of_range"
+        case .testFailed: "test_failed"
         case .progressExpired: "progress_expired"
         case .other(let code): code
         }
@@ -46,6 +56,9 @@ public enum RejectCode: Sendable, Hashable, CustomStringConvertible {
         case "too_many_ops": self = .tooManyOps
         case "too_large": self = .tooLarge
         case "too_deep": self = .tooDeep
+        case "path_not_found": self = .pathNotFound
+        case "index_out_of_range": self = .indexOutOfRange
+        case "test_failed": self = .testFailed
         case "progress_expired": self = .progressExpired
         default: self = .other(wireValue)
         }

@@ -31,34 +31,32 @@ public struct Document: Sendable, Hashable {
     /// Applies `ops` in order, all or nothing.
     ///
     /// Refuses the whole patch, leaving the document unchanged, when it has more than
-    /// `limits.maxOps` ops (`too_many_ops`), when any op is invalid (`invalid_path`,
-    /// `invalid_op`; see `PatchOp` for the rules) or when the result would serialize to more
-    /// than `limits.maxDocument` bytes (`too_large`), or when a `set` would land a value deeper than
-    /// `limits.maxDepth` (`too_deep`: its path's tokens plus the value's own depth). The depth rule is
-    /// checked per op, before the op walks its path, so no write ever deepens the document past the
-    /// limit while parts that were already deeper (stored before the limit shrank) stay readable and
-    /// removable. Intermediate states may exceed the size limit; only the final one counts.
+    /// `limits.maxOps` ops (`too_many_ops`), when any op is invalid or does not apply (`invalid_path`,
+    /// `invalid_op`, `path_not_found`, `index_out_of_range`, `test_failed`; see `PatchOp` for the
+    /// rules), when the result would serialize to more than `limits.maxDocument` bytes (`too_large`),
+    /// or when an op would land a value deeper than `limits.maxDepth` (`too_deep`: its path's tokens
+    /// plus the value's own depth). The depth rule is checked per op, before the op writes, so no write
+    /// ever deepens the document past the limit while parts that were already deeper (stored before
+    /// the limit shrank) stay readable and removable. Intermediate states may exceed the size limit;
+    /// only the final one counts.
     public mutating func apply(_ ops: [PatchOp], limits: PatchLimits = PatchLimits()) throws(PatchError) {
         guard ops.count <= limits.maxOps else { throw .tooManyOps(count: ops.count, limit: limits.maxOps) }
-        var undo: [(path: ArraySlice<String>, previous: JSONValue?)] = []
+        var undo: [Undo] = []
         undo.reserveCapacity(ops.count)
         var size = byteCount
         for (index, op) in ops.enumerated() {
-            if limits.maxDepth != .max, case .set(let path, let value) = op {
-                let room = limits.maxDepth - path.tokens.count
-                if room < 0 || value.depth(exceeding: room) == nil {
-                    revert(undo)
-                    let depth = path.tokens.count + (room < 0 ? 0 : value.depth)
-                    throw .tooDeep(op: index, depth: depth, limit: limits.maxDepth)
-                }
-            }
             do {
-                try applyOne(op, size: &size, undo: &undo)
+                try applyOne(op, maxDepth: limits.maxDepth, size: &size, undo: &undo)
             } catch {
                 revert(undo)
+                let path = op.path.description
                 switch error {
-                case .path(let reason): throw .invalidPath(op: index, path: op.path.description, reason: reason)
+                case .path(let reason): throw .invalidPath(op: index, path: path, reason: reason)
                 case .op(let reason): throw .invalidOp(op: index, reason: reason)
+                case .notFound(let reason): throw .pathNotFound(op: index, path: path, reason: reason)
+                case .outOfRange(let reason): throw .indexOutOfRange(op: index, path: path, reason: reason)
+                case .testFailed: throw .testFailed(op: index, path: path)
+                case .tooDeep(let depth): throw .tooDeep(op: index, depth: depth, limit: limits.maxDepth)
                 }
             }
         }
@@ -76,60 +74,181 @@ public struct Document: Sendable, Hashable {
         return copy
     }
 
-    /// Applies one op, recording in `undo` how to restore what it changed. Makes no change
-    /// when it throws.
-    private mutating func applyOne(
-        _ op: PatchOp, size: inout Int, undo: inout [(path: ArraySlice<String>, previous: JSONValue?)]
-    ) throws(OpFault) {
-        let tokens = op.path.tokens
+    /// How to take back one change an op made.
+    private enum Undo {
+        /// Put `previous` back at the path (nil: take out what is there).
+        case restore(ArraySlice<String>, JSONValue?)
+        /// Take out the array element inserted at the path.
+        case uninsert([String])
+        /// Put back the array element removed from the path.
+        case reinsert([String], JSONValue)
+    }
+
+    /// What an op did to the container holding its last token.
+    private enum ParentChange {
+        case replaced(JSONValue?)
+        case inserted(Int)
+        case removed(Int, JSONValue)
+        case nothing
+    }
+
+    /// Applies one op, recording in `undo` how to take back what it changed. Makes no change when it
+    /// throws.
+    private mutating func applyOne(_ op: PatchOp, maxDepth: Int, size: inout Int, undo: inout [Undo]) throws(OpFault) {
         switch op {
-        case .set(_, let value):
-            if tokens.isEmpty {
-                guard case .object = value else { throw .op("the document root can only be set to an object") }
-                undo.append((tokens[...], root))
-                root = value
-                size = JSONWriter.byteCount(of: value)
-                return
+        case .set(let path, let value):
+            try Self.checkDepth(of: value, at: path, limit: maxDepth)
+            try set(path.tokens, to: value, size: &size, undo: &undo)
+        case .remove(let path):
+            try remove(path.tokens, required: false, size: &size, undo: &undo)
+        case .add(let path, let value):
+            try Self.checkDepth(of: value, at: path, limit: maxDepth)
+            try add(path.tokens, value, size: &size, undo: &undo)
+        case .replace(let path, let value):
+            try Self.checkDepth(of: value, at: path, limit: maxDepth)
+            try replace(path.tokens, with: value, size: &size, undo: &undo)
+        case .test(let path, let value):
+            guard let current = root[path] else { throw .notFound("nothing is at the path") }
+            guard current == value else { throw .testFailed }
+        case .copy(let from, let path):
+            guard let value = root[from] else { throw .notFound("nothing is at \"from\" (\(from))") }
+            try Self.checkDepth(of: value, at: path, limit: maxDepth)
+            try add(path.tokens, value, size: &size, undo: &undo)
+        case .move(let from, let path):
+            guard let value = root[from] else { throw .notFound("nothing is at \"from\" (\(from))") }
+            if from == path { return }
+            guard !path.tokens.starts(with: from.tokens) else {
+                throw .op("\"\(from)\" cannot be moved into one of its own children")
             }
-            var createdAt: Int?
-            let previous = try root.withParent(of: tokens, from: 0, creating: true, growth: &size, createdAt: &createdAt) {
-                (parent: inout JSONValue, growth: inout Int) throws(OpFault) -> JSONValue? in
-                try parent.setMember(tokens[tokens.count - 1], to: value, growth: &growth)
-            }
-            if let createdAt {
-                undo.append((tokens[...createdAt], nil))
-            } else {
-                undo.append((tokens[...], previous.flatMap { $0 }))
-            }
-        case .remove:
-            guard !tokens.isEmpty else { throw .path("the document root cannot be removed") }
-            var unused: Int?
-            let removed = try root.withParent(of: tokens, from: 0, creating: false, growth: &size, createdAt: &unused) {
-                (parent: inout JSONValue, growth: inout Int) throws(OpFault) -> JSONValue? in
-                try parent.removeMember(tokens[tokens.count - 1], growth: &growth)
-            }
-            if let removed = removed.flatMap({ $0 }) {
-                undo.append((tokens[...], removed))
+            try Self.checkDepth(of: value, at: path, limit: maxDepth)
+            let mark = undo.count
+            try remove(from.tokens, required: true, size: &size, undo: &undo)
+            do {
+                try add(path.tokens, value, size: &size, undo: &undo)
+            } catch {
+                revert(undo[mark...])
+                undo.removeSubrange(mark...)
+                throw error
             }
         }
     }
 
-    /// Restores the document from the undo log, newest entry first.
-    private mutating func revert(_ undo: [(path: ArraySlice<String>, previous: JSONValue?)]) {
+    private static func checkDepth(of value: JSONValue, at path: JSONPointer, limit: Int) throws(OpFault) {
+        guard limit != .max else { return }
+        let room = limit - path.tokens.count
+        if room < 0 || value.depth(exceeding: room) == nil {
+            throw .tooDeep(path.tokens.count + (room < 0 ? 0 : value.depth))
+        }
+    }
+
+    /// Replaces the document (`add`, `replace` or `set` of the root); only an object is a document.
+    private mutating func replaceRoot(with value: JSONValue, size: inout Int, undo: inout [Undo]) throws(OpFault) {
+        guard case .object = value else { throw .op("the document root can only be set to an object") }
+        undo.append(.restore([], root))
+        root = value
+        size = JSONWriter.byteCount(of: value)
+    }
+
+    private mutating func set(_ tokens: [String], to value: JSONValue, size: inout Int, undo: inout [Undo]) throws(OpFault) {
+        if tokens.isEmpty { return try replaceRoot(with: value, size: &size, undo: &undo) }
+        var createdAt: Int?
+        let previous = try root.withParent(of: tokens, from: 0, creating: true, growth: &size, createdAt: &createdAt) {
+            (parent: inout JSONValue, growth: inout Int) throws(OpFault) -> JSONValue? in
+            try parent.setMember(tokens[tokens.count - 1], to: value, growth: &growth)
+        }
+        if let createdAt {
+            undo.append(.restore(tokens[...createdAt], nil))
+        } else {
+            undo.append(.restore(tokens[...], previous.flatMap { $0 }))
+        }
+    }
+
+    /// Removes what is at `tokens`; when it is missing, throws if `required`, else does nothing.
+    private mutating func remove(_ tokens: [String], required: Bool, size: inout Int, undo: inout [Undo]) throws(OpFault) {
+        guard let last = tokens.last else { throw .path("the document root cannot be removed") }
+        var unused: Int?
+        let change = try root.withParent(of: tokens, from: 0, creating: false, growth: &size, createdAt: &unused) {
+            (parent: inout JSONValue, growth: inout Int) throws(OpFault) -> ParentChange in
+            if case .array(let elements) = parent {
+                guard let index = JSONPointer.arrayIndex(last), index < elements.count else { return .nothing }
+                return .removed(index, parent.removeElement(at: index, growth: &growth))
+            }
+            return parent.removeMember(last, growth: &growth).map { .removed(-1, $0) } ?? .nothing
+        } ?? .nothing
+        switch change {
+        case .removed(let index, let value) where index >= 0:
+            undo.append(.reinsert(Array(tokens.dropLast()) + [String(index)], value))
+        case .removed(_, let value):
+            undo.append(.restore(tokens[...], value))
+        default:
+            if required { throw .notFound("nothing is at \"\(JSONPointer(tokens: tokens))\"") }
+        }
+    }
+
+    private mutating func add(_ tokens: [String], _ value: JSONValue, size: inout Int, undo: inout [Undo]) throws(OpFault) {
+        guard let last = tokens.last else { return try replaceRoot(with: value, size: &size, undo: &undo) }
+        var unused: Int?
+        let change = try root.withParent(of: tokens, from: 0, creating: false, growth: &size, createdAt: &unused) {
+            (parent: inout JSONValue, growth: inout Int) throws(OpFault) -> ParentChange in
+            if case .array = parent { return .inserted(try parent.insertElement(last, value, growth: &growth)) }
+            guard case .object = parent else { throw .path("the parent is \(parent.kindName), not an object or array") }
+            return .replaced(try parent.setMember(last, to: value, growth: &growth))
+        }
+        switch change {
+        case .inserted(let index)?: undo.append(.uninsert(Array(tokens.dropLast()) + [String(index)]))
+        case .replaced(let previous)?: undo.append(.restore(tokens[...], previous))
+        default: throw .notFound("the parent \"\(JSONPointer(tokens: Array(tokens.dropLast())))\" does not exist")
+        }
+    }
+
+    private mutating func replace(_ tokens: [String], with value: JSONValue, size: inout Int, undo: inout [Undo]) throws(OpFault) {
+        guard let last = tokens.last else { return try replaceRoot(with: value, size: &size, undo: &undo) }
+        var unused: Int?
+        let previous = try root.withParent(of: tokens, from: 0, creating: false, growth: &size, createdAt: &unused) {
+            (parent: inout JSONValue, growth: inout Int) throws(OpFault) -> JSONValue? in
+            switch parent {
+            case .array(let elements):
+                guard let index = JSONPointer.arrayIndex(last) else { throw .path("\"\(last)\" is not an array index") }
+                guard index < elements.count else { throw .outOfRange("index \(index) is past the end of the array (count \(elements.count))") }
+            case .object(let members):
+                guard members[last] != nil else { return nil }
+            default:
+                throw .path("the parent is \(parent.kindName), not an object or array")
+            }
+            return try parent.setMember(last, to: value, growth: &growth)
+        }
+        guard let previous = previous.flatMap({ $0 }) else { throw .notFound("nothing is at the path to replace") }
+        undo.append(.restore(tokens[...], previous))
+    }
+
+    /// Takes back `undo`, newest entry first.
+    private mutating func revert(_ undo: some BidirectionalCollection<Undo>) {
         var ignoredGrowth = 0
         var ignoredCreated: Int?
-        for (path, previous) in undo.reversed() {
-            guard let last = path.last else {
-                if let previous { root = previous }
-                continue
-            }
-            let tokens = Array(path)
-            _ = try? root.withParent(of: tokens, from: 0, creating: false, growth: &ignoredGrowth, createdAt: &ignoredCreated) {
-                (parent: inout JSONValue, growth: inout Int) throws(OpFault) -> JSONValue? in
-                if let previous {
-                    return try parent.setMember(last, to: previous, growth: &growth)
+        for entry in undo.reversed() {
+            switch entry {
+            case .restore(let path, let previous):
+                guard let last = path.last else {
+                    if let previous { root = previous }
+                    continue
                 }
-                return try parent.removeMember(last, growth: &growth)
+                _ = try? root.withParent(of: Array(path), from: 0, creating: false, growth: &ignoredGrowth, createdAt: &ignoredCreated) {
+                    (parent: inout JSONValue, growth: inout Int) throws(OpFault) -> JSONValue? in
+                    if let previous {
+                        return try parent.setMember(last, to: previous, growth: &growth)
+                    }
+                    return parent.removeMember(last, growth: &growth)
+                }
+            case .uninsert(let path):
+                _ = try? root.withParent(of: path, from: 0, creating: false, growth: &ignoredGrowth, createdAt: &ignoredCreated) {
+                    (parent: inout JSONValue, growth: inout Int) throws(OpFault) -> Void in
+                    if let index = path.last.flatMap(JSONPointer.arrayIndex) { _ = parent.removeElement(at: index, growth: &growth) }
+                }
+            case .reinsert(let path, let value):
+                _ = try? root.withParent(of: path, from: 0, creating: false, growth: &ignoredGrowth, createdAt: &ignoredCreated) {
+                    (parent: inout JSONValue, growth: inout Int) throws(OpFault) -> Void in
+                    if let last = path.last { _ = try parent.insertElement(last, value, growth: &growth) }
+                }
             }
         }
     }
@@ -139,6 +258,10 @@ public struct Document: Sendable, Hashable {
 enum OpFault: Error {
     case path(String)
     case op(String)
+    case notFound(String)
+    case outOfRange(String)
+    case testFailed
+    case tooDeep(Int)
 }
 
 extension JSONValue {
@@ -228,7 +351,7 @@ extension JSONValue {
         }
         if case .array(var elements) = self {
             guard let index = JSONPointer.arrayIndex(token), index < elements.count else {
-                throw .path("\"\(token)\" is not an existing index of the array (count \(elements.count)); set the whole array to add elements")
+                throw .path("\"\(token)\" is not an existing index of the array (count \(elements.count)); use \"add\" to insert")
             }
             self = .null
             defer { self = .array(elements) }
@@ -238,20 +361,46 @@ extension JSONValue {
         throw .path("the parent is \(kindName), not an object or array")
     }
 
-    /// Removes member `token` of this object and returns it; `nil` when there was none.
-    /// Array elements cannot be removed (see `PatchOp`).
-    mutating func removeMember(_ token: String, growth: inout Int) throws(OpFault) -> JSONValue? {
-        if case .object(var members) = self {
-            self = .null
-            defer { self = .object(members) }
-            guard let old = members.removeValue(forKey: token) else { return nil }
-            growth -= (members.isEmpty ? 0 : 1) + JSONWriter.byteCount(ofString: token) + 1 + JSONWriter.byteCount(of: old)
-            return old
+    /// Removes member `token` of this object and returns it; `nil` when there was none or this is
+    /// not an object.
+    mutating func removeMember(_ token: String, growth: inout Int) -> JSONValue? {
+        guard case .object(var members) = self else { return nil }
+        self = .null
+        defer { self = .object(members) }
+        guard let old = members.removeValue(forKey: token) else { return nil }
+        growth -= (members.isEmpty ? 0 : 1) + JSONWriter.byteCount(ofString: token) + 1 + JSONWriter.byteCount(of: old)
+        return old
+    }
+
+    /// Inserts `value` into this array at index `token` (`0…count`, or `-` for the end) and returns
+    /// the index it took; later elements shift.
+    mutating func insertElement(_ token: String, _ value: JSONValue, growth: inout Int) throws(OpFault) -> Int {
+        guard case .array(var elements) = self else { throw .path("the parent is \(kindName), not an array") }
+        let index: Int
+        if token == "-" {
+            index = elements.count
+        } else {
+            guard let parsed = JSONPointer.arrayIndex(token) else { throw .path("\"\(token)\" is not an array index or \"-\"") }
+            guard parsed <= elements.count else {
+                throw .outOfRange("index \(parsed) is past the end of the array (count \(elements.count); \"-\" appends)")
+            }
+            index = parsed
         }
-        if case .array(let elements) = self, let index = JSONPointer.arrayIndex(token), index < elements.count {
-            throw .path("array elements cannot be removed; set the whole array instead")
-        }
-        return nil
+        self = .null
+        defer { self = .array(elements) }
+        growth += JSONWriter.byteCount(of: value) + (elements.isEmpty ? 0 : 1)
+        elements.insert(value, at: index)
+        return index
+    }
+
+    /// Removes element `index` (which must exist) of this array and returns it; later elements shift.
+    mutating func removeElement(at index: Int, growth: inout Int) -> JSONValue {
+        guard case .array(var elements) = self else { return .null }
+        self = .null
+        defer { self = .array(elements) }
+        let removed = elements.remove(at: index)
+        growth -= JSONWriter.byteCount(of: removed) + (elements.isEmpty ? 0 : 1)
+        return removed
     }
 }
 

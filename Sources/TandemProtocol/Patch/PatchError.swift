@@ -14,6 +14,12 @@ public enum PatchError: Error, Sendable, Hashable, CustomStringConvertible {
     case tooDeep(op: Int, depth: Int, limit: Int)
     /// The sender may not change the document (role check done by the server).
     case forbidden(reason: String)
+    /// Op number `op` (zero-based) needs a value (or a parent) at a location that holds none.
+    case pathNotFound(op: Int, path: String, reason: String)
+    /// Op number `op` (zero-based) addresses an array index past the end of the array.
+    case indexOutOfRange(op: Int, path: String, reason: String)
+    /// Op number `op` (zero-based), a `test`, found a different value at `path`.
+    case testFailed(op: Int, path: String)
 
     /// The `reject` code for this error.
     public var code: RejectCode {
@@ -24,13 +30,17 @@ public enum PatchError: Error, Sendable, Hashable, CustomStringConvertible {
         case .tooLarge: .tooLarge
         case .tooDeep: .tooDeep
         case .forbidden: .forbidden
+        case .pathNotFound: .pathNotFound
+        case .indexOutOfRange: .indexOutOfRange
+        case .testFailed: .testFailed
         }
     }
 
     /// The zero-based index of the op at fault, for errors about one op.
     public var opIndex: Int? {
         switch self {
-        case .invalidPath(let op, _, _), .invalidOp(let op, _), .tooDeep(let op, _, _): op
+        case .invalidPath(let op, _, _), .invalidOp(let op, _), .tooDeep(let op, _, _), .pathNotFound(let op, _, _),
+             .indexOutOfRange(let op, _, _), .testFailed(let op, _): op
         case .tooManyOps, .tooLarge, .forbidden: nil
         }
     }
@@ -45,6 +55,9 @@ public enum PatchError: Error, Sendable, Hashable, CustomStringConvertible {
         case .tooDeep(let op, let depth, let limit):
             "op \(op): the document would nest \(depth) levels deep; at most \(limit) are allowed (flatten the value or set it at a shallower path)"
         case .forbidden(let reason): "forbidden: \(reason)"
+        case .pathNotFound(let op, let path, let reason): "op \(op): path \"\(path)\" not found: \(reason)"
+        case .indexOutOfRange(let op, let path, let reason): "op \(op): \"\(path)\": \(reason)"
+        case .testFailed(let op, let path): "op \(op): test failed: the value at \"\(path)\" differs"
         }
     }
 }

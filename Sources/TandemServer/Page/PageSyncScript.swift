@@ -26,51 +26,136 @@ enum PageSyncScript {
     return path.slice(1).split('/').map((token) => token.replace(/~1/g, '/').replace(/~0/g, '~'));
   }
 
-  function arrayIndex(array, token) {
-    const index = /^(0|[1-9][0-9]*)$/.test(token) ? Number(token) : -1;
-    if (index < 0 || index >= array.length) throw new Error('no array element ' + token);
-    return index;
-  }
-
   // Own-property writes only, so keys like "__proto__" stay plain data.
   function put(container, key, value) {
     Object.defineProperty(container, key, { value: value, writable: true, enumerable: true, configurable: true });
   }
 
-  // Applies ops to a copy of `document` with the server's rules (set creates parent objects,
-  // remove of a missing path is a no-op); throws when an op cannot apply, leaving `document` as is.
+  const elementIndex = (token) => (/^(0|[1-9][0-9]*)$/.test(token) ? Number(token) : -1);
+
+  // The value at `tokens` below `node`, or undefined when the path leads nowhere.
+  function resolve(node, tokens) {
+    for (const token of tokens) {
+      if (Array.isArray(node)) {
+        const index = elementIndex(token);
+        if (index < 0 || index >= node.length) return undefined;
+        node = node[index];
+      } else if (isObject(node) && hasOwn(node, token)) {
+        node = node[token];
+      } else {
+        return undefined;
+      }
+    }
+    return node;
+  }
+
+  // JSON equality (RFC 6902 test): numbers by value, arrays in order, object members in any order.
+  function equal(a, b) {
+    if (Array.isArray(a) || Array.isArray(b)) {
+      return Array.isArray(a) && Array.isArray(b) && a.length === b.length && a.every((value, i) => equal(value, b[i]));
+    }
+    if (isObject(a) || isObject(b)) {
+      if (!isObject(a) || !isObject(b)) return false;
+      const keys = Object.keys(a);
+      return keys.length === Object.keys(b).length && keys.every((key) => hasOwn(b, key) && equal(a[key], b[key]));
+    }
+    return a === b;
+  }
+
+  const sameTokens = (a, b) => a.length === b.length && a.every((token, i) => token === b[i]);
+
+  // Applies ops to a copy of `document` with the server's rules (see the protocol's op table: set
+  // creates parent objects, remove of a missing path is a no-op, the RFC 6902 ops as the RFC says);
+  // throws when an op cannot apply, leaving `document` as is.
   function applyOps(document, ops) {
     let root = clone(document);
+    const fail = (message) => { throw new Error(message); };
+    const setRoot = (value) => { if (!isObject(value)) fail('the root can only be set to an object'); root = clone(value); };
+    const parentOf = (tokens) => {
+      const parent = resolve(root, tokens.slice(0, -1));
+      if (parent === undefined) fail('the parent of /' + tokens.join('/') + ' does not exist');
+      if (parent === null || typeof parent !== 'object') fail('the parent of /' + tokens.join('/') + ' is not an object or array');
+      return parent;
+    };
+    const set = (tokens, value) => {
+      if (tokens.length === 0) return setRoot(value);
+      let parent = root;
+      for (let i = 0; i < tokens.length - 1; i++) {
+        const token = tokens[i];
+        if (Array.isArray(parent)) {
+          const index = elementIndex(token);
+          if (index < 0 || index >= parent.length) fail('no array element ' + token);
+          parent = parent[index];
+        } else {
+          if (!hasOwn(parent, token)) put(parent, token, {});
+          parent = parent[token];
+        }
+        if (parent === null || typeof parent !== 'object') fail('cannot set inside a ' + (parent === null ? 'null' : typeof parent));
+      }
+      const last = tokens[tokens.length - 1];
+      if (Array.isArray(parent)) {
+        const index = elementIndex(last);
+        if (index < 0 || index >= parent.length) fail('no array element ' + last);
+        parent[index] = clone(value);
+      } else {
+        put(parent, last, clone(value));
+      }
+    };
+    const remove = (tokens, required) => {
+      if (tokens.length === 0) fail('the root cannot be removed');
+      const parent = resolve(root, tokens.slice(0, -1));
+      const last = tokens[tokens.length - 1];
+      if (Array.isArray(parent)) {
+        const index = elementIndex(last);
+        if (index >= 0 && index < parent.length) { parent.splice(index, 1); return; }
+      } else if (isObject(parent) && hasOwn(parent, last)) {
+        delete parent[last];
+        return;
+      }
+      if (required) fail('nothing is at /' + tokens.join('/'));
+    };
+    const add = (tokens, value) => {
+      if (tokens.length === 0) return setRoot(value);
+      const parent = parentOf(tokens);
+      const last = tokens[tokens.length - 1];
+      if (!Array.isArray(parent)) return put(parent, last, clone(value));
+      const index = last === '-' ? parent.length : elementIndex(last);
+      if (index < 0 || index > parent.length) fail('no place ' + last + ' in the array');
+      parent.splice(index, 0, clone(value));
+    };
     for (const op of ops) {
       const tokens = pointerTokens(op.path);
-      if (tokens.length === 0) {
-        if (op.op === 'set' && isObject(op.value)) { root = clone(op.value); continue; }
-        throw new Error('the root can only be set to an object');
-      }
-      let parent = root;
-      for (let i = 0; i < tokens.length - 1 && parent !== null; i++) {
-        const token = tokens[i];
-        if (Array.isArray(parent)) { parent = parent[arrayIndex(parent, token)]; continue; }
-        if (!hasOwn(parent, token)) {
-          if (op.op === 'remove') { parent = null; break; }
-          put(parent, token, {});
+      const value = op.value;
+      switch (op.op) {
+        case 'set': set(tokens, value); break;
+        case 'remove': remove(tokens, false); break;
+        case 'add': add(tokens, value); break;
+        case 'replace': {
+          if (tokens.length === 0) { setRoot(value); break; }
+          if (resolve(root, tokens) === undefined) fail('nothing to replace at ' + op.path);
+          const parent = parentOf(tokens);
+          const last = tokens[tokens.length - 1];
+          if (Array.isArray(parent)) parent[elementIndex(last)] = clone(value); else put(parent, last, clone(value));
+          break;
         }
-        parent = parent[token];
-        if (parent === null || typeof parent !== 'object') {
-          if (op.op === 'remove') { parent = null; break; }
-          throw new Error('cannot set inside a ' + (parent === null ? 'null' : typeof parent) + ' at ' + op.path);
+        case 'test': {
+          const current = resolve(root, tokens);
+          if (current === undefined || !equal(current, value)) fail('test failed at ' + op.path);
+          break;
         }
-      }
-      if (parent === null) continue;
-      const last = tokens[tokens.length - 1];
-      if (op.op === 'set') {
-        if (Array.isArray(parent)) parent[arrayIndex(parent, last)] = clone(op.value);
-        else put(parent, last, clone(op.value));
-      } else if (op.op === 'remove') {
-        if (Array.isArray(parent)) throw new Error('removing array elements is not supported');
-        delete parent[last];
-      } else {
-        throw new Error('unknown op ' + op.op);
+        case 'copy': case 'move': {
+          const from = pointerTokens(op.from);
+          const found = resolve(root, from);
+          if (found === undefined) fail('nothing is at ' + op.from);
+          if (op.op === 'copy') { add(tokens, found); break; }
+          if (sameTokens(from, tokens)) break;
+          if (tokens.length > from.length && sameTokens(from, tokens.slice(0, from.length))) fail(op.from + ' cannot move into its own child');
+          const moved = clone(found);
+          remove(from, true);
+          add(tokens, moved);
+          break;
+        }
+        default: fail('unknown op ' + op.op);
       }
     }
     return root;
