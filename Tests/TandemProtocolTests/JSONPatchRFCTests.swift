@@ -76,6 +76,11 @@ import TandemProtocol
         #expect(try code(#"{"a":1}"#, #"[{"op":"move","from":"/missing","path":"/b"}]"#) == .pathNotFound)
         #expect(try code(#"{"a":1}"#, #"[{"op":"copy","from":"/missing","path":"/b"}]"#) == .pathNotFound)
         #expect(try code(#"{"a":1}"#, #"[{"op":"move","path":"/b"}]"#) == .invalidOp)
+        // A move whose add fails after its remove leaves the value where it was.
+        var doc = try #require(Document(try json(#"{"l":[1,2],"o":{}}"#)))
+        let before = doc
+        #expect(throws: PatchError.self) { try doc.apply([.move(from: try JSONPointer(parsing: "/l/0"), to: try JSONPointer(parsing: "/nope/x"))]) }
+        #expect(doc == before)
     }
 
     @Test func testComparesByJSONEquality() throws {

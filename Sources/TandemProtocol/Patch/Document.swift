@@ -88,12 +88,14 @@ public struct Document: Sendable, Hashable {
     private enum ParentChange {
         case replaced(JSONValue?)
         case inserted(Int)
-        case removed(Int, JSONValue)
+        case removedMember(JSONValue)
+        case removedElement(Int, JSONValue)
         case nothing
     }
 
-    /// Applies one op, recording in `undo` how to take back what it changed. Makes no change when it
-    /// throws.
+    /// Applies one op, recording in `undo` how to take back each change it made, also the changes
+    /// before a failure partway (a `move` whose `add` fails after its `remove`): `apply` takes them
+    /// all back.
     private mutating func applyOne(_ op: PatchOp, maxDepth: Int, size: inout Int, undo: inout [Undo]) throws(OpFault) {
         switch op {
         case .set(let path, let value):
@@ -121,15 +123,8 @@ public struct Document: Sendable, Hashable {
                 throw .op("\"\(from)\" cannot be moved into one of its own children")
             }
             try Self.checkDepth(of: value, at: path, limit: maxDepth)
-            let mark = undo.count
             try remove(from.tokens, required: true, size: &size, undo: &undo)
-            do {
-                try add(path.tokens, value, size: &size, undo: &undo)
-            } catch {
-                revert(undo[mark...])
-                undo.removeSubrange(mark...)
-                throw error
-            }
+            try add(path.tokens, value, size: &size, undo: &undo)
         }
     }
 
@@ -171,14 +166,14 @@ public struct Document: Sendable, Hashable {
             (parent: inout JSONValue, growth: inout Int) throws(OpFault) -> ParentChange in
             if case .array(let elements) = parent {
                 guard let index = JSONPointer.arrayIndex(last), index < elements.count else { return .nothing }
-                return .removed(index, parent.removeElement(at: index, growth: &growth))
+                return .removedElement(index, parent.removeElement(at: index, growth: &growth))
             }
-            return parent.removeMember(last, growth: &growth).map { .removed(-1, $0) } ?? .nothing
+            return parent.removeMember(last, growth: &growth).map(ParentChange.removedMember) ?? .nothing
         } ?? .nothing
         switch change {
-        case .removed(let index, let value) where index >= 0:
+        case .removedElement(let index, let value):
             undo.append(.reinsert(Array(tokens.dropLast()) + [String(index)], value))
-        case .removed(_, let value):
+        case .removedMember(let value):
             undo.append(.restore(tokens[...], value))
         default:
             if required { throw .notFound("nothing is at \"\(JSONPointer(tokens: tokens))\"") }
@@ -222,7 +217,7 @@ public struct Document: Sendable, Hashable {
     }
 
     /// Takes back `undo`, newest entry first.
-    private mutating func revert(_ undo: some BidirectionalCollection<Undo>) {
+    private mutating func revert(_ undo: [Undo]) {
         var ignoredGrowth = 0
         var ignoredCreated: Int?
         for entry in undo.reversed() {
