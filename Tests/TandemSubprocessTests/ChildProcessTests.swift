@@ -52,7 +52,7 @@ import Glibc
         pthread_sigmask(SIG_BLOCK, &blocked, &old)
         defer { pthread_sigmask(SIG_SETMASK, &old, nil) }
 
-        let child = try ChildProcess(executable: "/bin/sh", arguments: ["-c", "ls /proc/$$/fd; grep -E '^Sig(Blk|Ign)' /proc/$$/status"],
+        let child = try ChildProcess(executable: "/bin/sh", arguments: ["-c", "ls /proc/self/fd; exec grep -E '^Sig(Blk|Ign)' /proc/self/status"],
                                      standardOutput: .pipe)
         let lines = String(decoding: child.standardOutput?.readDataToEndOfFile() ?? Data(), as: UTF8.self).split(separator: "\n")
         child.waitUntilExit()

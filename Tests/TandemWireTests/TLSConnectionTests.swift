@@ -20,6 +20,10 @@ import TandemTestSupport
         return try TLSContext(configuration)
     }
 
+    /// Generous: in a full parallel run on 2 cores the loops may wait seconds for a core; the tests are
+    /// about what the handshake checks, not how fast it is.
+    private static let handshakeTimeout: Duration = .seconds(30)
+
     private func secureServer(host: String = "127.0.0.1") throws -> TestWebSocketServer {
         let context = try serverContext()
         return try TestWebSocketServer(configure: {
@@ -37,7 +41,8 @@ import TandemTestSupport
         let tls = try clientContext()
         for host in ["localhost", "127.0.0.1"] {
             let client = try await WebSocketClient.connect(
-                url: "wss://\(host):\(server.server.port)/v1/sync", maxMessageSize: 1 << 20, tls: tls, on: server.group.next())
+                url: "wss://\(host):\(server.server.port)/v1/sync", timeout: Self.handshakeTimeout, maxMessageSize: 1 << 20, tls: tls,
+                on: server.group.next())
             #expect(client.connection.tcp.isSecure)
             let events = EventCollector(client)
             // Many small messages in one go and one larger than a TLS record (16 KiB).
@@ -61,7 +66,8 @@ import TandemTestSupport
         let server = try secureServer()
         defer { server.stop() }
         let response = try await HTTPClient.send(
-            method: "GET", url: "https://localhost:\(server.server.port)/healthz", tls: try clientContext(), on: server.group.next())
+            method: "GET", url: "https://localhost:\(server.server.port)/healthz", timeout: Self.handshakeTimeout, tls: try clientContext(),
+            on: server.group.next())
         #expect(response.status == 200)
         #expect(response.body == Array("ok\n".utf8))
     }
@@ -77,7 +83,8 @@ import TandemTestSupport
         #expect(received.text.contains("use https:// or wss://"))
         // The server keeps serving TLS clients.
         let response = try await HTTPClient.send(
-            method: "GET", url: "https://127.0.0.1:\(server.server.port)/healthz", tls: try clientContext(), on: server.group.next())
+            method: "GET", url: "https://127.0.0.1:\(server.server.port)/healthz", timeout: Self.handshakeTimeout, tls: try clientContext(),
+            on: server.group.next())
         #expect(response.status == 200)
     }
 
@@ -108,7 +115,7 @@ import TandemTestSupport
         let system = await #expect(throws: WebSocketClientError.self) { _ = try await WebSocketClient.connect(url: url, on: loop) }
         guard case .tls(.untrustedCertificate)? = system else { Issue.record("got \(String(describing: system))"); return }
         // After every refusal the server still serves.
-        _ = try await WebSocketClient.connect(url: url, tls: try clientContext(), on: loop)
+        _ = try await WebSocketClient.connect(url: url, timeout: Self.handshakeTimeout, tls: try clientContext(), on: loop)
     }
 
     @Test func aCertificateForAnotherAddressIsAHostnameMismatch() async throws {

@@ -10,6 +10,14 @@ import TandemProtocol
 /// are applied at most once per `nextFrame` (a display frame by default): a burst of remote patches is
 /// one observation, not one per patch. While a local change is on its way to the session, remote
 /// snapshots (which cannot contain it yet) are held back, so the state never steps back.
+///
+/// Fields the room's document lacks read as `initialState`'s, and the first participant who may write
+/// and finds fields missing fills them in (`fillsMissingFields`), so every kind of participant (the
+/// browser page, a backend) reads the same values without knowing this app's defaults. The fill is one
+/// patch conditional on the whole state the participant saw (`test` of the root, then an `add` per
+/// missing field): it can never overwrite a change made meanwhile. When the server refuses it because
+/// the state changed, the room looks again at the state it then has. Rooms whose state serializes to
+/// more than `fillLimit` bytes are not filled (the condition carries the whole state).
 @MainActor @Observable
 public final class SharedRoom<State: Codable & Equatable & Sendable, Presence: Codable & Equatable & Sendable> {
     /// The room's state as this participant sees it: confirmed changes with its own pending ones on top.
@@ -39,22 +47,36 @@ public final class SharedRoom<State: Codable & Equatable & Sendable, Presence: C
     @ObservationIgnored private var degraded = false
     @ObservationIgnored private var started = false
     @ObservationIgnored private var handedOverWaiters: [CheckedContinuation<Void, Never>] = []
+    @ObservationIgnored private let fillsMissingFields: Bool
+    /// The ops of the latest fills sent, to recognise their refusal among the others'.
+    @ObservationIgnored private var fills: [[PatchOp]] = []
+    /// Fills tried since the last welcome; a room that keeps changing under them is left to the others.
+    @ObservationIgnored private var fillAttempts = 0
+
+    /// The largest serialized state a participant fills missing fields in.
+    public static var fillLimit: Int { 8_192 }
+    /// Fill attempts per connection.
+    private static var maxFillAttempts: Int { 5 }
 
     /// What the room hands to the session, in the order the app asked.
     private enum Command: Sendable {
         case apply([PatchOp])
         case presence(JSONValue)
         case signal(String, JSONValue)
+        case fillMissingFields
     }
 
     /// A room on `session` whose state reads as `State`, with `initialState` for the fields the room's
     /// document does not have. Nothing connects until `start()`.
     /// - Parameter nextFrame: waits for the next render frame (about 16 ms by default); remote changes are
     ///   applied at most once per frame. Tests pass a frame they control.
+    /// - Parameter fillsMissingFields: whether this participant writes `initialState`'s values for fields
+    ///   the room lacks (see the type's documentation); a participant that only reads may turn it off.
     /// - Throws: `SharedStateError.encoding` when `State` does not encode to a JSON object.
-    public init(session: SyncSession, initialState: State, presence: Presence.Type = Presence.self,
+    public init(session: SyncSession, initialState: State, presence: Presence.Type = Presence.self, fillsMissingFields: Bool = true,
                 nextFrame: @escaping @Sendable () async -> Void = { try? await Task.sleep(for: .milliseconds(16)) }) throws(SharedStateError) {
         self.session = session
+        self.fillsMissingFields = fillsMissingFields
         state = initialState
         typed = try SharedState(defaultValue: initialState)
         self.nextFrame = nextFrame
@@ -159,6 +181,7 @@ public final class SharedRoom<State: Codable & Equatable & Sendable, Presence: C
                 }
             case .presence(let data): await session.updatePresence(data)
             case .signal(let event, let data): await session.signal(event: event, data: data)
+            case .fillMissingFields: await fillMissingFields()
             }
             unapplied -= 1
             if unapplied == 0 {
@@ -166,6 +189,23 @@ public final class SharedRoom<State: Codable & Equatable & Sendable, Presence: C
                 render(await session.snapshot)
                 wakeHandedOverWaiters()
             }
+        }
+    }
+
+    /// Sends the fill for what the session's state lacks now, if anything.
+    private func fillMissingFields() async {
+        // A fill still on its way is part of the session's state: those fields are not missing.
+        guard fillAttempts < Self.maxFillAttempts else { return }
+        let current = await session.snapshot.state
+        let missing = typed.missingFields(in: current)
+        guard !missing.isEmpty, current.serializedBytes().count <= Self.fillLimit else { return }
+        let ops = [PatchOp.test(.root, current)] + missing.map { PatchOp.add($0.path, $0.value) }
+        fillAttempts += 1
+        do throws(SyncSessionError) {
+            try await session.apply(ops)
+            fills = fills.suffix(Self.maxFillAttempts - 1) + [ops]
+        } catch {
+            // Closed or read-only: nothing to fill from here.
         }
     }
 
@@ -191,6 +231,8 @@ public final class SharedRoom<State: Codable & Equatable & Sendable, Presence: C
             case .synchronized(_, _, _, let participants):
                 me = participants.first { $0.client == session.clientID }.map(Self.participant)
                 others = participants.filter { $0.client != session.clientID }.map(Self.participant)
+                fillAttempts = 0
+                if fillsMissingFields, me?.role.canPatch ?? false { enqueue(.fillMissingFields) }
             case .joined(let participant):
                 guard participant.client != session.clientID else { continue }
                 others.removeAll { $0.peer == participant.peer }
@@ -211,8 +253,14 @@ public final class SharedRoom<State: Codable & Equatable & Sendable, Presence: C
             case .linkRecovered:
                 degraded = false
                 refreshConnection()
-            case .rejected(_, let code, let message, _):
-                lastError = .rejected(code: code.wireValue, message: message)
+            case .rejected(_, let code, let message, let ops):
+                if let index = fills.firstIndex(of: ops) {
+                    // The state changed under the fill: look again at the one the session has now.
+                    fills.remove(at: index)
+                    enqueue(.fillMissingFields)
+                } else {
+                    lastError = .rejected(code: code.wireValue, message: message)
+                }
             case .persistenceFailed(let error):
                 lastError = .persistence(error)
             case .protocolError(let error):

@@ -36,6 +36,26 @@ public struct SharedState<Value: Codable & Equatable & Sendable>: Sendable {
         }
     }
 
+    /// The fields `defaultValue` has and `json` lacks, as the locations to add and their default values,
+    /// outermost first: members missing from an object of the state (whole, even when they are objects
+    /// themselves), looking inside the objects both have. Empty when the state has every field.
+    public func missingFields(in json: JSONValue) -> [(path: JSONPointer, value: JSONValue)] {
+        var missing: [(path: JSONPointer, value: JSONValue)] = []
+        func walk(_ present: JSONValue, _ defaults: JSONValue, at path: JSONPointer) {
+            guard case .object(let members) = present, case .object(let defaultMembers) = defaults else { return }
+            for (key, fallback) in defaultMembers.sorted(by: { $0.key < $1.key }) {
+                let child = path.appending(key)
+                if let value = members[key] {
+                    walk(value, fallback, at: child)
+                } else {
+                    missing.append((child, fallback))
+                }
+            }
+        }
+        walk(json, defaultJSON, at: .root)
+        return missing
+    }
+
     /// The minimal ops that turn `old` into `new` (empty when they encode the same).
     public func changes(from old: Value, to new: Value) throws(SharedStateError) -> [PatchOp] {
         PatchOp.diff(from: try Self.encode(old), to: try Self.encode(new))
