@@ -48,4 +48,15 @@ import TandemTestSupport
             #expect(found, "a snippet of \(guide) is not in GuideSnippets.swift:\n\(lines.joined(separator: "\n"))")
         }
     }
+
+    /// The issue's measure of the app layer: the seed's whole page is at most 40 lines of glue (the
+    /// model that wires the room, scroll sync, nav bar and toast; the app's state type is not glue).
+    @Test func theSeedsPageIsAtMostFortyLinesOfGlue() throws {
+        let markdown = try String(contentsOf: InteropPython.packageRoot.appendingPathComponent("docs/CLIENT.md"), encoding: .utf8)
+        let section = try #require(markdown.components(separatedBy: "## The seed's page, wired").dropFirst().first)
+        let block = try #require(Self.swiftBlocks(in: section).first)
+        let glue = block.drop { !$0.hasPrefix("@MainActor final class") }.filter { !$0.isEmpty && !$0.hasPrefix("//") }
+        #expect(!glue.isEmpty)
+        #expect(glue.count <= 40, "the seed's page takes \(glue.count) lines of glue")
+    }
 }

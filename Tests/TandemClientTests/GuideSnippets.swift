@@ -73,3 +73,52 @@ enum GuideSnippets {
         _ = session
     }
 }
+
+/// The "The seed's page, wired" section of docs/CLIENT.md (`GuideSnippetTests` counts its glue).
+enum SeedPage {
+    struct PageState: Codable, Equatable, Sendable {
+        var tabIndex = 0
+        var contentOffset = ContentOffset.zero
+        var addToCartSelected = false
+        var marks: [String: Bool] = [:]
+    }
+
+    @MainActor final class ProductPageModel {
+        let room: SharedRoom<PageState, JSONValue>
+        private(set) var bar: NavigationBarState?
+        private let scroll: ScrollSync<Int, String>
+        private let chrome: ScrollChromeConfiguration
+        private let feedback: FeedbackQueue
+
+        init(session: SyncSession, toasts: any FeedbackPresenter) throws {
+            let room = try SharedRoom(session: session, initialState: PageState(), presence: JSONValue.self)
+            self.room = room
+            scroll = ScrollSync(activeTab: 0) { offset in room.update { $0.contentOffset = offset } }
+            feedback = FeedbackQueue(presenter: toasts)
+        chrome = try ScrollChromeConfiguration(fadeStart: 0, fadeEnd: 200, hysteresis: 4)
+            for tab in 0..<2 { scroll.register("list-\(tab)", tab: tab) }
+            scroll.register("gallery", tab: 0, role: .nested)      // the photo carousel inside the list: never shared
+        }
+
+        func selectTab(_ tab: Int) {
+            scroll.activate(tab)
+            room.update { $0.tabIndex = tab }
+        }
+
+        func listDidScroll(_ offset: ContentOffset) {
+            bar = chrome.next(offset: offset.y, previous: bar)
+            scroll.sourceDidScroll("list-\(room.state.tabIndex)", offset: offset)
+        }
+
+        func tapAddToCart() async {
+            room.update { $0.addToCartSelected.toggle() }
+            _ = await feedback.show(.success(room.state.addToCartSelected ? "Added to cart" : "Removed"))
+        }
+
+        /// Called when `room.state` changes (observation): shows the other's tab and scroll position.
+        func show(scrollTo: (ContentOffset) -> Void, current: ContentOffset) {
+            if scroll.activeTab != room.state.tabIndex { scroll.activate(room.state.tabIndex) }
+            _ = scroll.applyRemote(room.state.contentOffset, current: current) { _, offset in scrollTo(offset) }
+        }
+    }
+}
