@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 import TandemProtocol
+import TandemSubprocess
+import TandemTesting
 @testable import TandemClient
 
 /// The folder store of a session's state: round trip, the lock, formats it does not know, damage, and
@@ -37,6 +39,47 @@ import TandemProtocol
         let first = try FileSyncPersistence(folder: path)
         #expect(throws: SyncPersistenceError.locked(folder: path)) { _ = try FileSyncPersistence(folder: path) }
         _ = first
+    }
+
+    @Test func aClosedFolderOpensAtOnceWhileItsFirstOwnerStillExists() async throws {
+        let path = folder()
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let first = try FileSyncPersistence(folder: path)
+        try await first.save(Self.state)
+        await first.close()
+        let second = try FileSyncPersistence(folder: path)
+        #expect(second.saved?.rev == 41)
+        // The first owner can no longer write over the folder the second one holds.
+        await #expect(throws: SyncPersistenceError.io(operation: "save after close", path: path, errno: EBADF)) { try await first.save(Self.state) }
+        await first.close()
+        _ = second
+    }
+
+    @Test func aLockHeldForAnInstantByAnotherProcessIsWaitedFor() async throws {
+        let path = folder()
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        // As a child being started holds a copy of the descriptor of a lock just released.
+        let holder = try ChildProcess(executable: "/usr/bin/flock", arguments: ["-x", "\(path)/lock", "-c", "echo held; sleep 0.1"],
+                                      standardOutput: .pipe)
+        let line = holder.standardOutput?.availableData ?? Data()
+        #expect(String(decoding: line, as: UTF8.self) == "held\n")
+        let store = try FileSyncPersistence(folder: path)
+        #expect(store.saved == nil)
+        holder.waitUntilExit()
+    }
+
+    @Test func aStoppedSessionLetsGoOfItsFolder() async throws {
+        let path = folder()
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let persistence = try FileSyncPersistence(folder: path)
+        let session = SyncSession(url: "ws://x/v1/sync", clientID: "a1", tokenProvider: { "t" }, transport: InMemoryTransport(), persistence: persistence)
+        try await session.apply([Fixtures.set("/tabIndex", 4)])
+        await session.stop()
+        // `session` and `persistence` are still alive here: stopping is what released the folder.
+        let reopened = try FileSyncPersistence(folder: path)
+        #expect(reopened.saved?.pending.map(\.ops) == [[Fixtures.set("/tabIndex", 4)]])
+        _ = (session, persistence)
     }
 
     @Test func aStateOfAnUnknownFormatIsRefusedAndLeftAsItIs() throws {

@@ -226,9 +226,35 @@ final class FrameGate: Sendable {
     }
 }
 
-/// The defaults rule on a real server: participants joining a fresh room at once fill it exactly once, and
-/// a participant that only reads sees the values without knowing the app's defaults.
-@MainActor @Suite struct SharedRoomFillTests {
+/// Shared rooms on a real server: participants joining a fresh room at once fill it exactly once, a
+/// participant that only reads sees the values without knowing the app's defaults, and appends made at
+/// the same moment all land.
+@MainActor @Suite struct SharedRoomServerTests {
+    struct Cart: Codable, Equatable, Sendable {
+        var items: [String] = []
+    }
+
+    @Test func twoParticipantsAddingToTheCartAtOnceBothLand() async throws {
+        let server = try TestServer()
+        let alice = try SharedRoom(session: server.session(user: "alice", client: "a1"), initialState: Cart(), presence: JSONValue.self)
+        let bob = try SharedRoom(session: server.session(user: "bob", client: "b1", role: .guest), initialState: Cart(), presence: JSONValue.self)
+        await alice.start()
+        await bob.start()
+        #expect(await alice.settled(timeout: .seconds(30)))
+        #expect(await eventuallyOnMain { await bob.session.snapshot.rev >= 1 && bob.status.connection == .connected })
+        // Each adds an item to the cart it sees, neither having seen the other's.
+        alice.update { $0.items.append("shoes") }
+        bob.update { $0.items.append("hat") }
+        let aliceSaved = await alice.settled(timeout: .seconds(30))
+        let bobSaved = await bob.settled(timeout: .seconds(30))
+        #expect(aliceSaved && bobSaved)
+        #expect(await eventuallyOnMain { alice.state == bob.state && alice.state.items.count == 2 })
+        #expect(Set(alice.state.items) == ["shoes", "hat"], "\(alice.state.items)")
+        await alice.stop()
+        await bob.stop()
+        await server.shutdown()
+    }
+
     @Test func twoParticipantsJoiningAFreshRoomFillItOnceWithoutErrors() async throws {
         let server = try TestServer()
         let alice = try SharedRoom(session: server.session(user: "alice", client: "a1"), initialState: RoomPage(tabIndex: 0, note: "welcome"),

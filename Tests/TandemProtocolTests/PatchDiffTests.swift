@@ -20,6 +20,19 @@ import TandemProtocol
         #expect(PatchOp.diff(from: ["v": 1], to: ["v": ["now": "object"]]) == [.set(JSONPointer(tokens: ["v"]), ["now": "object"])])
     }
 
+    @Test func appendedElementsAreAddsAtTheEnd() throws {
+        let old: JSONValue = ["cart": [["id": 1]], "tags": []]
+        let new: JSONValue = ["cart": [["id": 1], ["id": 2], ["id": 3]], "tags": ["sale"]]
+        let end = try JSONPointer(parsing: "/cart/-")
+        #expect(PatchOp.diff(from: old, to: new) == [.add(end, ["id": 2]), .add(end, ["id": 3]), .add(try JSONPointer(parsing: "/tags/-"), "sale")])
+        // Appending to what someone else appended meanwhile keeps both.
+        var server = Document(["cart": [["id": 1], ["id": 9]], "tags": []])
+        try server.apply(PatchOp.diff(from: old, to: new))
+        #expect(server.root == ["cart": [["id": 1], ["id": 9], ["id": 2], ["id": 3]], "tags": ["sale"]])
+        // An insert that is not at the end still sets the array whole.
+        #expect(PatchOp.diff(from: ["l": [1, 2]], to: ["l": [0, 1, 2]]) == [.set(try JSONPointer(parsing: "/l"), [0, 1, 2])])
+    }
+
     @Test func appliesBackToTheTarget() throws {
         var generator = SplitMix64(seed: 99)
         let unlimited = PatchLimits(maxOps: .max, maxDocument: .max)

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import TandemServer
+import TandemSubprocess
 
 /// The journal in front of SQLite: its record format, what a crash leaves behind, and replay.
 @Suite struct JournalTests {
@@ -440,6 +441,20 @@ import Testing
         try first.apply([.appendPatch(Self.patch(1))])
         first.close()
         #expect(try Self.open(folder).loadRoom("lobby")?.rev == 1)
+    }
+
+    @Test func aLockHeldForAnInstantByAnotherProcessIsWaitedFor() throws {
+        let folder = Self.folder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        try FileManager.default.createDirectory(atPath: folder + "/journal", withIntermediateDirectories: true)
+        // As a child being started holds a copy of the descriptor of a lock just released.
+        let holder = try ChildProcess(executable: "/usr/bin/flock", arguments: ["-x", folder + "/journal/LOCK", "-c", "echo held; sleep 0.1"],
+                                      standardOutput: .pipe)
+        #expect(String(decoding: holder.standardOutput?.availableData ?? Data(), as: UTF8.self) == "held\n")
+        let store = try Self.open(folder)
+        try store.apply([Self.create])
+        store.close()
+        holder.waitUntilExit()
     }
 
     @Test func afterCloseWritesFailAndNothingIsLost() throws {

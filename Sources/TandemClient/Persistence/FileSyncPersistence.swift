@@ -18,7 +18,8 @@ public final class FileSyncPersistence: SyncPersistence {
     public let folder: String
     /// The state found when the folder was opened (nil for a new folder).
     public let saved: SyncSavedState?
-    private let lock: Int32
+    /// The locked descriptor; -1 once closed. Read and written on `queue` only (and by `deinit`).
+    nonisolated(unsafe) private var lock: Int32
     private let queue = DispatchQueue(label: "tandem.sync-persistence")
 
     /// The state file's name in the folder.
@@ -38,23 +39,45 @@ public final class FileSyncPersistence: SyncPersistence {
         let lockPath = "\(folder)/lock"
         let descriptor = open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else { throw .io(operation: "open", path: lockPath, errno: errno) }
-        guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
+        // A child process that another thread is starting holds a copy of every descriptor for an instant,
+        // and with it the lock of a folder just released: a held lock is asked for again for 200 ms.
+        var tries = 0
+        while flock(descriptor, LOCK_EX | LOCK_NB) != 0 {
             let code = errno
-            close(descriptor)
+            tries += 1
+            if code == EWOULDBLOCK, tries < 20 {
+                usleep(10_000)
+                continue
+            }
+            closeDescriptor(descriptor)
             throw code == EWOULDBLOCK ? .locked(folder: folder) : .io(operation: "lock", path: lockPath, errno: code)
         }
         lock = descriptor
         do {
             saved = try Self.read("\(folder)/\(Self.stateFile)", folder: folder)
         } catch {
-            close(descriptor)
+            closeDescriptor(descriptor)
             throw error
         }
         unlink("\(folder)/\(Self.stateFile).tmp")  // a save cut short by a crash
     }
 
     deinit {
-        close(lock)  // releases the lock
+        if lock >= 0 { closeDescriptor(lock) }  // releases the lock
+    }
+
+    /// Releases the folder after the saves queued before it; later saves fail with `.io` (`EBADF`), as
+    /// another session may own the folder by then.
+    public func close() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            queue.async {
+                if self.lock >= 0 {
+                    closeDescriptor(self.lock)
+                    self.lock = -1
+                }
+                continuation.resume()
+            }
+        }
     }
 
     /// Writes `state` atomically (see the type's description), off the caller's thread.
@@ -62,6 +85,7 @@ public final class FileSyncPersistence: SyncPersistence {
         let result = await withCheckedContinuation { (continuation: CheckedContinuation<Result<Void, SyncPersistenceError>, Never>) in
             queue.async {
                 do throws(SyncPersistenceError) {
+                    guard self.lock >= 0 else { throw .io(operation: "save after close", path: self.folder, errno: EBADF) }
                     try self.write(state)
                     continuation.resume(returning: .success(()))
                 } catch {
@@ -89,23 +113,23 @@ public final class FileSyncPersistence: SyncPersistence {
             if written < 0 {
                 let code = errno
                 if code == EINTR { continue }
-                close(descriptor)
+                closeDescriptor(descriptor)
                 throw .io(operation: "write", path: temporary, errno: code)
             }
             offset += written
         }
         guard fsync(descriptor) == 0 else {
             let code = errno
-            close(descriptor)
+            closeDescriptor(descriptor)
             throw .io(operation: "fsync", path: temporary, errno: code)
         }
-        close(descriptor)
+        closeDescriptor(descriptor)
         guard rename(temporary, path) == 0 else { throw .io(operation: "rename into place", path: path, errno: errno) }
         // The rename itself is durable only once the folder is synced.
         let directory = open(folder, O_RDONLY | O_CLOEXEC)
         if directory >= 0 {
             _ = fsync(directory)
-            close(directory)
+            closeDescriptor(directory)
         }
     }
 
@@ -135,4 +159,9 @@ public final class FileSyncPersistence: SyncPersistence {
 @inline(__always)
 private func systemWrite(_ descriptor: Int32, _ base: UnsafeRawPointer?, _ count: Int) -> Int {
     write(descriptor, base, count)
+}
+
+/// `close(2)`, under a name the type's own `close()` does not hide.
+private func closeDescriptor(_ descriptor: Int32) {
+    _ = close(descriptor)
 }

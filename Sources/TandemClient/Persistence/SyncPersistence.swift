@@ -12,4 +12,13 @@ public protocol SyncPersistence: Sendable {
     /// Replaces the saved state. Either the whole new state is kept or the old one stays: a crash
     /// during a save never leaves a torn or half-applied state.
     func save(_ state: SyncSavedState) async throws(SyncPersistenceError)
+
+    /// Lets go of the store once the session has stopped (after its last save), so another session may
+    /// open it at once. The session calls it at the end of `stop()`.
+    func close() async
+}
+
+extension SyncPersistence {
+    /// A store that holds nothing open has nothing to let go of.
+    public func close() async {}
 }

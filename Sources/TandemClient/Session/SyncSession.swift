@@ -233,6 +233,7 @@ public actor SyncSession {
         }
         await runTask?.value
         await flush()
+        await persistence?.close()
         finish()
     }
 

@@ -1,8 +1,10 @@
 extension PatchOp {
     /// The ops that turn `old` into `new` under Tandem's patch rules, touching only what
     /// changed: members are set or removed one by one, objects are compared member by member,
-    /// arrays of equal length element by element; an array whose length changed is set whole
-    /// (elements cannot be removed or appended individually). Ops are ordered by path (keys in
+    /// arrays of equal length element by element; elements appended to an array are each an
+    /// `add` at `-` (the end), so appends from several participants at once all land; any other
+    /// change of an array's length sets it whole (an index of an insert or removal could name
+    /// another element once someone else changed the array). Ops are ordered by path (keys in
     /// UTF-8 order), so the same change always yields the same patch.
     ///
     /// `old` and `new` are normally documents (objects); for anything else the result replaces
@@ -36,6 +38,9 @@ extension PatchOp {
                 appendDiff(from: before[index], to: after[index], path: &path, into: &ops)
                 path.removeLast()
             }
+        case (.array(let before), .array(let after)) where after.count > before.count && after.starts(with: before) && !path.isEmpty:
+            let end = JSONPointer(tokens: path + ["-"])
+            for element in after[before.count...] { ops.append(.add(end, element)) }
         default:
             if old != new { ops.append(.set(JSONPointer(tokens: path), new)) }
         }

@@ -58,8 +58,16 @@ final class JournalSegments: @unchecked Sendable {
         let path = folder + "/LOCK"
         let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
         guard fd >= 0 else { throw .journal("cannot open \(path): \(String(cString: strerror(errno)))") }
-        guard flock(fd, LOCK_EX | LOCK_NB) == 0 else {
+        // A child process that another thread is starting holds a copy of every descriptor for an instant,
+        // and with it the lock of a folder just released: a held lock is asked for again for 200 ms.
+        var tries = 0
+        while flock(fd, LOCK_EX | LOCK_NB) != 0 {
             let reason = errno
+            tries += 1
+            if reason == EWOULDBLOCK, tries < 20 {
+                usleep(10_000)
+                continue
+            }
             close(fd)
             if reason == EWOULDBLOCK {
                 throw .journal("\(folder) is in use by another Tandem server; stop it, or give this one its own data folder")
