@@ -57,6 +57,7 @@ public final class FeedbackModel: FeedbackPresenter {
     }
 
     private func run(_ start: Phase, item: FeedbackItem, then end: Phase) async {
+        // The queue never overlaps its calls, so no transition waits here; one that did would end now.
         transitionFinished()
         self.item = item
         phase = start

@@ -48,7 +48,7 @@ public final class SharedRoom<State: Codable & Equatable & Sendable, Presence: C
     @ObservationIgnored private var started = false
     @ObservationIgnored private var handedOverWaiters: [CheckedContinuation<Void, Never>] = []
     @ObservationIgnored private let fillsMissingFields: Bool
-    /// The ops of the latest fills sent, to recognise their refusal among the others'.
+    /// The latest fills sent, to recognise their refusal among the others'.
     @ObservationIgnored private var fills: [[PatchOp]] = []
     /// Fills tried since the last welcome; a room that keeps changing under them is left to the others.
     @ObservationIgnored private var fillAttempts = 0
@@ -254,7 +254,8 @@ public final class SharedRoom<State: Codable & Equatable & Sendable, Presence: C
                 degraded = false
                 refreshConnection()
             case .rejected(_, let code, let message, let ops):
-                if let index = fills.firstIndex(of: ops) {
+                // A fill is known by its `test`, which coalescing never drops (a later change may drop its adds).
+                if let index = fills.firstIndex(where: { $0.first == ops.first }) {
                     // The state changed under the fill: look again at the one the session has now.
                     fills.remove(at: index)
                     enqueue(.fillMissingFields)
