@@ -158,22 +158,22 @@ final class FrameGate: Sendable {
 
     @Test func aRefusedFillIsKnownByItsTestAfterALaterChangeTookItsAdds() async throws {
         let transport = InMemoryTransport()
-        let session = SyncSession(url: "ws://x/v1/sync", clientID: "a1", tokenProvider: { "t" }, transport: transport)
+        // One patch in flight at a time: the fill waits unsent behind the earlier change until its ack.
+        let session = SyncSession(url: "ws://x/v1/sync", clientID: "a1", tokenProvider: { "t" },
+                                  configuration: SyncSessionConfiguration(engine: SyncEngineConfiguration(maxInFlight: 1)), transport: transport)
         let room = try SharedRoom(session: session, initialState: RoomPage(), presence: RoomCursor.self)
         var connections = transport.connections.makeAsyncIterator()
         await room.start()
         room.update { $0.tabIndex = 7 }
         let server = try await ServedConnection.accept(&connections)
-        // Paced to one patch a second after the first: the fill waits unsent behind the earlier change.
-        _ = try await server.handshake(ServerMessage.welcome(Welcome(
-            epoch: "e1", rev: 0, sync: .state(.emptyObject), lastSeq: 0, you: SessionIdentity(user: "alice", client: "a1", role: .host),
-            participants: [Participant(user: "alice", client: "a1", role: .host, data: ["name": "Alice"])],
-            limits: SessionLimits(rate: 2, burst: 1))).encoded())
+        _ = try await server.handshake(Self.welcome())
         #expect(try await server.next() == .patch(seq: 1, ops: [Fixtures.set("/tabIndex", 7)]))
         #expect(await eventuallyOnMain { await session.snapshot.pending == 2 })
         room.update { $0.note = "mine" }   // decides the fill's `add /note`: only its test is left
-        #expect(try await server.next() == .patch(seq: 2, ops: [.test(.root, ["tabIndex": 7])]))
+        #expect(await eventuallyOnMain { await session.snapshot.pending == 3 })
         server.send(text: ServerMessage.ack(seq: 1, rev: 1, duplicate: false).encoded())
+        let second = try await server.next()
+        #expect(second == .patch(seq: 2, ops: [.test(.root, ["tabIndex": 7])]), "\(second)")
         server.send(text: ServerMessage.reject(seq: 2, code: .testFailed, message: "op 0: test failed").encoded())
         #expect(await eventuallyOnMain { await session.snapshot.pending == 1 })
         #expect(room.lastError == nil, "\(String(describing: room.lastError))")
