@@ -84,6 +84,22 @@ private func parsed(_ lines: [String]) -> [JSONValue] {
         await harness.shutdown()
     }
 
+    @Test func theRFC6902OpsAreAcceptedAndAFailedTestIsReportedForItsLine() async throws {
+        let harness = try JoinHarness()
+        let run = await harness.join(
+            [#"[{"op":"add","path":"/cart","value":[]},{"op":"add","path":"/cart/-","value":"shoes"},{"op":"copy","from":"/cart/0","path":"/cart/-"}]"#,
+             #"[{"op":"test","path":"/cart/0","value":"hat"},{"op":"remove","path":"/cart/0"}]"#,
+             #"[{"op":"move","from":"/cart/1","path":"/saved"}]"#],
+            options: harness.options(user: "alice", client: "a1"))
+        #expect(run.status == ExitCode.success)
+        #expect(run.console.stderr.count == 1)
+        // Refused before it is sent: it does not apply to the state this participant has.
+        #expect(run.console.stderr.first?.contains("line 2: the change does not apply to the shared state: op 0: test failed") == true,
+                "\(run.console.stderr)")
+        #expect(parsed(run.console.stdout).last == ["event": "state", "rev": 2, "pending": 0, "state": ["cart": ["shoes"], "saved": "shoes"]])
+        await harness.shutdown()
+    }
+
     @Test func aBadLineIsReportedAndTheRestStillApplies() async throws {
         let harness = try JoinHarness()
         let run = await harness.join(
