@@ -31,6 +31,12 @@ import TandemWire
         }
     }
 
+    private func savedRev(in folder: String) -> Int64? {
+        guard let data = FileManager.default.contents(atPath: "\(folder)/state.json"),
+              let json = try? JSONValue.parse(Array(data)) else { return nil }
+        return json["rev"]?.doubleValue.map { Int64($0) }
+    }
+
     private func pendingSeqs(in folder: String) -> [Int64?]? {
         guard let data = FileManager.default.contents(atPath: "\(folder)/state.json"),
               let json = try? JSONValue.parse(Array(data)), let pending = json["pending"]?.arrayValue else { return nil }
@@ -55,7 +61,9 @@ import TandemWire
 
         let first = try JoinProcess(arguments)
         for n in 1...3 { first.send(line(n)) }
-        #expect(await eventually { pendingSeqs(in: folder) == [] }, "the first three are acknowledged")
+        // Acknowledged means confirmed at rev 3 with nothing pending (a state saved before the lines were read has no
+        // pending patches either).
+        #expect(await eventually { pendingSeqs(in: folder) == [] && savedRev(in: folder) == 3 }, "the first three are acknowledged")
         // The server stops reading: the next patches are sent and stay unacknowledged.
         kill(server.processIdentifier, SIGSTOP)
         for n in 4...6 { first.send(line(n)) }
