@@ -1,4 +1,5 @@
 import TandemProtocol
+import TandemServer
 
 /// One patch as the room's log holds it: its rev and author, and its ops as JSON text.
 struct SequencedPatch: Sendable, Equatable {
@@ -28,6 +29,6 @@ struct SequencedPatch: Sendable, Equatable {
     /// The patch as rooms sequence and send it: its ops parsed, the logged bytes kept as their encoding.
     /// - Throws: the parse or op error of an entry whose ops are not a valid op list.
     func event() throws -> PatchEvent {
-        PatchEvent(rev: rev, user: user, client: client, seq: seq, ops: try PatchOp.list(from: try JSONValue.parseStored(ops)), encodedOps: ops)
+        try PatchEvent(rev: rev, user: user, client: client, seq: seq, storedOps: ops)
     }
 }

@@ -19,7 +19,14 @@ extension PatchEvent {
     /// The event a stored row holds: its ops parsed once, and the stored bytes kept as their encoding.
     /// - Throws: the parse or op error of a row whose ops are not a valid op list.
     init(stored patch: StoredPatch) throws {
-        self.init(rev: patch.rev, user: patch.user, client: patch.client, seq: patch.seq,
-                  ops: try PatchOp.list(from: try JSONValue.parseStored(patch.ops)), encodedOps: patch.ops)
+        try self.init(rev: patch.rev, user: patch.user, client: patch.client, seq: patch.seq, storedOps: patch.ops)
+    }
+
+    /// An event from kept bytes (a storage row, a log entry): `storedOps` parsed once and kept as the ops'
+    /// encoding.
+    /// - Throws: the parse or op error of bytes that are not a valid op list.
+    package init(rev: Int64, user: String, client: String, seq: Int64, storedOps: [UInt8]) throws {
+        self.init(rev: rev, user: user, client: client, seq: seq, ops: try PatchOp.list(from: try JSONValue.parseStored(storedOps)),
+                  encodedOps: storedOps)
     }
 }
