@@ -40,14 +40,29 @@ public struct Document: Sendable, Hashable {
     /// the limit shrank) stay readable and removable. Intermediate states may exceed the size limit;
     /// only the final one counts.
     public mutating func apply(_ ops: [PatchOp], limits: PatchLimits = PatchLimits()) throws(PatchError) {
+        var recorder: [ArrayEdit]?
+        try apply(ops, limits: limits, recorder: &recorder)
+    }
+
+    /// Applies `ops` as `apply(_:limits:)` does and appends to `edits` the array inserts and removals
+    /// they made, in order (nothing when the patch is refused): what a patch made concurrently with
+    /// this one is rebased over (`PatchRebase`).
+    public mutating func apply(_ ops: [PatchOp], limits: PatchLimits = PatchLimits(), edits: inout [ArrayEdit]) throws(PatchError) {
+        var recorder: [ArrayEdit]? = []
+        try apply(ops, limits: limits, recorder: &recorder)
+        edits.append(contentsOf: recorder ?? [])
+    }
+
+    private mutating func apply(_ ops: [PatchOp], limits: PatchLimits, recorder: inout [ArrayEdit]?) throws(PatchError) {
         guard ops.count <= limits.maxOps else { throw .tooManyOps(count: ops.count, limit: limits.maxOps) }
         var undo: [Undo] = []
         undo.reserveCapacity(ops.count)
         var size = byteCount
         for (index, op) in ops.enumerated() {
             do {
-                try applyOne(op, maxDepth: limits.maxDepth, size: &size, undo: &undo)
+                try applyOne(op, maxDepth: limits.maxDepth, size: &size, undo: &undo, edits: &recorder)
             } catch {
+                if recorder != nil { recorder = [] }
                 revert(undo)
                 let path = op.path.description
                 switch error {
@@ -62,6 +77,7 @@ public struct Document: Sendable, Hashable {
         }
         guard size <= limits.maxDocument else {
             revert(undo)
+            if recorder != nil { recorder = [] }
             throw .tooLarge(size: size, limit: limits.maxDocument)
         }
         byteCount = size
@@ -96,16 +112,17 @@ public struct Document: Sendable, Hashable {
     /// Applies one op, recording in `undo` how to take back each change it made, also the changes
     /// before a failure partway (a `move` whose `add` fails after its `remove`): `apply` takes them
     /// all back.
-    private mutating func applyOne(_ op: PatchOp, maxDepth: Int, size: inout Int, undo: inout [Undo]) throws(OpFault) {
+    private mutating func applyOne(_ op: PatchOp, maxDepth: Int, size: inout Int, undo: inout [Undo],
+                                   edits: inout [ArrayEdit]?) throws(OpFault) {
         switch op {
         case .set(let path, let value):
             try Self.checkDepth(of: value, at: path, limit: maxDepth)
             try set(path.tokens, to: value, size: &size, undo: &undo)
         case .remove(let path):
-            try remove(path.tokens, required: false, size: &size, undo: &undo)
+            try remove(path.tokens, required: false, size: &size, undo: &undo, edits: &edits)
         case .add(let path, let value):
             try Self.checkDepth(of: value, at: path, limit: maxDepth)
-            try add(path.tokens, value, size: &size, undo: &undo)
+            try add(path.tokens, value, size: &size, undo: &undo, edits: &edits)
         case .replace(let path, let value):
             try Self.checkDepth(of: value, at: path, limit: maxDepth)
             try replace(path.tokens, with: value, size: &size, undo: &undo)
@@ -115,7 +132,7 @@ public struct Document: Sendable, Hashable {
         case .copy(let from, let path):
             guard let value = root[from] else { throw .notFound("nothing is at \"from\" (\(from))") }
             try Self.checkDepth(of: value, at: path, limit: maxDepth)
-            try add(path.tokens, value, size: &size, undo: &undo)
+            try add(path.tokens, value, size: &size, undo: &undo, edits: &edits)
         case .move(let from, let path):
             guard let value = root[from] else { throw .notFound("nothing is at \"from\" (\(from))") }
             if from == path { return }
@@ -123,8 +140,8 @@ public struct Document: Sendable, Hashable {
                 throw .op("\"\(from)\" cannot be moved into one of its own children")
             }
             try Self.checkDepth(of: value, at: path, limit: maxDepth)
-            try remove(from.tokens, required: true, size: &size, undo: &undo)
-            try add(path.tokens, value, size: &size, undo: &undo)
+            try remove(from.tokens, required: true, size: &size, undo: &undo, edits: &edits)
+            try add(path.tokens, value, size: &size, undo: &undo, edits: &edits)
         }
     }
 
@@ -159,7 +176,8 @@ public struct Document: Sendable, Hashable {
     }
 
     /// Removes what is at `tokens`; when it is missing, throws if `required`, else does nothing.
-    private mutating func remove(_ tokens: [String], required: Bool, size: inout Int, undo: inout [Undo]) throws(OpFault) {
+    private mutating func remove(_ tokens: [String], required: Bool, size: inout Int, undo: inout [Undo],
+                                 edits: inout [ArrayEdit]?) throws(OpFault) {
         guard let last = tokens.last else { throw .path("the document root cannot be removed") }
         var unused: Int?
         let change = try root.withParent(of: tokens, from: 0, creating: false, growth: &size, createdAt: &unused) {
@@ -173,6 +191,7 @@ public struct Document: Sendable, Hashable {
         switch change {
         case .removedElement(let index, let value):
             undo.append(.reinsert(Array(tokens.dropLast()) + [String(index)], value))
+            if edits != nil { edits?.append(ArrayEdit(.remove, array: root.steps(along: tokens.dropLast()), index: index)) }
         case .removedMember(let value):
             undo.append(.restore(tokens[...], value))
         default:
@@ -180,7 +199,8 @@ public struct Document: Sendable, Hashable {
         }
     }
 
-    private mutating func add(_ tokens: [String], _ value: JSONValue, size: inout Int, undo: inout [Undo]) throws(OpFault) {
+    private mutating func add(_ tokens: [String], _ value: JSONValue, size: inout Int, undo: inout [Undo],
+                              edits: inout [ArrayEdit]?) throws(OpFault) {
         guard let last = tokens.last else { return try replaceRoot(with: value, size: &size, undo: &undo) }
         var unused: Int?
         let change = try root.withParent(of: tokens, from: 0, creating: false, growth: &size, createdAt: &unused) {
@@ -190,7 +210,9 @@ public struct Document: Sendable, Hashable {
             return .replaced(try parent.setMember(last, to: value, growth: &growth))
         }
         switch change {
-        case .inserted(let index)?: undo.append(.uninsert(Array(tokens.dropLast()) + [String(index)]))
+        case .inserted(let index)?:
+            undo.append(.uninsert(Array(tokens.dropLast()) + [String(index)]))
+            if edits != nil { edits?.append(ArrayEdit(.insert, array: root.steps(along: tokens.dropLast()), index: index)) }
         case .replaced(let previous)?: undo.append(.restore(tokens[...], previous))
         default: throw .notFound("the parent \"\(JSONPointer(tokens: Array(tokens.dropLast())))\" does not exist")
         }
@@ -246,6 +268,26 @@ public struct Document: Sendable, Hashable {
                 }
             }
         }
+    }
+}
+
+extension JSONValue {
+    /// The typed steps of the existing location `tokens` (each token is an element where its
+    /// container is an array, a member otherwise).
+    func steps(along tokens: ArraySlice<String>) -> [PathStep] {
+        var steps: [PathStep] = []
+        steps.reserveCapacity(tokens.count)
+        var node = self
+        for token in tokens {
+            if case .array(let elements) = node, let index = JSONPointer.arrayIndex(token), index < elements.count {
+                steps.append(.element(index))
+                node = elements[index]
+            } else {
+                steps.append(.member(token))
+                if case .object(let members) = node { node = members[token] ?? .null } else { node = .null }
+            }
+        }
+        return steps
     }
 }
 
