@@ -480,7 +480,7 @@ struct BrowserParticipantTests {
         try await guest.send(text: ClientMessage.patch(seq: 2, ops: [.set(deepPath, deepValue)]).encoded())
         guard case .reject(2, .tooDeep, _)? = await nextMessage() else { Issue.record("the 60-level value was not refused"); return }
         try await guest.send(text: ClientMessage.patch(seq: 3, ops: [.set(JSONPointer(tokens: ["note"]), "hi")]).encoded())
-        guard case .ack(3, _, _)? = await nextMessage() else { Issue.record("the guest's ordinary patch was not acknowledged"); return }
+        guard case .ack(3, _, _, _)? = await nextMessage() else { Issue.record("the guest's ordinary patch was not acknowledged"); return }
 
         // `tandem join`, the real binary: joins, applies a line, prints the state and exits 0.
         let printed = try await TandemRun.run(["join", "--url", url, "--token", token("alice", .host), "--client", "cli-1", "--drain-timeout", "20"],

@@ -127,8 +127,8 @@ import TandemTesting
 
     @Test func pendingPatchesAreCodableWithoutTheirStage() throws {
         let encoded = try JSONValueEncoder().encode(Self.state.pending)
-        #expect(encoded == [["seq": 7, "ops": [["op": "set", "path": "/tabIndex", "value": 3]]],
-                            ["ops": [["op": "set", "path": "/note", "value": "hi"], ["op": "remove", "path": "/cart"]]]])
+        #expect(encoded == [["seq": 7, "ops": [["op": "set", "path": "/tabIndex", "value": 3]], "base": 0],
+                            ["ops": [["op": "set", "path": "/note", "value": "hi"], ["op": "remove", "path": "/cart"]], "base": 0]])
         let decoded = try JSONValueDecoder().decode([PendingPatch].self, from: encoded)
         #expect(decoded.map(\.seq) == [7, nil] && decoded.allSatisfy { $0.stage == .unsent })
     }

@@ -130,7 +130,7 @@ final class FrameGate: Sendable {
         let (room, server) = try await room(frames: frames)
         room.update { $0.note = "hello" }
         #expect(room.state.note == "hello" && !room.status.isSaved)
-        #expect(try await server.next() == .patch(seq: 1, ops: [Fixtures.set("/note", "hello")]))
+        #expect(try await server.next() == .patch(seq: 1, ops: [Fixtures.set("/note", "hello")], base: 0))
         room.update { _ in }  // no change, nothing sent
         server.send(text: ServerMessage.ack(seq: 1, rev: 1, duplicate: false).encoded())
         #expect(await room.settled(timeout: .seconds(10)))
@@ -141,12 +141,12 @@ final class FrameGate: Sendable {
     @Test func theFirstWriterFillsMissingFieldsConditionallyAndTriesAgainWhenRefused() async throws {
         let frames = FrameGate()
         let (room, server) = try await room(frames: frames, welcome: Self.welcome(state: ["tabIndex": 3]), fills: true)
-        #expect(try await server.next() == .patch(seq: 1, ops: [.test(.root, ["tabIndex": 3]), .add(Fixtures.path("/note"), "")]))
+        #expect(try await server.next() == .patch(seq: 1, ops: [.test(.root, ["tabIndex": 3]), .add(Fixtures.path("/note"), "")], base: 0))
         // Someone else wrote first: the server refuses the fill; the room tries again on what it now sees.
         server.send(text: Self.remote(rev: 1, [Fixtures.set("/note", "hi")]))
         server.send(text: ServerMessage.reject(seq: 1, code: .testFailed, message: "op 0: test failed").encoded())
         server.send(text: Self.remote(rev: 2, [.remove(Fixtures.path("/note"))]))
-        #expect(try await server.next() == .patch(seq: 2, ops: [.test(.root, ["tabIndex": 3]), .add(Fixtures.path("/note"), "")]))
+        #expect(try await server.next() == .patch(seq: 2, ops: [.test(.root, ["tabIndex": 3]), .add(Fixtures.path("/note"), "")], base: 2))
         server.send(text: ServerMessage.ack(seq: 2, rev: 3, duplicate: false).encoded())
         #expect(await room.settled(timeout: .seconds(10)))
         frames.tick()
@@ -167,13 +167,13 @@ final class FrameGate: Sendable {
         room.update { $0.tabIndex = 7 }
         let server = try await ServedConnection.accept(&connections)
         _ = try await server.handshake(Self.welcome())
-        #expect(try await server.next() == .patch(seq: 1, ops: [Fixtures.set("/tabIndex", 7)]))
+        #expect(try await server.next() == .patch(seq: 1, ops: [Fixtures.set("/tabIndex", 7)], base: 0))
         #expect(await eventuallyOnMain { await session.snapshot.pending == 2 })
         room.update { $0.note = "mine" }   // decides the fill's `add /note`: only its test is left
         #expect(await eventuallyOnMain { await session.snapshot.pending == 3 })
         server.send(text: ServerMessage.ack(seq: 1, rev: 1, duplicate: false).encoded())
         let second = try await server.next()
-        #expect(second == .patch(seq: 2, ops: [.test(.root, ["tabIndex": 7])]), "\(second)")
+        #expect(second == .patch(seq: 2, ops: [.test(.root, ["tabIndex": 7])], base: 1), "\(second)")
         server.send(text: ServerMessage.reject(seq: 2, code: .testFailed, message: "op 0: test failed").encoded())
         #expect(await eventuallyOnMain { await session.snapshot.pending == 1 })
         #expect(room.lastError == nil, "\(String(describing: room.lastError))")

@@ -63,7 +63,7 @@ import TandemProtocol
                 guard !ops.isEmpty else { continue }
                 try engine.localChange(ops)
                 // The outbox is sent now and then, so unsent patches pile up and get merged.
-                for case .patch(let seq, let sent) in random.next() % 4 == 0 ? engine.nextOutgoing(now: Int64(step)) : [] {
+                for case .patch(let seq, let sent, _) in random.next() % 4 == 0 ? engine.nextOutgoing(now: Int64(step)) : [] {
                     // What the server does with the patch: it must apply where the visible state said it would.
                     try server.apply(sent, limits: .unlimited)
                     serverRev += 1
@@ -81,7 +81,7 @@ import TandemProtocol
             // Every change acknowledged: the server holds what the app saw.
             for answer in unanswered { _ = engine.receive(.ack(seq: answer.seq, rev: answer.rev, duplicate: false)) }
             while !engine.pending.isEmpty {
-                for case .patch(let seq, let sent) in engine.nextOutgoing(now: 1_000) {
+                for case .patch(let seq, let sent, _) in engine.nextOutgoing(now: 1_000) {
                     try server.apply(sent, limits: .unlimited)
                     serverRev += 1
                     _ = engine.receive(.ack(seq: seq, rev: serverRev, duplicate: false))
@@ -231,7 +231,7 @@ import TandemProtocol
         #expect(engine.pending.count == 2)
         _ = engine.receive(.ack(seq: 1, rev: 1, duplicate: false))
         sent += engine.nextOutgoing(now: 100_000_000)
-        #expect(sent == [.patch(seq: 1, ops: [F.set("/contentOffset/y", 0)]), .patch(seq: 2, ops: [F.set("/contentOffset/y", 200)])])
+        #expect(sent == [.patch(seq: 1, ops: [F.set("/contentOffset/y", 0)], base: 0), .patch(seq: 2, ops: [F.set("/contentOffset/y", 200)], base: 1)])
     }
 
     @Test func otherPathsAreNotThrottled() throws {

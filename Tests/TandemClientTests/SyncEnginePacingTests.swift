@@ -12,7 +12,7 @@ import TandemProtocol
         var rev = engine.rev
         while times.count < count && now < start + 60_000_000_000 {
             for message in engine.nextOutgoing(now: now) {
-                guard case .patch(let seq, _) = message else { continue }
+                guard case .patch(let seq, _, _) = message else { continue }
                 times.append(now)
                 rev += 1
                 _ = engine.receive(.ack(seq: seq, rev: rev, duplicate: false))

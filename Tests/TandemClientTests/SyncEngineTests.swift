@@ -12,7 +12,7 @@ import TandemProtocol
         #expect(engine.confirmed.root == .emptyObject)
         #expect(engine.pending == [PendingPatch(seq: nil, ops: [F.set("/tabIndex", 1)], stage: .unsent)])
         let sent = engine.nextOutgoing(now: 0)
-        #expect(sent == [.patch(seq: 1, ops: [F.set("/tabIndex", 1)])])
+        #expect(sent == [.patch(seq: 1, ops: [F.set("/tabIndex", 1)], base: 0)])
         #expect(engine.pending.first?.stage == .inFlight)
         #expect(engine.nextOutgoing(now: 1).isEmpty, "an in-flight patch is not sent twice")
     }
@@ -84,7 +84,7 @@ import TandemProtocol
         try engine.localChange([F.set("/list/2", "mine")])
         _ = engine.receive(F.event(rev: 2, [F.set("/list", [0])]))
         #expect(engine.visible.root == ["list": [0]])
-        #expect(engine.nextOutgoing(now: 0) == [.patch(seq: 1, ops: [F.set("/list/2", "mine")])])
+        #expect(engine.nextOutgoing(now: 0) == [.patch(seq: 1, ops: [F.set("/list/2", "mine")], base: 2)])
     }
 
     @Test func ownPatchEventIsTheAckOfThatSeq() throws {
@@ -183,7 +183,7 @@ import TandemProtocol
         let events = engine.receive(F.welcome(epoch: "e2", rev: 0, state: .emptyObject, lastSeq: 0, limits: SessionLimits(rate: 0)))
         #expect(events.first == .synchronized(epoch: "e2", rev: 0, snapshot: true))
         #expect(engine.confirmed.root == .emptyObject && engine.visible.root == ["mine": 1])
-        #expect(engine.nextOutgoing(now: 1) == [.patch(seq: 1, ops: [F.set("/mine", 1)])])
+        #expect(engine.nextOutgoing(now: 1) == [.patch(seq: 1, ops: [F.set("/mine", 1)], base: 0)])
         #expect(engine.resume == ResumePoint(epoch: "e2", rev: 0))
     }
 

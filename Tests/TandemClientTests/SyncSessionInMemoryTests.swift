@@ -21,7 +21,7 @@ import TandemProtocol
         #expect(await session.waitUntilConnected(timeout: .seconds(10)))
 
         try await session.apply([Fixtures.set("/tabIndex", 2)])
-        #expect(try await first.next() == .patch(seq: 1, ops: [Fixtures.set("/tabIndex", 2)]))
+        #expect(try await first.next() == .patch(seq: 1, ops: [Fixtures.set("/tabIndex", 2)], base: 0))
         first.send(text: ServerMessage.ack(seq: 1, rev: 1, duplicate: false).encoded())
         #expect(await session.drain(timeout: .seconds(10)))
 
@@ -93,7 +93,7 @@ import TandemProtocol
         await session.resume()
         let (second, hello) = try await accept(&connections)
         #expect(hello.client == "a1" && hello.resume == ResumePoint(epoch: "e1", rev: 0))
-        #expect(try await second.next() == .patch(seq: 1, ops: [Fixtures.set("/tabIndex", 3)]))
+        #expect(try await second.next() == .patch(seq: 1, ops: [Fixtures.set("/tabIndex", 3)], base: 0))
         second.send(text: ServerMessage.ack(seq: 1, rev: 1, duplicate: false).encoded())
         #expect(await session.drain(timeout: .seconds(10)))
         await session.stop()

@@ -79,8 +79,8 @@ final class RecordingPersistence: SyncPersistence, @unchecked Sendable {
         let hello = try await server.handshake(inMemoryWelcome(rev: 41, lastSeq: 6, replay: true))
         #expect(hello.client == "a1" && hello.resume == ResumePoint(epoch: "e1", rev: 41))
         // Seq 7 goes out again with its seq; the never-sent patch gets the next one, 8.
-        #expect(try await server.next() == .patch(seq: 7, ops: [Fixtures.set("/tabIndex", 3)]))
-        #expect(try await server.next() == .patch(seq: 8, ops: [Fixtures.set("/note", "hi")]))
+        #expect(try await server.next() == .patch(seq: 7, ops: [Fixtures.set("/tabIndex", 3)], base: 41))
+        #expect(try await server.next() == .patch(seq: 8, ops: [Fixtures.set("/note", "hi")], base: 41))
         #expect(persistence.saves.last?.pending.map(\.seq) == [7, 8], "seq 8 was bound on disk before it was sent")
         server.send(text: ServerMessage.ack(seq: 7, rev: 42, duplicate: false).encoded())
         server.send(text: ServerMessage.ack(seq: 8, rev: 43, duplicate: false).encoded())
@@ -102,7 +102,7 @@ final class RecordingPersistence: SyncPersistence, @unchecked Sendable {
         #expect(try await server.next() == .presence(data: ["name": "Alice"]))
         #expect(persistence.saves.allSatisfy { $0.pending.isEmpty })
         persistence.release()
-        #expect(try await server.next() == .patch(seq: 1, ops: [Fixtures.set("/tabIndex", 1)]))
+        #expect(try await server.next() == .patch(seq: 1, ops: [Fixtures.set("/tabIndex", 1)], base: 0))
         #expect(persistence.saves.contains { $0.pending.first?.seq == 1 && $0.nextSeq == 2 })
         await session.stop()
     }
@@ -131,7 +131,7 @@ final class RecordingPersistence: SyncPersistence, @unchecked Sendable {
         let server = try await ServedConnection.accept(&connections)
         // The server lost that history: a new epoch and its state.
         _ = try await server.handshake(inMemoryWelcome(epoch: "new", rev: 3, state: ["tabIndex": 5]))
-        #expect(try await server.next() == .patch(seq: 1, ops: [Fixtures.set("/note", "offline")]))
+        #expect(try await server.next() == .patch(seq: 1, ops: [Fixtures.set("/note", "offline")], base: 3))
         #expect(await session.snapshot.state == ["tabIndex": 5, "note": "offline"])
         await session.stop()
     }
@@ -142,7 +142,7 @@ final class RecordingPersistence: SyncPersistence, @unchecked Sendable {
         let events = StreamLog(session.events)
         persistence.failSaves()
         try await session.apply([Fixtures.set("/tabIndex", 1)])
-        #expect(try await server.next() == .patch(seq: 1, ops: [Fixtures.set("/tabIndex", 1)]))
+        #expect(try await server.next() == .patch(seq: 1, ops: [Fixtures.set("/tabIndex", 1)], base: 0))
         #expect(await eventually { events.all.contains { if case .persistenceFailed(.io(_, _, ENOSPC)) = $0 { true } else { false } } })
         await session.stop()
     }

@@ -57,7 +57,7 @@ struct ClusterServerTests {
         var updates: [(rev: Int64, ack: Bool)] = []
         while updates.count < count, let message = await client.next(timeout: .seconds(30)) {
             switch message {
-            case .ack(_, let rev, let duplicate):
+            case .ack(_, let rev, let duplicate, _):
                 #expect(!duplicate)
                 updates.append((rev, true))
             case .patch(let event): updates.append((event.rev, false))
@@ -161,12 +161,12 @@ struct ClusterServerTests {
         }
         var acked: [Int64: Int64] = [:]
         while acked.count < 100, let message = await alice.next(timeout: .seconds(30)) {
-            if case .ack(let seq, let rev, _) = message { acked[seq] = rev }
+            if case .ack(let seq, let rev, _, _) = message { acked[seq] = rev }
         }
         kill(victim.processIdentifier, SIGKILL)
         await CrashDurabilityTests.offload { victim.waitUntilExit() }
         while let message = await alice.next(timeout: .milliseconds(300)) {
-            if case .ack(let seq, let rev, _) = message { acked[seq] = rev }
+            if case .ack(let seq, let rev, _, _) = message { acked[seq] = rev }
         }
         #expect(acked.count >= 100)
 

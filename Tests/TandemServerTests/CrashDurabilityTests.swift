@@ -55,13 +55,13 @@ import TandemWire
         }
         var acked: [Int64: Int64] = [:]
         while acked.count < 100, let message = await client.next() {
-            if case .ack(let seq, let rev, _) = message { acked[seq] = rev }
+            if case .ack(let seq, let rev, _, _) = message { acked[seq] = rev }
         }
         kill(first.processIdentifier, SIGKILL)
         await Self.offload { first.waitUntilExit() }
         // Acks that were already on the wire count too: they were sent after the commit.
         while let message = await client.next(timeout: .milliseconds(300)) {
-            if case .ack(let seq, let rev, _) = message { acked[seq] = rev }
+            if case .ack(let seq, let rev, _, _) = message { acked[seq] = rev }
         }
         #expect(acked.count >= 100)
 

@@ -74,7 +74,7 @@ import TandemWire
         guard case .reject(2, .tooDeep, _)? = await nextOwn(guest) else { Issue.record("no too_deep reject"); return }
         // The deepest allowed write is taken.
         try await guest.send(.patch(seq: 3, ops: [.set(Self.path(2, under: ["cart"]), Self.nested(29))]))
-        guard case .ack(3, _, false)? = await nextOwn(guest) else { Issue.record("no ack"); return }
+        guard case .ack(3, _, false, _)? = await nextOwn(guest) else { Issue.record("no ack"); return }
 
         // Presence and signal data past the limit are refused with an error; the connection stays.
         try await guest.send(.presence(data: Self.nested(33)))
@@ -120,7 +120,7 @@ import TandemWire
         try await reader.send(.patch(seq: 1, ops: [.set(Self.path(40, under: ["deep"]), 2)]))
         guard case .reject(1, .tooDeep, _)? = await nextOwn(reader) else { Issue.record("no too_deep reject"); return }
         try await reader.send(.patch(seq: 2, ops: [.set(JSONPointer(tokens: ["flat"]), 2), .remove(Self.path(10, under: ["deep"]))]))
-        guard case .ack(2, _, false)? = await nextOwn(reader) else { Issue.record("no ack"); return }
+        guard case .ack(2, _, false, _)? = await nextOwn(reader) else { Issue.record("no ack"); return }
         let (_, later) = try await join(second, user: "carol", client: "c1", loop: group.next())
         guard case .state(let after) = later.sync else { Issue.record("expected a snapshot"); return }
         #expect(after.depth == 11)

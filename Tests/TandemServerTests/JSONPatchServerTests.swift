@@ -34,7 +34,7 @@ import TandemProtocol
         try await alice.send(.patch(seq: 2, ops: try ops(#"[{"op":"add","path":"/cart/-","value":"shoes"}]"#)))
         try await bob.send(.patch(seq: 1, ops: try ops(#"[{"op":"test","path":"/price","value":249},{"op":"add","path":"/cart/-","value":"hat"}]"#)))
         let appends = [await Self.nextAnswer(alice), await Self.nextAnswer(bob)]
-        #expect(appends.allSatisfy { if case .ack(_, _, false)? = $0 { true } else { false } }, "\(appends)")
+        #expect(appends.allSatisfy { if case .ack(_, _, false, _)? = $0 { true } else { false } }, "\(appends)")
         // "Add to cart only if the price is still 249", after the price changed.
         try await alice.send(.patch(seq: 3, ops: try ops(#"[{"op":"replace","path":"/price","value":199}]"#)))
         #expect(await Self.nextAnswer(alice) == .ack(seq: 3, rev: 4, duplicate: false))

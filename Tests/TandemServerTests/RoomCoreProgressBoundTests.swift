@@ -69,7 +69,7 @@ import TandemProtocol
     @Test func storageIsToldWhichClientIdsWereForgottenAndWhen() throws {
         var room = room(cap: 16)
         for index in 0..<17 { _ = room.submit(seq: 1, ops: [op], author: Self.author(index), now: Int64(index)) }
-        guard case .applied(_, let writes) = room.submit(seq: 1, ops: [op], author: Self.author(17), now: 100) else {
+        guard case .applied(_, let writes, _) = room.submit(seq: 1, ops: [op], author: Self.author(17), now: 100) else {
             Issue.record("not applied"); return
         }
         #expect(writes.count == 2)
@@ -87,10 +87,10 @@ import TandemProtocol
         settings.maxTrackedClients = 16
         var restored = try RoomCore.restore(from: record, settings: settings, now: 2)
         #expect(restored.hasForgottenClients)
-        guard case .applied(_, let next) = restored.submit(seq: 2, ops: [op], author: Self.author(19), now: 3),
+        guard case .applied(_, let next, _) = restored.submit(seq: 2, ops: [op], author: Self.author(19), now: 3),
               case .forgetClients(_, let atLoad)? = next.last else { Issue.record("no forgetting write"); return }
         #expect(Set(atLoad) == ["c0", "c1", "c2", "c3"])
-        guard case .applied(_, let later) = restored.submit(seq: 3, ops: [op], author: Self.author(19), now: 4) else { return }
+        guard case .applied(_, let later, _) = restored.submit(seq: 3, ops: [op], author: Self.author(19), now: 4) else { return }
         #expect(later.count == 1, "told once")
     }
 

@@ -26,7 +26,7 @@ import TandemProtocol
         var room = makeRoom()
         let first = room.submit(seq: 1, ops: [set("/tabIndex", 1)], author: alice)
         let second = room.submit(seq: 1, ops: [set("/addToCartSelected", true)], author: bob)
-        guard case .applied(let event1, let writes1) = first, case .applied(let event2, _) = second else {
+        guard case .applied(let event1, let writes1, _) = first, case .applied(let event2, _, _) = second else {
             Issue.record("not applied: \(first), \(second)")
             return
         }
@@ -78,7 +78,7 @@ import TandemProtocol
         #expect(room.rev == 1)
         #expect(room.lastSeq(of: "a1") == 1)
         // The same seq with a valid patch is then applied.
-        guard case .applied(let event, _) = room.submit(seq: 2, ops: [set("/b", 1)], author: alice) else {
+        guard case .applied(let event, _, _) = room.submit(seq: 2, ops: [set("/b", 1)], author: alice) else {
             Issue.record("valid retry not applied")
             return
         }
@@ -107,7 +107,7 @@ import TandemProtocol
         var room = makeRoom(.init(historyWindow: 4, recentCapacity: 100, snapshotInterval: 3))
         var snapshots: [StorageWrite] = []
         for seq in Int64(1)...7 {
-            guard case .applied(_, let writes) = room.submit(seq: seq, ops: [set("/n", .number(Double(seq)))], author: alice) else { continue }
+            guard case .applied(_, let writes, _) = room.submit(seq: seq, ops: [set("/n", .number(Double(seq)))], author: alice) else { continue }
             snapshots += writes.filter { if case .snapshot = $0 { true } else { false } }
         }
         #expect(snapshots == [
@@ -121,7 +121,7 @@ import TandemProtocol
         var room = makeRoom(.init(historyWindow: 5, recentCapacity: 2, snapshotInterval: 1000))
         var events: [PatchEvent] = []
         for seq in Int64(1)...6 {
-            if case .applied(let event, _) = room.submit(seq: seq, ops: [set("/n", .number(Double(seq)))], author: alice) { events.append(event) }
+            if case .applied(let event, _, _) = room.submit(seq: seq, ops: [set("/n", .number(Double(seq)))], author: alice) { events.append(event) }
         }
         #expect(room.plan(resume: nil) == .snapshot)
         #expect(room.plan(resume: ResumePoint(epoch: "other", rev: 6)) == .snapshot)
@@ -138,7 +138,7 @@ import TandemProtocol
         try store.apply([.createRoom(room: "lobby", epoch: "e1", snapshot: Array("{}".utf8))])
         for seq in Int64(1)...5 {
             let author = seq.isMultiple(of: 2) ? bob : alice
-            if case .applied(_, let writes) = original.submit(seq: seq, ops: [set("/n\(seq)", .number(Double(seq)))], author: author) {
+            if case .applied(_, let writes, _) = original.submit(seq: seq, ops: [set("/n\(seq)", .number(Double(seq)))], author: author) {
                 try store.apply(writes)
             }
         }

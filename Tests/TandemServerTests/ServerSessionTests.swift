@@ -77,7 +77,7 @@ import TandemTestSupport
             var acked = 0
             while revs.count < total, let message = await sink.nextMessage() {
                 switch message {
-                case .ack(_, let rev, false): revs.append(rev); acked += 1
+                case .ack(_, let rev, false, _): revs.append(rev); acked += 1
                 case .patch(let event): revs.append(event.rev)
                 default: Issue.record("unexpected \(message)")
                 }

@@ -96,7 +96,7 @@ extension SyncServerTests {
             }
             while Int64(aliceRevs.count) < sent - 3, let message = await alice.next(timeout: .seconds(30)) {
                 switch message {
-                case .ack(_, let rev, _): aliceRevs.append(rev)
+                case .ack(_, let rev, _, _): aliceRevs.append(rev)
                 case .join, .leave, .presence: continue
                 default: Issue.record("alice got \(message)")
                 }

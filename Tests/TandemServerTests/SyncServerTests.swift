@@ -206,7 +206,7 @@ extension SyncServerTests {
             var revs: [Int64] = []
             while revs.count < writers * patchesEach, let message = await client.next() {
                 switch message {
-                case .ack(_, let rev, _): revs.append(rev)
+                case .ack(_, let rev, _, _): revs.append(rev)
                 case .patch(let event): revs.append(event.rev)
                 default: Issue.record("unexpected \(message)")
                 }
@@ -232,7 +232,7 @@ extension SyncServerTests {
         try await good.send(.patch(seq: 1, ops: [.set(try JSONPointer(parsing: "/n"), 1)]))
         var acked = false
         while let message = await good.next() {
-            if case .ack(1, 1, false) = message { acked = true; break }
+            if case .ack(1, 1, false, _) = message { acked = true; break }
         }
         #expect(acked)
         await server.shutdown()

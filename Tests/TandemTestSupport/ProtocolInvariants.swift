@@ -22,7 +22,7 @@ public enum ProtocolInvariants {
         }
         if let message = try? ClientMessage.decode(bytes) {
             precondition((try? ClientMessage.decode(message.encoded())) == message, "client message did not round-trip")
-            if case .patch(_, let ops) = message {
+            if case .patch(_, let ops, _) = message {
                 var document = Document()
                 let before = document
                 do {
@@ -59,7 +59,7 @@ public enum ProtocolInvariants {
             var outgoing: [ServerMessage] = []
             var presence: JSONValue?
             switch message {
-            case .patch(let seq, let ops):
+            case .patch(let seq, let ops, _):
                 guard (try? document.apply(ops, limits: limits)) != nil else { continue }
                 precondition(document.root.depth(exceeding: limits.maxDepth) != nil, "an accepted patch nested the document past the limit")
                 rev += 1

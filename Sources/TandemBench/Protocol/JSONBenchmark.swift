@@ -62,7 +62,7 @@ enum JSONBenchmark {
             measureCPU {
                 for _ in 0..<count {
                     output.removeAll(keepingCapacity: true)
-                    guard case .patch(let seq, let ops)? = try? ClientMessage.decode(message) else { continue }
+                    guard case .patch(let seq, let ops, _)? = try? ClientMessage.decode(message) else { continue }
                     ServerMessage.patch(PatchEvent(rev: 99, user: "u", client: "c", seq: seq, ops: ops)).encode(into: &output)
                     sink &+= output.count
                 }

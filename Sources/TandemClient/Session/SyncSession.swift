@@ -591,7 +591,7 @@ public actor SyncSession {
     private func sendOutgoing() {
         if let outbox, engine.isConnected {
             let messages = engine.nextOutgoing(now: clock())
-            let bindsNewSeq = messages.contains { if case .patch(let seq, _) = $0 { seq >= savedNextSeq } else { false } }
+            let bindsNewSeq = messages.contains { if case .patch(let seq, _, _) = $0 { seq >= savedNextSeq } else { false } }
             if persistence == nil || (!bindsNewSeq && held.isEmpty) {
                 for message in messages { outbox.yield(message.encoded()) }
             } else if !messages.isEmpty {

@@ -8,6 +8,10 @@ import TandemProtocol
 /// - `visible` is `confirmed` with every pending patch replayed on top, in order. A pending patch
 ///   that no longer applies after a remote change is left out of `visible` but still sent: the
 ///   server decides, and its `ack` or `reject` settles it.
+/// - Each remote change rebases the pending patches over its array edits (`PatchRebase`), oldest
+///   first, so a pending "remove the item at 3" still names the item its author saw; each patch
+///   goes out with the rev it was made on as `base`, and the server rebases it the same way over
+///   what it applied meanwhile. An ack carrying ops (a rebased patch) gives `confirmed` those ops.
 /// - Seq numbers are assigned when a patch is first sent, strictly increasing, and survive
 ///   reconnects together with the client id; a resent patch keeps its seq.
 /// - After all messages are delivered and the outbox is drained, `confirmed == visible ==` the
@@ -67,7 +71,8 @@ public struct SyncEngine: Sendable {
         confirmed = Document(saved.confirmed) ?? Document()
         epoch = saved.epoch
         rev = saved.rev
-        pending = saved.pending.map { PendingPatch(seq: $0.seq, ops: $0.ops, stage: .unsent) }
+        // Saved patches are on the saved state (a base of 0 was saved without one).
+        pending = saved.pending.map { PendingPatch(seq: $0.seq, ops: $0.ops, stage: .unsent, base: $0.base > 0 ? min($0.base, saved.rev) : saved.rev) }
         nextSeq = max(1, saved.nextSeq)
         needsSnapshot = saved.needsSnapshot
         var ignored: [EngineEvent] = []
@@ -124,7 +129,7 @@ public struct SyncEngine: Sendable {
         // interacts with one of them must stay too, or that op would see another state.
         var keptLater: [PatchOp] = []
         var index = pending.count - 1
-        while index >= 0, pending[index].isMergeable {
+        while index >= 0, pending[index].isMergeable, pending[index].base == rev {
             var kept: [PatchOp] = []
             for op in pending[index].ops.reversed() where !op.isDecided(by: ops) || keptLater.contains(where: op.interacts(with:)) {
                 kept.append(op)
@@ -143,7 +148,7 @@ public struct SyncEngine: Sendable {
             // become one patch: at most one unsent value per high-rate path.
             pending[target].ops.append(contentsOf: ops)
         } else {
-            pending.append(PendingPatch(seq: nil, ops: ops, stage: .unsent))
+            pending.append(PendingPatch(seq: nil, ops: ops, stage: .unsent, base: rev))
         }
     }
 
@@ -151,7 +156,7 @@ public struct SyncEngine: Sendable {
     /// patch touches that path (merging moves the new value before those patches).
     private func unsentValueIndex(of path: JSONPointer) -> Int? {
         var index = pending.count - 1
-        while index >= 0, pending[index].isMergeable {
+        while index >= 0, pending[index].isMergeable, pending[index].base == rev {
             if highRatePath(of: pending[index].ops) == path { return index }
             if pending[index].ops.contains(where: { $0.interacts(with: .set(path, .null)) }) { return nil }
             index -= 1
@@ -181,7 +186,7 @@ public struct SyncEngine: Sendable {
             applyEvent(event, into: &events)
             recomputeVisible(before: before, into: &events)
             return events
-        case .ack(let seq, let ackRev, let duplicate): return receiveAck(seq: seq, rev: ackRev, duplicate: duplicate)
+        case .ack(let seq, let ackRev, let duplicate, let ops): return receiveAck(seq: seq, rev: ackRev, duplicate: duplicate, applied: ops)
         case .reject(let seq, let code, let message): return receiveReject(seq: seq, code: code, message: message)
         case .join, .presence, .leave, .signal, .pong, .error: return []
         }
@@ -239,7 +244,12 @@ public struct SyncEngine: Sendable {
                                         message: "the server did not apply this change (its reject was lost with the connection)", ops: patch.ops))
             }
         }
-        for index in pending.indices { pending[index].stage = .unsent }
+        for index in pending.indices {
+            pending[index].stage = .unsent
+            pending[index].sent = nil
+            // A snapshot carries no edits to rebase over: the patches apply to the new state as they are.
+            if snapshot { pending[index].base = rev }
+        }
         nextSeq = max(nextSeq, welcome.lastSeq + 1)
         isConnected = true
         let rate = welcome.limits.rate * configuration.pacingShare
@@ -259,23 +269,49 @@ public struct SyncEngine: Sendable {
             events.append(.resyncNeeded(reason: "expected rev \(rev + 1), received rev \(event.rev)"))
             return
         }
+        var edits: [ArrayEdit] = []
         do {
-            try confirmed.apply(event.ops, limits: PatchLimits.unlimited)
+            try confirmed.apply(event.ops, limits: PatchLimits.unlimited, edits: &edits)
         } catch {
             needsSnapshot = true
             events.append(.resyncNeeded(reason: "rev \(event.rev) does not apply to the confirmed state: \(error)"))
             return
         }
+        let previous = rev
         rev = event.rev
         if event.client == clientID, let index = pending.firstIndex(where: { $0.seq == event.seq }) {
             pending.remove(at: index)
+            advanceBases(from: previous)
             events.append(.acknowledged(seq: event.seq, rev: event.rev))
         } else {
+            rebasePending(over: edits, from: previous)
             events.append(.remoteChange(event))
         }
     }
 
-    private mutating func receiveAck(seq: Int64, rev ackRev: Int64, duplicate: Bool) -> [EngineEvent] {
+    /// The patches made on rev `previous` with this client's own patch on top are, now that the patch
+    /// is confirmed, made on the current rev.
+    private mutating func advanceBases(from previous: Int64) {
+        for index in pending.indices where pending[index].base == previous { pending[index].base = rev }
+    }
+
+    /// Rebases every pending patch made on rev `from` over a remote change's `edits`, oldest first,
+    /// each over the edits as the ones before it rewrote them, exactly as the server rebases this
+    /// client's patches. A patch whose rebase fails (a `test` of a removed element) keeps its ops
+    /// and base: the server refuses it from there. A patch on an older base is left to the server.
+    private mutating func rebasePending(over edits: [ArrayEdit], from previous: Int64) {
+        var changes = [edits]
+        for index in pending.indices where pending[index].base == previous {
+            if !changes[0].isEmpty {
+                guard let rebased = try? PatchRebase.rebase(pending[index].ops, over: &changes) else { continue }
+                pending[index].ops = rebased
+            }
+            pending[index].base = rev
+        }
+    }
+
+    /// `applied`: the ops the server applied, when it rebased them; else it applied what was sent.
+    private mutating func receiveAck(seq: Int64, rev ackRev: Int64, duplicate: Bool, applied: [PatchOp]?) -> [EngineEvent] {
         guard let index = pending.firstIndex(where: { $0.seq == seq }) else { return [] } // settled already
         let patch = pending.remove(at: index)
         var events: [EngineEvent] = []
@@ -284,8 +320,9 @@ public struct SyncEngine: Sendable {
             // Applied earlier at a rev confirmed already holds.
         } else if ackRev == rev + 1 {
             do {
-                try confirmed.apply(patch.ops, limits: PatchLimits.unlimited)
+                try confirmed.apply(applied ?? patch.sent ?? patch.ops, limits: PatchLimits.unlimited)
                 rev = ackRev
+                advanceBases(from: ackRev - 1)
             } catch {
                 needsSnapshot = true
                 events.append(.resyncNeeded(reason: "acknowledged seq \(seq) does not apply to the confirmed state: \(error)"))
@@ -311,7 +348,8 @@ public struct SyncEngine: Sendable {
     /// Rebase: `visible` = `confirmed` + pending patches that still apply, in order.
     private mutating func recomputeVisible(before: Document, into events: inout [EngineEvent]) {
         var rebuilt = confirmed
-        for patch in pending {
+        // A patch left on an older base (its rebase failed) shows once the server has decided.
+        for patch in pending where patch.base == rev {
             try? rebuilt.apply(patch.ops, limits: PatchLimits.unlimited)
         }
         visible = rebuilt
@@ -326,7 +364,10 @@ public struct SyncEngine: Sendable {
         isConnected = false
         pacing = nil
         pacer = nil
-        for index in pending.indices { pending[index].stage = .unsent }
+        for index in pending.indices {
+            pending[index].stage = .unsent
+            pending[index].sent = nil
+        }
     }
 
     // MARK: - Sending
@@ -361,8 +402,9 @@ public struct SyncEngine: Sendable {
                 pending[index].seq = seq
             }
             pending[index].stage = .inFlight
+            pending[index].sent = pending[index].ops
             inFlight += 1
-            messages.append(.patch(seq: seq, ops: pending[index].ops))
+            messages.append(.patch(seq: seq, ops: pending[index].ops, base: pending[index].base))
         }
         return messages
     }

@@ -36,7 +36,7 @@ struct ClusterRoomSequencer: RoomSequencer {
                              message: "the cluster could not sequence your change (\(error.description)); reconnect to resume")
             }
         }
-        return .awaiting
+        return .awaiting(rebased: false)
     }
 
     func history(after: Int64, through: Int64, completion: @escaping @Sendable (Result<[PatchEvent], SequencingError>) -> Void) {

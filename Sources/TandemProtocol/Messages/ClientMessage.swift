@@ -5,8 +5,11 @@
 public enum ClientMessage: WireMessage {
     /// Opens the session.
     case hello(Hello)
-    /// A reliable change; `seq` strictly increases per client id, across reconnects.
-    case patch(seq: Int64, ops: [PatchOp])
+    /// A reliable change; `seq` strictly increases per client id, across reconnects. `base`, when
+    /// present, is the rev the ops were made on (the author's confirmed rev with its earlier pending
+    /// patches on top): the server rebases the ops over what other clients applied after it
+    /// (`PatchRebase`). Without it the ops apply as they are.
+    case patch(seq: Int64, ops: [PatchOp], base: Int64? = nil)
     /// Ephemeral per-participant data (an object).
     case presence(data: JSONValue)
     /// An ephemeral event for the other participants, never stored.
@@ -44,9 +47,13 @@ public enum ClientMessage: WireMessage {
                 JSONWriter.raw(#","presence":"#, into: &out)
                 JSONWriter.write(presence, into: &out)
             }
-        case .patch(let seq, let ops):
+        case .patch(let seq, let ops, let base):
             JSONWriter.raw(#"{"type":"patch","seq":"#, into: &out)
             JSONWriter.write(integer: seq, into: &out)
+            if let base {
+                JSONWriter.raw(#","base":"#, into: &out)
+                JSONWriter.write(integer: base, into: &out)
+            }
             JSONWriter.raw(#","ops":"#, into: &out)
             PatchOp.write(ops, into: &out)
         case .presence(let data):
@@ -87,11 +94,12 @@ public enum ClientMessage: WireMessage {
                 presence: try fields.optionalObject("presence")))
         case "patch":
             let seq = try fields.count("seq")
+            let base = fields.has("base") ? try fields.count("base") : nil
             guard let list = fields.members["ops"], case .array = list else {
                 throw .invalidPatch(seq: seq, .invalidOp(op: 0, reason: "\"ops\" must be an array of ops"))
             }
             do {
-                return .patch(seq: seq, ops: try PatchOp.list(from: list))
+                return .patch(seq: seq, ops: try PatchOp.list(from: list), base: base)
             } catch {
                 throw .invalidPatch(seq: seq, error)
             }

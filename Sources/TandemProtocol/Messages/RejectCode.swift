@@ -23,6 +23,9 @@ public enum RejectCode: Sendable, Hashable, CustomStringConvertible {
     case indexOutOfRange
     /// A `test` op found a different value: the patch's condition does not hold.
     case testFailed
+    /// The patch's `base` is older than the revisions the room keeps for rebasing; make the change
+    /// again on the current state.
+    case baseTooOld
     /// Reported by the client itself, never sent by a server: the room forgot this client's progress
     /// (`welcome.forgotten` with a snapshot), so whether this patch, sent over an earlier connection, was
     /// applied cannot be known; it is dropped rather than risk applying it twice.
@@ -42,6 +45,7 @@ public enum RejectCode: Sendable, Hashable, CustomStringConvertible {
         case .pathNotFound: "path_not_found"
         case .indexOutOfRange: "index_out_of_range"
         case .testFailed: "test_failed"
+        case .baseTooOld: "base_too_old"
         case .progressExpired: "progress_expired"
         case .other(let code): code
         }
@@ -59,6 +63,7 @@ public enum RejectCode: Sendable, Hashable, CustomStringConvertible {
         case "path_not_found": self = .pathNotFound
         case "index_out_of_range": self = .indexOutOfRange
         case "test_failed": self = .testFailed
+        case "base_too_old": self = .baseTooOld
         case "progress_expired": self = .progressExpired
         default: self = .other(wireValue)
         }

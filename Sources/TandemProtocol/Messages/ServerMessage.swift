@@ -9,8 +9,10 @@ public enum ServerMessage: WireMessage {
     /// A change applied from another connection, in rev order.
     case patch(PatchEvent)
     /// Your patch `seq` was applied (and is durable) at `rev`; `duplicate` when that seq had
-    /// been applied before (a resend after reconnect).
-    case ack(seq: Int64, rev: Int64, duplicate: Bool)
+    /// been applied before (a resend after reconnect). `ops`, present only when the server rebased
+    /// the patch (its `base` was behind), are the ops as applied: the client's confirmed state takes
+    /// these rather than the ops it sent.
+    case ack(seq: Int64, rev: Int64, duplicate: Bool, ops: [PatchOp]? = nil)
     /// Your patch `seq` was not applied; roll it back.
     case reject(seq: Int64, code: RejectCode, message: String)
     /// A participant arrived.
@@ -51,12 +53,16 @@ public enum ServerMessage: WireMessage {
         case .patch(let event):
             event.write(into: &out)
             return
-        case .ack(let seq, let rev, let duplicate):
+        case .ack(let seq, let rev, let duplicate, let ops):
             JSONWriter.raw(#"{"type":"ack","seq":"#, into: &out)
             JSONWriter.write(integer: seq, into: &out)
             JSONWriter.raw(#","rev":"#, into: &out)
             JSONWriter.write(integer: rev, into: &out)
             JSONWriter.raw(duplicate ? #","duplicate":true"# : #","duplicate":false"#, into: &out)
+            if let ops {
+                JSONWriter.raw(#","ops":"#, into: &out)
+                PatchOp.write(ops, into: &out)
+            }
         case .reject(let seq, let code, let message):
             JSONWriter.raw(#"{"type":"reject","seq":"#, into: &out)
             JSONWriter.write(integer: seq, into: &out)
@@ -116,7 +122,8 @@ public enum ServerMessage: WireMessage {
         case "patch":
             return .patch(try PatchEvent(reading: fields))
         case "ack":
-            return .ack(seq: try fields.count("seq"), rev: try fields.count("rev"), duplicate: try fields.bool("duplicate"))
+            return .ack(seq: try fields.count("seq"), rev: try fields.count("rev"), duplicate: try fields.bool("duplicate"),
+                        ops: fields.has("ops") ? try fields.ops("ops") : nil)
         case "reject":
             return .reject(
                 seq: try fields.count("seq"), code: RejectCode(wireValue: try fields.string("code")),

@@ -20,6 +20,9 @@ public enum PatchError: Error, Sendable, Hashable, CustomStringConvertible {
     case indexOutOfRange(op: Int, path: String, reason: String)
     /// Op number `op` (zero-based), a `test`, found a different value at `path`.
     case testFailed(op: Int, path: String)
+    /// The patch was made on rev `base`, but the room keeps what changed only after rev `oldest`, so
+    /// it cannot be rebased onto the current state.
+    case baseTooOld(base: Int64, oldest: Int64)
 
     /// The `reject` code for this error.
     public var code: RejectCode {
@@ -33,6 +36,7 @@ public enum PatchError: Error, Sendable, Hashable, CustomStringConvertible {
         case .pathNotFound: .pathNotFound
         case .indexOutOfRange: .indexOutOfRange
         case .testFailed: .testFailed
+        case .baseTooOld: .baseTooOld
         }
     }
 
@@ -41,7 +45,7 @@ public enum PatchError: Error, Sendable, Hashable, CustomStringConvertible {
         switch self {
         case .invalidPath(let op, _, _), .invalidOp(let op, _), .tooDeep(let op, _, _), .pathNotFound(let op, _, _),
              .indexOutOfRange(let op, _, _), .testFailed(let op, _): op
-        case .tooManyOps, .tooLarge, .forbidden: nil
+        case .tooManyOps, .tooLarge, .forbidden, .baseTooOld: nil
         }
     }
 
@@ -58,6 +62,8 @@ public enum PatchError: Error, Sendable, Hashable, CustomStringConvertible {
         case .pathNotFound(let op, let path, let reason): "op \(op): path \"\(path)\" not found: \(reason)"
         case .indexOutOfRange(let op, let path, let reason): "op \(op): \"\(path)\": \(reason)"
         case .testFailed(let op, let path): "op \(op): test failed: the value at \"\(path)\" differs"
+        case .baseTooOld(let base, let oldest):
+            "the patch was made on rev \(base), but the room keeps the changes after rev \(oldest) only; make the change again on the current state"
         }
     }
 }

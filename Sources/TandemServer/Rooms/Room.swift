@@ -23,6 +23,8 @@ package final class Room: Sendable {
     private struct Awaiting {
         var connection: ConnectionID
         var arrival: ContinuousClock.Instant
+        /// The ops applied differ from those sent: the ack carries them.
+        var rebased: Bool
     }
 
     private struct ClientSeq: Hashable {
@@ -164,14 +166,15 @@ package final class Room: Sendable {
     }
 
     /// Submits a patch from `connection` to the room's sequencer. Its ack (or reject) and the others'
-    /// patch events are released in rev order, once the patch is durable.
-    func submit(seq: Int64, ops: [PatchOp], from connection: ConnectionID, client: String) {
+    /// patch events are released in rev order, once the patch is durable. `base`: the rev the ops
+    /// were made on, when the client sent one.
+    func submit(seq: Int64, ops: [PatchOp], base: Int64?, from connection: ConnectionID, client: String) {
         let arrival = ContinuousClock.now
         state.withLock { state in
             guard !state.broken, let member = state.members[client], member.connection == connection else { return }
-            switch sequencer.submit(SubmittedPatch(seq: seq, ops: ops, author: member.identity), core: &state.core, room: self) {
-            case .awaiting:
-                state.awaiting[ClientSeq(client: client, seq: seq)] = Awaiting(connection: connection, arrival: arrival)
+            switch sequencer.submit(SubmittedPatch(seq: seq, ops: ops, base: base, author: member.identity), core: &state.core, room: self) {
+            case .awaiting(let rebased):
+                state.awaiting[ClientSeq(client: client, seq: seq)] = Awaiting(connection: connection, arrival: arrival, rebased: rebased)
             case .answer(let message):
                 answer(message, to: client, connection: connection, in: &state)
             }
@@ -314,7 +317,7 @@ package final class Room: Sendable {
         state.withLock { state in
             let key = ClientSeq(client: client, seq: seq)
             guard let awaiting = state.awaiting[key] else { return }
-            if case .ack(_, let rev, _) = message, rev > state.gate.releasedRev { return }
+            if case .ack(_, let rev, _, _) = message, rev > state.gate.releasedRev { return }
             state.awaiting[key] = nil
             answer(message, to: client, connection: awaiting.connection, in: &state)
         }
@@ -413,8 +416,9 @@ package final class Room: Sendable {
     /// Returns when the author's patch arrived, if its author is connected here.
     private func send(_ event: PatchEvent, _ frames: ReleasedFrames, in state: inout State) -> ContinuousClock.Instant? {
         let author = state.awaiting.removeValue(forKey: ClientSeq(client: event.client, seq: event.seq))
+        let ack = author?.rebased == true ? OutboundMessage(.ack(seq: event.seq, rev: event.rev, duplicate: false, ops: event.ops)) : frames.ack
         for member in state.members.values where member.isLive {
-            member.sink.send(member.connection == author?.connection && member.identity.client == event.client ? frames.ack : frames.patch)
+            member.sink.send(member.connection == author?.connection && member.identity.client == event.client ? ack : frames.patch)
         }
         for held in state.gate.release(through: event.rev) {
             switch held {

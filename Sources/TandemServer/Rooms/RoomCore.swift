@@ -24,8 +24,9 @@ package struct RoomCore: Sendable {
 
     /// The outcome of a submitted patch.
     enum Submission: Sendable, Equatable {
-        /// Applied at `event.rev`; `writes` make it durable.
-        case applied(PatchEvent, [StorageWrite])
+        /// Applied at `event.rev`; `writes` make it durable. `rebased` when the ops applied differ
+        /// from those submitted (its author's `base` was behind): the ack then carries them.
+        case applied(PatchEvent, [StorageWrite], rebased: Bool)
         /// The seq had been applied before, at `rev`; `nil` means "look it up in storage".
         case duplicate(seq: Int64, rev: Int64?)
         /// Not applied; nothing changed.
@@ -62,6 +63,8 @@ package struct RoomCore: Sendable {
     private var nextExpirySweep: Int64 = 0
     /// Client ids forgotten while no write was being made (at the load), for the next write to store.
     private var unstoredForgets: [String] = []
+    /// Per client that sent a patch with an older `base`: what its next one is rebased over.
+    private(set) var rebases: [String: RebaseContext] = [:]
 
     /// A new, empty room, and the write that stores it.
     static func create(name: String, epoch: String, settings: Settings) -> (RoomCore, StorageWrite) {
@@ -84,16 +87,18 @@ package struct RoomCore: Sendable {
         var expected = record.snapshotRev + 1
         // Stored patches passed the limits when they were applied; limits may have shrunk since.
         let unlimited = PatchLimits.unlimited
+        var edits: [ArrayEdit] = []
         for patch in record.patchesAfterSnapshot {
             guard patch.rev == expected else { throw .gap(room: record.room, expected: expected, found: patch.rev) }
             let event: PatchEvent
             do {
                 event = try PatchEvent(stored: patch)
-                try document.apply(event.ops, limits: unlimited)
+                edits = []
+                try document.apply(event.ops, limits: unlimited, edits: &edits)
             } catch {
                 throw .corruptPatch(room: record.room, rev: patch.rev, reason: "\(error)")
             }
-            recent.append(event)
+            recent.append(event, edits: edits)
             expected += 1
         }
         guard expected - 1 == record.rev else { throw .gap(room: record.room, expected: record.rev, found: expected - 1) }
@@ -124,10 +129,11 @@ package struct RoomCore: Sendable {
     /// - Throws: `PatchError` when the patch does not apply, i.e. this copy diverged and must be reloaded.
     mutating func fold(_ event: PatchEvent) throws(PatchError) {
         precondition(event.rev == rev + 1, "folds arrive in rev order")
-        try document.apply(event.ops, limits: PatchLimits.unlimited)
+        var edits: [ArrayEdit] = []
+        try document.apply(event.ops, limits: PatchLimits.unlimited, edits: &edits)
         rev = event.rev
         progress[event.client] = ClientProgress(lastSeq: event.seq, lastRev: event.rev)
-        recent.append(event)
+        recent.append(event, edits: edits)
         oldestStoredRev = max(oldestStoredRev, rev - settings.historyWindow + 1)
     }
 
@@ -148,12 +154,16 @@ package struct RoomCore: Sendable {
             for (client, entry) in progress where now - entry.lastSeen > ttl { forgotten.append(client) }
             nextExpirySweep = now + min(ttl, 3_600_000)
         }
-        for client in forgotten { progress.removeValue(forKey: client) }
+        for client in forgotten {
+            progress.removeValue(forKey: client)
+            rebases.removeValue(forKey: client)
+        }
         let cap = settings.maxTrackedClients
         if progress.count > cap + max(1, cap / 16) {
             let oldest = progress.sorted { $0.value.lastRev < $1.value.lastRev }.prefix(progress.count - cap)
             for (client, _) in oldest {
                 progress.removeValue(forKey: client)
+                rebases.removeValue(forKey: client)
                 forgotten.append(client)
             }
         }
@@ -167,7 +177,12 @@ package struct RoomCore: Sendable {
     /// client id the room still remembers (`boundProgress`; a welcome tells a client it may be forgotten).
     /// A viewer's patch is rejected `forbidden`; an invalid one is rejected with the
     /// document unchanged and no rev consumed. `now` (unix ms) is when the room heard from the client.
-    mutating func submit(seq: Int64, ops: [PatchOp], author: SessionIdentity, now: Int64 = 0) -> Submission {
+    ///
+    /// A `base` behind the room's rev rebases the ops (`PatchRebase`) over the other clients' patches
+    /// applied after it, as the author's engine rebases its pending patches over them; the changes are
+    /// rewritten past these ops even when they then fail to apply, as the author's engine does until
+    /// the reject reaches it. A base older than the recent history is rejected `base_too_old`.
+    mutating func submit(seq: Int64, ops submitted: [PatchOp], base: Int64? = nil, author: SessionIdentity, now: Int64 = 0) -> Submission {
         if let known = progress[author.client], seq <= known.lastSeq {
             if seq == known.lastSeq { return .duplicate(seq: seq, rev: known.lastRev) }
             return .duplicate(seq: seq, rev: recent.revision(client: author.client, seq: seq))
@@ -178,12 +193,30 @@ package struct RoomCore: Sendable {
         guard seq >= 1 else {
             return .rejected(seq: seq, .invalidOp(op: 0, reason: "seq must be 1 or more"))
         }
+        var ops = submitted
+        if let base, base < rev {
+            guard var changes = rebaseChanges(for: author.client, after: base) else {
+                return .rejected(seq: seq, .baseTooOld(base: base, oldest: (recent.oldestRev ?? rev + 1) - 1))
+            }
+            var edits = changes.map(\.edits)
+            do {
+                ops = try PatchRebase.rebase(submitted, over: &edits)
+            } catch {
+                return .rejected(seq: seq, error)
+            }
+            for index in changes.indices { changes[index].edits = edits[index] }
+            rebases[author.client] = RebaseContext(since: base, through: rev, changes: changes)
+        } else {
+            rebases.removeValue(forKey: author.client)
+        }
+        var edits: [ArrayEdit] = []
         do {
-            try document.apply(ops, limits: settings.limits)
+            try document.apply(ops, limits: settings.limits, edits: &edits)
         } catch {
             return .rejected(seq: seq, error)
         }
         rev += 1
+        if rebases[author.client] != nil { rebases[author.client]?.through = rev }
         // Encoded once: the same bytes are stored, kept for replays and sent in every connection's frame.
         var encodedOps: [UInt8] = []
         PatchOp.write(ops, into: &encodedOps)
@@ -194,7 +227,7 @@ package struct RoomCore: Sendable {
             forgotten = unstoredForgets.filter { progress[$0] == nil } + forgotten
             unstoredForgets = []
         }
-        recent.append(event)
+        recent.append(event, edits: edits)
         var writes: [StorageWrite] = [.appendPatch(StoredPatch(room: name, event: event, time: now))]
         if !forgotten.isEmpty { writes.append(.forgetClients(room: name, clients: forgotten)) }
         if rev - snapshotRev >= settings.snapshotInterval {
@@ -203,7 +236,25 @@ package struct RoomCore: Sendable {
             snapshotRev = rev
             oldestStoredRev = max(oldestStoredRev, keepFrom)
         }
-        return .applied(event, writes)
+        return .applied(event, writes, rebased: ops != submitted)
+    }
+
+    /// The other clients' changes after `base` as `client`'s next patch sees them: its rebase context
+    /// (changes rewritten past its own patches), then the recent history after the context. `nil` when
+    /// the history no longer reaches back to `base`.
+    private func rebaseChanges(for client: String, after base: Int64) -> [RebaseContext.Change]? {
+        var changes: [RebaseContext.Change] = []
+        var from = base
+        // A base older than the context's (a late resend) is rebased over the history alone.
+        if let context = rebases[client], base >= context.since {
+            changes = context.changes.filter { $0.rev > base }
+            from = max(base, context.through)
+        }
+        guard let later = recent.entries(after: from, through: rev) else { return nil }
+        for entry in later where entry.event.client != client && !entry.edits.isEmpty {
+            changes.append(RebaseContext.Change(rev: entry.event.rev, edits: entry.edits))
+        }
+        return changes
     }
 
     /// How a client that last saw `resume` catches up: replay when its epoch matches and the

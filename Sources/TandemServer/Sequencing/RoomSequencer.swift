@@ -33,6 +33,8 @@ package struct SubmittedPatch: Sendable {
     package var seq: Int64
     /// The ops, validated against the message limits, not yet against the document.
     package var ops: [PatchOp]
+    /// The rev the ops were made on, when the client said (`patch.base`).
+    package var base: Int64?
     /// Who sent it.
     package var author: SessionIdentity
 }
@@ -40,8 +42,9 @@ package struct SubmittedPatch: Sendable {
 /// What the room does for the author of a submitted patch.
 package enum SubmitDecision: Sendable {
     /// The outcome comes later: the patch's release (`Room.release`, `Room.fold`) acks it, or
-    /// `Room.settle` answers it when it was not applied. The room remembers which connection waits.
-    case awaiting
+    /// `Room.settle` answers it when it was not applied. The room remembers which connection waits,
+    /// and whether the ops were `rebased` (the ack then carries the ops applied).
+    case awaiting(rebased: Bool)
     /// Answer now (a reject, or the ack of a duplicate): sent after every patch applied before it.
     case answer(ServerMessage)
 }

@@ -163,8 +163,8 @@ final class ServerSession: Sendable {
 
     private func forward(_ message: ClientMessage, to room: Room, as identity: SessionIdentity) {
         switch message {
-        case .patch(let seq, let ops):
-            room.submit(seq: seq, ops: ops, from: id, client: identity.client)
+        case .patch(let seq, let ops, let base):
+            room.submit(seq: seq, ops: ops, base: base, from: id, client: identity.client)
         case .presence(let data):
             if let refusal = depthRefusal(of: data, "presence.data") { return sink.send(OutboundMessage(refusal)) }
             room.updatePresence(data, from: id, client: identity.client)

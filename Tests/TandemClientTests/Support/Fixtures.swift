@@ -36,6 +36,6 @@ enum Fixtures {
     }
 
     static func seqs(_ messages: [ClientMessage]) -> [Int64] {
-        messages.compactMap { if case .patch(let seq, _) = $0 { seq } else { nil } }
+        messages.compactMap { if case .patch(let seq, _, _) = $0 { seq } else { nil } }
     }
 }

@@ -119,7 +119,7 @@ struct SyncSimulation {
         guard clients[index].connection != nil else { return }
         let messages = clients[index].engine.nextOutgoing(now: now)
         for message in messages {
-            guard case .patch(let seq, let ops) = message else { continue }
+            guard case .patch(let seq, let ops, _) = message else { continue }
             if let earlier = clients[index].sentOps[seq] {
                 #expect(earlier == ops, "seq \(seq) resent with other ops")
             } else {
@@ -141,7 +141,7 @@ struct SyncSimulation {
                 case .acknowledged(let seq, let rev):
                     // A duplicate ack repeats the server's claim that the seq was applied earlier; the
                     // contract is checked on the first-hand ones.
-                    if case .ack(_, _, true) = message { break }
+                    if case .ack(_, _, true, _) = message { break }
                     clients[index].acknowledged.append((seq, rev))
                     if case .patch = message { stats.ownEventAcks += 1 }
                 case .rejected: stats.rejects += 1
@@ -217,10 +217,10 @@ struct SyncSimulation {
     /// reject goes back over the connection it came from (if that one is still current), the
     /// patch event to every other current connection, the author's newer connection included.
     mutating func serve(_ message: ClientMessage, from index: Int, connection: Int) {
-        guard case .patch(let seq, let ops) = message else { return }
+        guard case .patch(let seq, let ops, _) = message else { return }
         let current = clients[index].connection == connection
         switch core.submit(seq: seq, ops: ops, author: clients[index].identity) {
-        case .applied(let event, _):
+        case .applied(let event, _, _):
             stats.acks += 1
             if !current { stats.lateApplied += 1 }
             documents[core.rev] = core.document
