@@ -19,7 +19,10 @@ import TandemProtocol
             var simulation = SyncSimulation(seed: seed)
             simulation.run(steps: 150)
             simulation.checkConverged()
+            simulation.checkIntent()
             totals.acks += simulation.stats.acks
+            totals.rebasedAcks += simulation.stats.rebasedAcks
+            totals.intentChecks += simulation.stats.intentChecks
             totals.rejects += simulation.stats.rejects
             totals.drops += simulation.stats.drops
             totals.replays += simulation.stats.replays
@@ -32,6 +35,8 @@ import TandemProtocol
         #expect(totals.rejects > 0)
         #expect(totals.drops > 10)
         #expect(totals.replays > 0 && totals.snapshots > 0)
+        #expect(totals.rebasedAcks > 0, "no patch was rebased")
+        #expect(totals.intentChecks > 1, "intent checked in \(totals.intentChecks) simulations only")
     }
 
     @Test func generatorReachesRarePaths() async {
@@ -41,6 +46,7 @@ import TandemProtocol
             var simulation = SyncSimulation(seed: UInt64(seed) &* 0x9E37_79B9 &+ 3)
             simulation.run(steps: 150)
             simulation.checkConverged()
+            simulation.checkIntent()
             lateApplied += simulation.stats.lateApplied
             ownEventAcks += simulation.stats.ownEventAcks
             duplicates += simulation.stats.duplicates
