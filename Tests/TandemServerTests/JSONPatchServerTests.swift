@@ -67,4 +67,60 @@ import TandemProtocol
         await late.socket.close()
         await harness.shutdown()
     }
+
+    /// The next patch event `client` gets.
+    private static func nextEvent(_ client: ProtocolClient) async -> PatchEvent? {
+        while let message = await client.next(timeout: .seconds(30)) {
+            if case .patch(let event) = message { return event }
+        }
+        return nil
+    }
+
+    @Test func aPatchOnAnOlderBaseIsRebasedOverWhatOthersAppliedSinceAndItsAckSaysHow() async throws {
+        let harness = try InviteServer()
+        let alice = try await harness.connect(token: harness.token(user: "alice"), client: "a1")
+        let bob = try await harness.connect(token: harness.token(user: "bob", role: .guest), client: "b1")
+        guard case .welcome? = await alice.next(timeout: .seconds(30)), case .welcome? = await bob.next(timeout: .seconds(30)) else {
+            Issue.record("not welcomed")
+            await harness.shutdown()
+            return
+        }
+        try await alice.send(.patch(seq: 1, ops: try ops(#"[{"op":"set","path":"/cart","value":["a","b","c"]}]"#), base: 0))
+        #expect(await Self.nextAnswer(alice) == .ack(seq: 1, rev: 1, duplicate: false))
+        #expect(await Self.nextEvent(bob)?.rev == 1)
+        // Alice takes out "a"; Bob, still on rev 1, takes out "c" (index 2 as he sees it) and checks "b".
+        try await alice.send(.patch(seq: 2, ops: try ops(#"[{"op":"remove","path":"/cart/0"}]"#), base: 1))
+        #expect(await Self.nextAnswer(alice) == .ack(seq: 2, rev: 2, duplicate: false))
+        try await bob.send(.patch(seq: 1, ops: try ops(#"[{"op":"test","path":"/cart/1","value":"b"},{"op":"remove","path":"/cart/2"}]"#), base: 1))
+        let rebased = try ops(#"[{"op":"test","path":"/cart/0","value":"b"},{"op":"remove","path":"/cart/1"}]"#)
+        #expect(await Self.nextAnswer(bob) == .ack(seq: 1, rev: 3, duplicate: false, ops: rebased))
+        #expect(await Self.nextEvent(alice)?.ops == rebased, "the others get the ops as applied")
+        // A test follows its element past an insert before it.
+        try await alice.send(.patch(seq: 3, ops: try ops(#"[{"op":"add","path":"/cart/0","value":"z"}]"#), base: 3))
+        #expect(await Self.nextAnswer(alice) == .ack(seq: 3, rev: 4, duplicate: false))
+        try await bob.send(.patch(seq: 2, ops: try ops(#"[{"op":"test","path":"/cart/0","value":"b"},{"op":"set","path":"/cart/0","value":"B"}]"#), base: 3))
+        #expect(await Self.nextAnswer(bob) == .ack(seq: 2, rev: 5, duplicate: false,
+                                                     ops: try ops(#"[{"op":"test","path":"/cart/1","value":"b"},{"op":"set","path":"/cart/1","value":"B"}]"#)))
+        // A test of an element someone removed meanwhile fails, whatever now sits at its index.
+        try await alice.send(.patch(seq: 4, ops: try ops(#"[{"op":"remove","path":"/cart/1"},{"op":"add","path":"/cart/-","value":"B"}]"#), base: 5))
+        #expect(await Self.nextAnswer(alice) == .ack(seq: 4, rev: 6, duplicate: false))
+        try await bob.send(.patch(seq: 3, ops: try ops(#"[{"op":"test","path":"/cart/1","value":"B"},{"op":"remove","path":"/cart/1"}]"#), base: 5))
+        guard case .reject(3, .testFailed, _)? = await Self.nextAnswer(bob) else {
+            Issue.record("the test of a removed element passed")
+            await harness.shutdown()
+            return
+        }
+        await alice.socket.close()
+        await bob.socket.close()
+
+        let late = try await harness.connect(token: harness.token(user: "carol"), client: "c1")
+        guard case .welcome(let welcome)? = await late.next(timeout: .seconds(30)), case .state(let state) = welcome.sync else {
+            Issue.record("carol not welcomed with the state")
+            await harness.shutdown()
+            return
+        }
+        #expect(state["cart"] == ["z", "B"], "\(state)")
+        await late.socket.close()
+        await harness.shutdown()
+    }
 }

@@ -65,6 +65,9 @@ package struct RoomCore: Sendable {
     private var unstoredForgets: [String] = []
     /// Per client that sent a patch with an older `base`: what its next one is rebased over.
     private(set) var rebases: [String: RebaseContext] = [:]
+    /// The newest rev that inserted or removed an array element (or may have: what was applied before
+    /// the load is not known). A patch on a base at or after it needs no rebase, history or not.
+    private var lastArrayEditRev: Int64 = 0
 
     /// A new, empty room, and the write that stores it.
     static func create(name: String, epoch: String, settings: Settings) -> (RoomCore, StorageWrite) {
@@ -88,6 +91,7 @@ package struct RoomCore: Sendable {
         // Stored patches passed the limits when they were applied; limits may have shrunk since.
         let unlimited = PatchLimits.unlimited
         var edits: [ArrayEdit] = []
+        var lastEdit = record.snapshotRev
         for patch in record.patchesAfterSnapshot {
             guard patch.rev == expected else { throw .gap(room: record.room, expected: expected, found: patch.rev) }
             let event: PatchEvent
@@ -99,6 +103,7 @@ package struct RoomCore: Sendable {
                 throw .corruptPatch(room: record.room, rev: patch.rev, reason: "\(error)")
             }
             recent.append(event, edits: edits)
+            if !edits.isEmpty { lastEdit = patch.rev }
             expected += 1
         }
         guard expected - 1 == record.rev else { throw .gap(room: record.room, expected: record.rev, found: expected - 1) }
@@ -107,6 +112,7 @@ package struct RoomCore: Sendable {
         var core = RoomCore(name: record.room, settings: settings, epoch: record.epoch, rev: record.rev, document: document,
                             progress: progress, recent: recent, oldestStoredRev: record.oldestRev, snapshotRev: record.snapshotRev)
         core.hasForgottenClients = record.forgotClients
+        core.lastArrayEditRev = lastEdit
         // Storage learns of what the load forgot with the room's next write.
         core.unstoredForgets = core.boundProgress(now: now)
         return core
@@ -121,6 +127,7 @@ package struct RoomCore: Sendable {
                             recent: RecentHistory(capacity: settings.recentCapacity),
                             oldestStoredRev: max(1, rev - settings.historyWindow + 1), snapshotRev: rev)
         core.boundsProgress = false
+        core.lastArrayEditRev = rev
         return core
     }
 
@@ -134,6 +141,7 @@ package struct RoomCore: Sendable {
         rev = event.rev
         progress[event.client] = ClientProgress(lastSeq: event.seq, lastRev: event.rev)
         recent.append(event, edits: edits)
+        if !edits.isEmpty { lastArrayEditRev = rev }
         oldestStoredRev = max(oldestStoredRev, rev - settings.historyWindow + 1)
     }
 
@@ -181,7 +189,8 @@ package struct RoomCore: Sendable {
     /// A `base` behind the room's rev rebases the ops (`PatchRebase`) over the other clients' patches
     /// applied after it, as the author's engine rebases its pending patches over them; the changes are
     /// rewritten past these ops even when they then fail to apply, as the author's engine does until
-    /// the reject reaches it. A base older than the recent history is rejected `base_too_old`.
+    /// the reject reaches it. A base older than the recent history is rejected `base_too_old` when an
+    /// array was edited after it (otherwise there is nothing to rebase over).
     mutating func submit(seq: Int64, ops submitted: [PatchOp], base: Int64? = nil, author: SessionIdentity, now: Int64 = 0) -> Submission {
         if let known = progress[author.client], seq <= known.lastSeq {
             if seq == known.lastSeq { return .duplicate(seq: seq, rev: known.lastRev) }
@@ -228,6 +237,7 @@ package struct RoomCore: Sendable {
             unstoredForgets = []
         }
         recent.append(event, edits: edits)
+        if !edits.isEmpty { lastArrayEditRev = rev }
         var writes: [StorageWrite] = [.appendPatch(StoredPatch(room: name, event: event, time: now))]
         if !forgotten.isEmpty { writes.append(.forgetClients(room: name, clients: forgotten)) }
         if rev - snapshotRev >= settings.snapshotInterval {
@@ -241,8 +251,9 @@ package struct RoomCore: Sendable {
 
     /// The other clients' changes after `base` as `client`'s next patch sees them: its rebase context
     /// (changes rewritten past its own patches), then the recent history after the context. `nil` when
-    /// the history no longer reaches back to `base`.
+    /// the history no longer reaches back to `base` and an array was edited after it.
     private func rebaseChanges(for client: String, after base: Int64) -> [RebaseContext.Change]? {
+        if base >= lastArrayEditRev { return [] }
         var changes: [RebaseContext.Change] = []
         var from = base
         // A base older than the context's (a late resend) is rebased over the history alone.
