@@ -14,10 +14,24 @@ import TandemProtocol
         #expect(PatchOp.diff(from: old, to: old).isEmpty)
     }
 
-    @Test func setsArraysWholeWhenTheirLengthChanges() {
-        let ops = PatchOp.diff(from: ["list": [1, 2, 3]], to: ["list": [1, 2]])
-        #expect(ops == [.set(JSONPointer(tokens: ["list"]), [1, 2])])
+    @Test func aLengthChangeInsertsAndRemovesByIndexBetweenWhatStaysTheSame() throws {
+        let list = { (token: String) in JSONPointer(tokens: ["list", token]) }
+        #expect(PatchOp.diff(from: ["list": [1, 2, 3]], to: ["list": [1, 3]]) == [.remove(list("1"))])
+        #expect(PatchOp.diff(from: ["list": [1, 2, 3]], to: ["list": [1, 2]]) == [.remove(list("2"))])
+        #expect(PatchOp.diff(from: ["list": [1, 2, 3, 4]], to: ["list": [1, 4]]) == [.remove(list("1")), .remove(list("1"))])
+        #expect(PatchOp.diff(from: ["list": [1, 2]], to: ["list": [0, 1, 2]]) == [.add(list("0"), 0)])
+        #expect(PatchOp.diff(from: ["list": [1, 3]], to: ["list": [1, 2, 2.5, 3]]) == [.add(list("1"), 2), .add(list("2"), 2.5)])
+        // What changed in between is compared element by element as far as both go.
+        #expect(PatchOp.diff(from: ["list": [1, ["n": 1], 3]], to: ["list": [1, ["n": 2], "x", 3]])
+                == [.set(JSONPointer(tokens: ["list", "1", "n"]), 2), .add(list("2"), "x")])
         #expect(PatchOp.diff(from: ["v": 1], to: ["v": ["now": "object"]]) == [.set(JSONPointer(tokens: ["v"]), ["now": "object"])])
+        // Rebased, a removal takes out the element its author saw though someone inserted before it.
+        var server = Document(["list": [1, 2, 3]])
+        var edits: [ArrayEdit] = []
+        try server.apply([.add(list("0"), 0)], edits: &edits)
+        var changes = [edits]
+        try server.apply(try PatchRebase.rebase(PatchOp.diff(from: ["list": [1, 2, 3]], to: ["list": [1, 3]]), over: &changes))
+        #expect(server.root == ["list": [0, 1, 3]])
     }
 
     @Test func appendedElementsAreAddsAtTheEnd() throws {
@@ -29,8 +43,6 @@ import TandemProtocol
         var server = Document(["cart": [["id": 1], ["id": 9]], "tags": []])
         try server.apply(PatchOp.diff(from: old, to: new))
         #expect(server.root == ["cart": [["id": 1], ["id": 9], ["id": 2], ["id": 3]], "tags": ["sale"]])
-        // An insert that is not at the end still sets the array whole.
-        #expect(PatchOp.diff(from: ["l": [1, 2]], to: ["l": [0, 1, 2]]) == [.set(try JSONPointer(parsing: "/l"), [0, 1, 2])])
     }
 
     @Test func appliesBackToTheTarget() throws {

@@ -1,11 +1,13 @@
 extension PatchOp {
     /// The ops that turn `old` into `new` under Tandem's patch rules, touching only what
     /// changed: members are set or removed one by one, objects are compared member by member,
-    /// arrays of equal length element by element; elements appended to an array are each an
-    /// `add` at `-` (the end), so appends from several participants at once all land; any other
-    /// change of an array's length sets it whole (an index of an insert or removal could name
-    /// another element once someone else changed the array). Ops are ordered by path (keys in
-    /// UTF-8 order), so the same change always yields the same patch.
+    /// arrays of equal length element by element. When an array's length changes, the elements
+    /// its start and its end share are kept and what lies between is compared element by element
+    /// as far as both go, then the rest is removed (`remove` at its index) or inserted (`add` at
+    /// its index, or at `-` when nothing follows, so appends from several participants at once
+    /// all land). Indexes name the elements the author saw: a patch sent with its `base` is
+    /// rebased over what others inserted or removed meanwhile (`PatchRebase`). Ops are ordered by
+    /// path (keys in UTF-8 order), so the same change always yields the same patch.
     ///
     /// `old` and `new` are normally documents (objects); for anything else the result replaces
     /// the value at `base`. Applying the result to `old` yields `new`, though it may exceed
@@ -32,15 +34,23 @@ extension PatchOp {
             for (key, _) in JSONWriter.sortedMembers(before) where after[key] == nil {
                 ops.append(.remove(JSONPointer(tokens: path + [key])))
             }
-        case (.array(let before), .array(let after)) where before.count == after.count && !path.isEmpty:
-            for index in after.indices {
-                path.append(String(index))
-                appendDiff(from: before[index], to: after[index], path: &path, into: &ops)
+        case (.array(let before), .array(let after)) where !path.isEmpty:
+            var start = 0
+            while start < before.count, start < after.count, before[start] == after[start] { start += 1 }
+            var end = 0
+            while end < before.count - start, end < after.count - start, before[before.count - 1 - end] == after[after.count - 1 - end] { end += 1 }
+            let removed = before.count - start - end, inserted = after.count - start - end
+            let paired = min(removed, inserted)
+            for offset in 0..<paired {
+                path.append(String(start + offset))
+                appendDiff(from: before[start + offset], to: after[start + offset], path: &path, into: &ops)
                 path.removeLast()
             }
-        case (.array(let before), .array(let after)) where after.count > before.count && after.starts(with: before) && !path.isEmpty:
-            let end = JSONPointer(tokens: path + ["-"])
-            for element in after[before.count...] { ops.append(.add(end, element)) }
+            let at = start + paired
+            for _ in paired..<removed { ops.append(.remove(JSONPointer(tokens: path + [String(at)]))) }
+            for offset in paired..<inserted {
+                ops.append(.add(JSONPointer(tokens: path + [end == 0 ? "-" : String(start + offset)]), after[start + offset]))
+            }
         default:
             if old != new { ops.append(.set(JSONPointer(tokens: path), new)) }
         }
