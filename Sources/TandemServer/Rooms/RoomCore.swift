@@ -63,16 +63,16 @@ package struct RoomCore: Sendable {
     private var nextExpirySweep: Int64 = 0
     /// Client ids forgotten while no write was being made (at the load), for the next write to store.
     private var unstoredForgets: [String] = []
+    /// The array edits of the recent patches, for patches whose `base` is behind.
+    private var edits = EditHistory(capacity: 0)
     /// Per client that sent a patch with an older `base`: what its next one is rebased over.
     private(set) var rebases: [String: RebaseContext] = [:]
-    /// The newest rev that inserted or removed an array element (or may have: what was applied before
-    /// the load is not known). A patch on a base at or after it needs no rebase, history or not.
-    private var lastArrayEditRev: Int64 = 0
 
     /// A new, empty room, and the write that stores it.
     static func create(name: String, epoch: String, settings: Settings) -> (RoomCore, StorageWrite) {
-        let core = RoomCore(name: name, settings: settings, epoch: epoch, rev: 0, document: Document(), progress: [:],
+        var core = RoomCore(name: name, settings: settings, epoch: epoch, rev: 0, document: Document(), progress: [:],
                             recent: RecentHistory(capacity: settings.recentCapacity), oldestStoredRev: 1, snapshotRev: 0)
+        core.edits = EditHistory(capacity: settings.recentCapacity)
         return (core, .createRoom(room: name, epoch: epoch, snapshot: Array("{}".utf8)))
     }
 
@@ -90,20 +90,19 @@ package struct RoomCore: Sendable {
         var expected = record.snapshotRev + 1
         // Stored patches passed the limits when they were applied; limits may have shrunk since.
         let unlimited = PatchLimits.unlimited
-        var edits: [ArrayEdit] = []
-        var lastEdit = record.snapshotRev
+        var edits = EditHistory(capacity: settings.recentCapacity, at: record.snapshotRev)
         for patch in record.patchesAfterSnapshot {
             guard patch.rev == expected else { throw .gap(room: record.room, expected: expected, found: patch.rev) }
             let event: PatchEvent
             do {
                 event = try PatchEvent(stored: patch)
-                edits = []
-                try document.apply(event.ops, limits: unlimited, edits: &edits)
+                var made: [ArrayEdit] = []
+                try document.apply(event.ops, limits: unlimited, edits: &made)
+                edits.record(rev: patch.rev, client: patch.client, edits: made)
             } catch {
                 throw .corruptPatch(room: record.room, rev: patch.rev, reason: "\(error)")
             }
-            recent.append(event, edits: edits)
-            if !edits.isEmpty { lastEdit = patch.rev }
+            recent.append(event)
             expected += 1
         }
         guard expected - 1 == record.rev else { throw .gap(room: record.room, expected: record.rev, found: expected - 1) }
@@ -112,7 +111,7 @@ package struct RoomCore: Sendable {
         var core = RoomCore(name: record.room, settings: settings, epoch: record.epoch, rev: record.rev, document: document,
                             progress: progress, recent: recent, oldestStoredRev: record.oldestRev, snapshotRev: record.snapshotRev)
         core.hasForgottenClients = record.forgotClients
-        core.lastArrayEditRev = lastEdit
+        core.edits = edits
         // Storage learns of what the load forgot with the room's next write.
         core.unstoredForgets = core.boundProgress(now: now)
         return core
@@ -127,7 +126,7 @@ package struct RoomCore: Sendable {
                             recent: RecentHistory(capacity: settings.recentCapacity),
                             oldestStoredRev: max(1, rev - settings.historyWindow + 1), snapshotRev: rev)
         core.boundsProgress = false
-        core.lastArrayEditRev = rev
+        core.edits = EditHistory(capacity: settings.recentCapacity, at: rev)
         return core
     }
 
@@ -136,12 +135,12 @@ package struct RoomCore: Sendable {
     /// - Throws: `PatchError` when the patch does not apply, i.e. this copy diverged and must be reloaded.
     mutating func fold(_ event: PatchEvent) throws(PatchError) {
         precondition(event.rev == rev + 1, "folds arrive in rev order")
-        var edits: [ArrayEdit] = []
-        try document.apply(event.ops, limits: PatchLimits.unlimited, edits: &edits)
+        var made: [ArrayEdit] = []
+        try document.apply(event.ops, limits: PatchLimits.unlimited, edits: &made)
         rev = event.rev
         progress[event.client] = ClientProgress(lastSeq: event.seq, lastRev: event.rev)
-        recent.append(event, edits: edits)
-        if !edits.isEmpty { lastArrayEditRev = rev }
+        recent.append(event)
+        edits.record(rev: rev, client: event.client, edits: made)
         oldestStoredRev = max(oldestStoredRev, rev - settings.historyWindow + 1)
     }
 
@@ -203,29 +202,24 @@ package struct RoomCore: Sendable {
             return .rejected(seq: seq, .invalidOp(op: 0, reason: "seq must be 1 or more"))
         }
         var ops = submitted
-        if let base, base < rev {
-            guard var changes = rebaseChanges(for: author.client, after: base) else {
-                return .rejected(seq: seq, .baseTooOld(base: base, oldest: (recent.oldestRev ?? rev + 1) - 1))
-            }
-            var edits = changes.map(\.edits)
+        if let base {
             do {
-                ops = try PatchRebase.rebase(submitted, over: &edits)
+                let rebase = try edits.rebase(submitted, base: base, latest: rev, client: author.client, context: rebases[author.client])
+                ops = rebase.ops
+                rebases[author.client] = rebase.context
             } catch {
                 return .rejected(seq: seq, error)
             }
-            for index in changes.indices { changes[index].edits = edits[index] }
-            rebases[author.client] = RebaseContext(since: base, through: rev, changes: changes)
         } else {
             rebases.removeValue(forKey: author.client)
         }
-        var edits: [ArrayEdit] = []
+        var made: [ArrayEdit] = []
         do {
-            try document.apply(ops, limits: settings.limits, edits: &edits)
+            try document.apply(ops, limits: settings.limits, edits: &made)
         } catch {
             return .rejected(seq: seq, error)
         }
         rev += 1
-        if rebases[author.client] != nil { rebases[author.client]?.through = rev }
         // Encoded once: the same bytes are stored, kept for replays and sent in every connection's frame.
         var encodedOps: [UInt8] = []
         PatchOp.write(ops, into: &encodedOps)
@@ -236,8 +230,8 @@ package struct RoomCore: Sendable {
             forgotten = unstoredForgets.filter { progress[$0] == nil } + forgotten
             unstoredForgets = []
         }
-        recent.append(event, edits: edits)
-        if !edits.isEmpty { lastArrayEditRev = rev }
+        recent.append(event)
+        edits.record(rev: rev, client: author.client, edits: made)
         var writes: [StorageWrite] = [.appendPatch(StoredPatch(room: name, event: event, time: now))]
         if !forgotten.isEmpty { writes.append(.forgetClients(room: name, clients: forgotten)) }
         if rev - snapshotRev >= settings.snapshotInterval {
@@ -247,25 +241,6 @@ package struct RoomCore: Sendable {
             oldestStoredRev = max(oldestStoredRev, keepFrom)
         }
         return .applied(event, writes, rebased: ops != submitted)
-    }
-
-    /// The other clients' changes after `base` as `client`'s next patch sees them: its rebase context
-    /// (changes rewritten past its own patches), then the recent history after the context. `nil` when
-    /// the history no longer reaches back to `base` and an array was edited after it.
-    private func rebaseChanges(for client: String, after base: Int64) -> [RebaseContext.Change]? {
-        if base >= lastArrayEditRev { return [] }
-        var changes: [RebaseContext.Change] = []
-        var from = base
-        // A base older than the context's (a late resend) is rebased over the history alone.
-        if let context = rebases[client], base >= context.since {
-            changes = context.changes.filter { $0.rev > base }
-            from = max(base, context.through)
-        }
-        guard let later = recent.entries(after: from, through: rev) else { return nil }
-        for entry in later where entry.event.client != client && !entry.edits.isEmpty {
-            changes.append(RebaseContext.Change(rev: entry.event.rev, edits: entry.edits))
-        }
-        return changes
     }
 
     /// How a client that last saw `resume` catches up: replay when its epoch matches and the

@@ -1,0 +1,75 @@
+import TandemProtocol
+
+/// The array edits of a room's newest patches, with their authors: what a patch whose `base` is
+/// behind the room is rebased over (`PatchRebase`). A ring buffer; a rev it no longer holds can
+/// still be rebased from when no array changed after it.
+///
+/// One per room copy (the room's core, a cluster node's replica), advanced in rev order with every
+/// patch applied.
+package struct EditHistory: Sendable {
+    private struct Entry: Sendable {
+        var rev: Int64
+        var client: String
+        var edits: [ArrayEdit]
+    }
+
+    private var entries: [Entry] = []
+    private var head = 0
+    private let capacity: Int
+    /// The newest rev that inserted or removed an array element, or may have (what came before the
+    /// history started is not known).
+    private var lastEditRev: Int64
+
+    /// An empty history for a room at `rev`, whose earlier edits are not known.
+    package init(capacity: Int, at rev: Int64 = 0) {
+        self.capacity = max(0, capacity)
+        lastEditRev = rev
+    }
+
+    /// Records the edits `client`'s patch made at `rev` (the next rev).
+    package mutating func record(rev: Int64, client: String, edits: [ArrayEdit]) {
+        if !edits.isEmpty { lastEditRev = rev }
+        guard capacity > 0 else { return }
+        let entry = Entry(rev: rev, client: client, edits: edits)
+        if entries.count < capacity {
+            entries.append(entry)
+        } else {
+            entries[head] = entry
+            head = (head + 1) % capacity
+        }
+    }
+
+    /// `ops` of `client`, made on rev `base`, rebased onto the room at rev `latest` over the other
+    /// clients' edits after `base`, with `context` (the client's last one) standing in for the edits
+    /// its own earlier patches rewrote. Returns the ops to apply and the client's context for its
+    /// next patch (nil when nothing was behind).
+    /// - Throws: `PatchError.testFailed` (a `test` of a removed element), `.baseTooOld` when an
+    ///   array changed after `base` and the history no longer reaches back to it.
+    package func rebase(_ ops: [PatchOp], base: Int64, latest: Int64, client: String,
+                        context: RebaseContext?) throws(PatchError) -> (ops: [PatchOp], context: RebaseContext?) {
+        guard base < latest else { return (ops, nil) }
+        var changes: [RebaseContext.Change] = []
+        if base < lastEditRev {
+            var from = base
+            // A base older than the context's (a late resend) is rebased over the history alone.
+            if let context, base >= context.since {
+                changes = context.changes.filter { $0.rev > base }
+                from = max(base, context.through)
+            }
+            if from < lastEditRev {
+                let oldest = entries.isEmpty ? lastEditRev + 1 : entries[head].rev
+                guard oldest <= from + 1 else { throw .baseTooOld(base: base, oldest: oldest - 1) }
+                for index in entries.indices {
+                    let entry = entries[(head + index) % entries.count]
+                    if entry.rev > from, entry.rev <= latest, entry.client != client, !entry.edits.isEmpty {
+                        changes.append(RebaseContext.Change(rev: entry.rev, edits: entry.edits))
+                    }
+                }
+            }
+        }
+        var edits = changes.map(\.edits)
+        let rebased = try PatchRebase.rebase(ops, over: &edits)
+        for index in changes.indices { changes[index].edits = edits[index] }
+        return (rebased, RebaseContext(since: base, through: latest, changes: changes))
+    }
+}
