@@ -60,10 +60,28 @@ struct RedisRoomSequencerTests {
         }
     }
 
+    @Test("every op of protocol v1 passes the script's checks")
+    func acceptsEveryOp() async throws {
+        try await RedisTestContext.with { context in
+            let sequencer = RedisRoomSequencer(client: context.client(), settings: .init(maxOps: 8, maxPatchBytes: 1_024))
+            _ = try await sequencer.open(room: "r")
+            let ops = #"""
+                [{"op":"set","path":"/a","value":null},{"op":"add","path":"/l","value":[]},{"op":"replace","path":"/a","value":1},
+                 {"op":"test","path":"/a","value":1},{"op":"copy","from":"/a","path":"/b"},{"op":"move","from":"/b","path":"/l/-"},
+                 {"op":"remove","path":"/a"}]
+                """#
+            guard case .applied(_, 1) = try await sequencer.append(room: "r", client: "a", user: "u", seq: 1, ops: Array(ops.utf8)) else {
+                Issue.record("refused"); return
+            }
+        }
+    }
+
     @Test("patches over the limits or malformed are rejected without consuming a rev", arguments: [
         (#"{"op":"add"}"#, "ops must be a JSON array"),
         ("not json", "ops must be a JSON array"),
-        (#"[{"op":"add","path":"/a","value":1}]"#, "op 0 must be"),
+        (#"[{"op":"move","path":"/a"}]"#, "op 0 must be"),
+        (#"[{"op":"test","path":"/a"}]"#, "op 0 must be"),
+        (#"[{"op":"increment","path":"/a"}]"#, "op 0 must be"),
         (#"[{"op":"set","path":"/a","value":null},{"op":"set","value":2}]"#, "op 1 must be"),
         (#"[{"op":"set","path":"/a"}]"#, "op 0 must be"),
         (#"[{"op":"remove","path":"/a"},{"op":"remove","path":"/b"},{"op":"remove","path":"/c"}]"#, "the patch has 3 ops, more than the limit of 2"),

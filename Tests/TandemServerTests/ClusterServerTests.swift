@@ -144,6 +144,49 @@ struct ClusterServerTests {
         await redis.stop()
     }
 
+    @Test("a patch on an older base is rebased over what another node's client applied since; the ack carries the ops applied")
+    func patchesAreRebasedAcrossNodes() async throws {
+        let redis = try await RedisServerProcess.start()
+        let nodes = try (0..<2).map { _ in try Self.startNode(redisPort: redis.port) }
+        let group = try EventLoopGroup(threads: 1)
+        let ops = { (text: String) in try PatchOp.list(from: try JSONValue.parse(text)) }
+        let (alice, _) = try await Self.join(nodes[0].syncURL, user: "alice", client: "a1", loop: group.next())
+        let (bob, _) = try await Self.join(nodes[1].syncURL, user: "bob", client: "b1", loop: group.next())
+        try await alice.send(.patch(seq: 1, ops: try ops(#"[{"op":"set","path":"/cart","value":["a","b","c"]}]"#), base: 0))
+        #expect(await Self.revs(alice, count: 1) == [1])
+        #expect(await Self.revs(bob, count: 1) == [1])
+        // Alice (node 0) takes out "a"; Bob (node 1), on rev 1, takes out "c" as he sees it (index 2).
+        try await alice.send(.patch(seq: 2, ops: try ops(#"[{"op":"remove","path":"/cart/0"}]"#), base: 1))
+        #expect(await Self.revs(alice, count: 1) == [2])
+        #expect(await Self.revs(bob, count: 1) == [2])
+        try await bob.send(.patch(seq: 1, ops: try ops(#"[{"op":"test","path":"/cart/2","value":"c"},{"op":"remove","path":"/cart/2"}]"#), base: 1))
+        var answer: ServerMessage?
+        while let message = await bob.next(timeout: .seconds(30)) {
+            if case .ack = message { answer = message; break }
+            if case .reject = message { answer = message; break }
+        }
+        #expect(answer == .ack(seq: 1, rev: 3, duplicate: false,
+                               ops: try ops(#"[{"op":"test","path":"/cart/1","value":"c"},{"op":"remove","path":"/cart/1"}]"#)))
+        // A test of what Alice removed fails on Bob's node, though something else sits at its index now.
+        try await bob.send(.patch(seq: 2, ops: try ops(#"[{"op":"test","path":"/cart/0","value":"a"}]"#), base: 1))
+        var refusal: ServerMessage?
+        while let message = await bob.next(timeout: .seconds(30)) {
+            if case .reject = message { refusal = message; break }
+            if case .ack = message { refusal = message; break }
+        }
+        guard case .reject(2, .testFailed, _)? = refusal else {
+            Issue.record("expected test_failed, got \(String(describing: refusal))")
+            return
+        }
+        let (late, welcome) = try await Self.join(nodes[0].syncURL, user: "late", client: "late", loop: group.next())
+        guard case .state(let state) = welcome.sync else { Issue.record("expected a snapshot"); return }
+        #expect(state["cart"] == ["b"], "\(state)")
+        for client in [alice, bob, late] { await client.socket.close() }
+        for node in nodes { await node.shutdown() }
+        await Self.shutDown(group)
+        await redis.stop()
+    }
+
     @Test("a node is killed with SIGKILL: its client resumes on another node by replay, and no acknowledged patch is lost")
     func killedNodeClientsResumeElsewhere() async throws {
         let redis = try await RedisServerProcess.start()

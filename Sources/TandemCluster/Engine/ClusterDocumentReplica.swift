@@ -15,6 +15,8 @@ struct ClusterDocumentReplica: ClusterReplica {
     private(set) var document: Document
     /// The limits a new patch must respect.
     let limits: PatchLimits
+    /// The array edits of the patches folded since the snapshot, for local patches with an older base.
+    private var edits: EditHistory
 
     init(snapshot: RoomSnapshot?) throws {
         try self.init(snapshot: snapshot, limits: PatchLimits())
@@ -22,6 +24,7 @@ struct ClusterDocumentReplica: ClusterReplica {
 
     init(snapshot: RoomSnapshot?, limits: PatchLimits) throws {
         self.limits = limits
+        edits = EditHistory(capacity: 1_024, at: snapshot?.rev ?? 0)
         guard let snapshot else {
             document = Document()
             return
@@ -37,7 +40,25 @@ struct ClusterDocumentReplica: ClusterReplica {
     }
 
     mutating func fold(_ patch: SequencedPatch) throws {
-        try document.apply(try Self.ops(patch.ops), limits: .unlimited)
+        var made: [ArrayEdit] = []
+        try document.apply(try Self.ops(patch.ops), limits: .unlimited, edits: &made)
+        edits.record(rev: patch.rev, client: patch.client, edits: made)
+    }
+
+    func rebase(_ ops: [UInt8], base: Int64, latest: Int64, client: String,
+                context: RebaseContext?) throws(PatchError) -> (ops: [UInt8], context: RebaseContext?) {
+        guard base < latest else { return (ops, nil) }
+        let parsed: [PatchOp]
+        do {
+            parsed = try Self.ops(ops)
+        } catch {
+            throw .invalidOp(op: 0, reason: "\(error)")
+        }
+        let rebase = try edits.rebase(parsed, base: base, latest: latest, client: client, context: context)
+        guard rebase.ops != parsed else { return (ops, rebase.context) }
+        var encoded: [UInt8] = []
+        PatchOp.write(rebase.ops, into: &encoded)
+        return (encoded, rebase.context)
     }
 
     var state: [UInt8] { document.root.serializedBytes() }

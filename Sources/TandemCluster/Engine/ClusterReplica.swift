@@ -1,3 +1,5 @@
+import TandemProtocol
+import TandemServer
 
 /// A node's in-memory copy of one room's document, advanced only by folding the room's log in rev
 /// order. The server's implementation wraps its document model; the node engine only needs these
@@ -18,4 +20,20 @@ protocol ClusterReplica: Sendable {
     /// Why `ops` cannot be applied to the current document (nil when it can): the semantic validation
     /// that Redis's structural checks cannot do.
     func rejection(of ops: [UInt8]) -> String?
+
+    /// `ops` of `client`, made on rev `base`, rebased for appending after this replica's rev `latest`
+    /// over the other clients' array edits since (`EditHistory.rebase`), and the client's context for
+    /// its next patch.
+    /// - Throws: `PatchError` (`test_failed`, `base_too_old`) when it cannot be.
+    func rebase(_ ops: [UInt8], base: Int64, latest: Int64, client: String,
+                context: RebaseContext?) throws(PatchError) -> (ops: [UInt8], context: RebaseContext?)
+}
+
+extension ClusterReplica {
+    /// `ops` of `client`, made on rev `base`, for appending after this replica's rev `latest`: a replica
+    /// that keeps no edit history applies them as they are.
+    func rebase(_ ops: [UInt8], base: Int64, latest: Int64, client: String,
+                context: RebaseContext?) throws(PatchError) -> (ops: [UInt8], context: RebaseContext?) {
+        (ops, nil)
+    }
 }

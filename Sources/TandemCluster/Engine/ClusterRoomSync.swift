@@ -1,4 +1,6 @@
+import TandemProtocol
 import TandemRedis
+import TandemServer
 
 /// One node's engine for the rooms it serves in cluster mode: loads each room's replica from Redis,
 /// sequences local patches through the room sequencer, and folds the room logs (its own patches and
@@ -34,6 +36,8 @@ actor ClusterRoomSync<Replica: ClusterReplica> {
         var head: (rev: Int64, replica: Replica) { speculative ?? (rev, replica) }
         /// The last submission's task: the next one starts after it.
         var tail: Task<Void, Never>?
+        /// Per client of this node that sends a `base`: what its next patch is rebased over.
+        var rebases: [String: RebaseContext] = [:]
     }
 
     /// Sequences, reads and stores snapshots (the node's shared, pipelined client).
@@ -119,14 +123,16 @@ actor ClusterRoomSync<Replica: ClusterReplica> {
         rooms[room].map { ($0.epoch, $0.rev, $0.replica) }
     }
 
-    /// Sequences one patch of `client` and returns once this node's replica reflects the outcome.
+    /// Sequences one patch of `client` and returns once this node's replica reflects the outcome. A
+    /// `base` behind the rev it is appended after rebases the ops over the other clients' array edits
+    /// since (again after catching up, when another node got in first).
     /// - Throws: `ClusterError` (`.roomReset` when the room's history broke meanwhile).
-    func submit(room: String, client: String, user: String, seq: Int64, ops: [UInt8]) async throws(ClusterError) -> ClusterSubmitOutcome {
+    func submit(room: String, client: String, user: String, seq: Int64, ops: [UInt8], base: Int64? = nil) async throws(ClusterError) -> ClusterSubmitOutcome {
         guard var open = rooms[room] else { throw .roomNotOpen(room) }
         let previous = open.tail
         let work = Task { () async throws -> ClusterSubmitOutcome in
             await previous?.value
-            return try await self.process(room: room, client: client, user: user, seq: seq, ops: ops)
+            return try await self.process(room: room, client: client, user: user, seq: seq, submitted: ops, base: base)
         }
         open.tail = Task { _ = await work.result }
         rooms[room] = open
@@ -174,11 +180,23 @@ actor ClusterRoomSync<Replica: ClusterReplica> {
 
     // MARK: - Internals
 
-    private func process(room: String, client: String, user: String, seq: Int64, ops: [UInt8]) async throws -> ClusterSubmitOutcome {
+    private func process(room: String, client: String, user: String, seq: Int64, submitted: [UInt8], base: Int64?) async throws -> ClusterSubmitOutcome {
         var lostConnections = 0
+        // Each try rebases from what was submitted, with the context as it was before this patch.
+        let context = rooms[room]?.rebases[client]
         while true {
             guard let open = rooms[room] else { throw ClusterError.roomNotOpen(room) }
             let head = open.head
+            var ops = submitted
+            var nextContext: RebaseContext?
+            if let base {
+                do throws(PatchError) {
+                    (ops, nextContext) = try head.replica.rebase(submitted, base: base, latest: head.rev, client: client, context: context)
+                } catch {
+                    try await waitUntil(room: room, reaches: open.speculative?.rev ?? 0)
+                    return .rejected(reason: ClusterRejection.encode(error))
+                }
+            }
             let outcome: SequencerOutcome
             do {
                 outcome = try await sequencer.append(room: room, client: client, user: user, seq: seq, ops: ops, baseRev: head.rev,
@@ -188,6 +206,11 @@ actor ClusterRoomSync<Replica: ClusterReplica> {
                 // It may have been appended: the same seq again is answered `duplicate` then.
                 lostConnections += 1
                 continue
+            }
+            // Kept also when the patch is refused, as the author's engine keeps it until the reject arrives.
+            switch outcome {
+            case .applied, .rejected: rooms[room]?.rebases[client] = nextContext
+            case .duplicate, .behind, .lost: break
             }
             switch outcome {
             case .applied(let epoch, let rev):

@@ -62,10 +62,13 @@ enum RoomSequencerScripts {
       return reply('rejected', rev, 'ops must be a JSON array')
     end
     if #decoded > tonumber(ARGV[7]) then return reply('rejected', rev, 'the patch has ' .. #decoded .. ' ops, more than the limit of ' .. ARGV[7]) end
-    -- Protocol v1 ops: {"op":"set","path":…,"value":…} and {"op":"remove","path":…}.
+    -- Protocol v1 ops: set, add, replace and test carry a value, remove a path alone, move and copy a from.
+    local valued = {set = true, add = true, replace = true, test = true}
     for i, op in ipairs(decoded) do
-      if type(op) ~= 'table' or type(op.path) ~= 'string' or not ((op.op == 'set' and op.value ~= nil) or op.op == 'remove') then
-        return reply('rejected', rev, 'op ' .. (i - 1) .. ' must be {"op":"set","path":…,"value":…} or {"op":"remove","path":…}')
+      local shaped = type(op) == 'table' and type(op.path) == 'string' and ((valued[op.op] and op.value ~= nil)
+        or op.op == 'remove' or ((op.op == 'move' or op.op == 'copy') and type(op.from) == 'string'))
+      if not shaped then
+        return reply('rejected', rev, 'op ' .. (i - 1) .. ' must be set, add, replace or test with a path and a value, remove with a path, or move or copy with a from and a path')
       end
     end
     rev = rev + 1

@@ -106,8 +106,9 @@ final class ClusterNode: Sendable {
     }
 
     /// Sequences one patch through the room's queue (so a connection's patches reach Redis in arrival
-    /// order) and calls `completion` with the outcome once this node has folded it.
-    func submit(room: String, client: String, user: String, seq: Int64, ops: [PatchOp],
+    /// order) and calls `completion` with the outcome once this node has folded it. `base`: the rev the
+    /// ops were made on, when the client said.
+    func submit(room: String, client: String, user: String, seq: Int64, ops: [PatchOp], base: Int64? = nil,
                 completion: @escaping @Sendable (Result<ClusterSubmitOutcome, ClusterError>) -> Void) {
         var encoded: [UInt8] = []
         PatchOp.write(ops, into: &encoded)
@@ -119,7 +120,7 @@ final class ClusterNode: Sendable {
                 return
             }
             do throws(ClusterError) {
-                completion(.success(try await engine.submit(room: room, client: client, user: user, seq: seq, ops: bytes)))
+                completion(.success(try await engine.submit(room: room, client: client, user: user, seq: seq, ops: bytes, base: base)))
             } catch {
                 completion(.failure(error))
             }

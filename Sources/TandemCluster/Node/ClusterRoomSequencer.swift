@@ -20,7 +20,7 @@ struct ClusterRoomSequencer: RoomSequencer {
             return .answer(.reject(seq: patch.seq, code: error.code, message: error.description))
         }
         let seq = patch.seq, client = patch.author.client
-        node.submit(room: name, client: client, user: patch.author.user, seq: seq, ops: patch.ops) { [name, node] result in
+        node.submit(room: name, client: client, user: patch.author.user, seq: seq, ops: patch.ops, base: patch.base) { [name, node] result in
             switch result {
             case .success(.applied):
                 break // released (and acked) by the fold
@@ -36,7 +36,7 @@ struct ClusterRoomSequencer: RoomSequencer {
                              message: "the cluster could not sequence your change (\(error.description)); reconnect to resume")
             }
         }
-        return .awaiting(rebased: false)
+        return .awaiting
     }
 
     func history(after: Int64, through: Int64, completion: @escaping @Sendable (Result<[PatchEvent], SequencingError>) -> Void) {

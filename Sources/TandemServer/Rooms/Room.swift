@@ -23,8 +23,9 @@ package final class Room: Sendable {
     private struct Awaiting {
         var connection: ConnectionID
         var arrival: ContinuousClock.Instant
-        /// The ops applied differ from those sent: the ack carries them.
-        var rebased: Bool
+        /// The ops as sent, when they may be rebased (the patch had a `base`): if the ops applied
+        /// differ, the ack carries them.
+        var sent: [PatchOp]?
     }
 
     private struct ClientSeq: Hashable {
@@ -173,8 +174,8 @@ package final class Room: Sendable {
         state.withLock { state in
             guard !state.broken, let member = state.members[client], member.connection == connection else { return }
             switch sequencer.submit(SubmittedPatch(seq: seq, ops: ops, base: base, author: member.identity), core: &state.core, room: self) {
-            case .awaiting(let rebased):
-                state.awaiting[ClientSeq(client: client, seq: seq)] = Awaiting(connection: connection, arrival: arrival, rebased: rebased)
+            case .awaiting:
+                state.awaiting[ClientSeq(client: client, seq: seq)] = Awaiting(connection: connection, arrival: arrival, sent: base == nil ? nil : ops)
             case .answer(let message):
                 answer(message, to: client, connection: connection, in: &state)
             }
@@ -416,7 +417,8 @@ package final class Room: Sendable {
     /// Returns when the author's patch arrived, if its author is connected here.
     private func send(_ event: PatchEvent, _ frames: ReleasedFrames, in state: inout State) -> ContinuousClock.Instant? {
         let author = state.awaiting.removeValue(forKey: ClientSeq(client: event.client, seq: event.seq))
-        let ack = author?.rebased == true ? OutboundMessage(.ack(seq: event.seq, rev: event.rev, duplicate: false, ops: event.ops)) : frames.ack
+        let rebased = author?.sent.map { $0 != event.ops } ?? false
+        let ack = rebased ? OutboundMessage(.ack(seq: event.seq, rev: event.rev, duplicate: false, ops: event.ops)) : frames.ack
         for member in state.members.values where member.isLive {
             member.sink.send(member.connection == author?.connection && member.identity.client == event.client ? ack : frames.patch)
         }

@@ -15,14 +15,14 @@ struct LocalRoomSequencer: RoomSequencer {
     func submit(_ patch: SubmittedPatch, core: inout RoomCore, room: Room) -> SubmitDecision {
         let client = patch.author.client
         switch core.submit(seq: patch.seq, ops: patch.ops, base: patch.base, author: patch.author, now: wallClock()) {
-        case .applied(let event, let writes, let rebased):
+        case .applied(let event, let writes, _):
             commits.write(writes) { result in
                 switch result {
                 case .success: room.release(event)
                 case .failure(let error): room.storageFailed(error, rev: event.rev)
                 }
             }
-            return .awaiting(rebased: rebased)
+            return .awaiting
         case .duplicate(let seq, let rev?):
             return .answer(.ack(seq: seq, rev: rev, duplicate: true))
         case .duplicate(let seq, nil):
@@ -34,7 +34,7 @@ struct LocalRoomSequencer: RoomSequencer {
             }) { result in
                 room.settle(.ack(seq: seq, rev: (try? result.get()) ?? fallback, duplicate: true), seq: seq, client: client)
             }
-            return .awaiting(rebased: false)
+            return .awaiting
         case .rejected(let seq, let error):
             return .answer(.reject(seq: seq, code: error.code, message: error.description))
         }

@@ -42,9 +42,9 @@ package struct SubmittedPatch: Sendable {
 /// What the room does for the author of a submitted patch.
 package enum SubmitDecision: Sendable {
     /// The outcome comes later: the patch's release (`Room.release`, `Room.fold`) acks it, or
-    /// `Room.settle` answers it when it was not applied. The room remembers which connection waits,
-    /// and whether the ops were `rebased` (the ack then carries the ops applied).
-    case awaiting(rebased: Bool)
+    /// `Room.settle` answers it when it was not applied. The room remembers which connection waits
+    /// (and, for a patch with a `base`, what was sent: an ack of other ops carries them).
+    case awaiting
     /// Answer now (a reject, or the ack of a duplicate): sent after every patch applied before it.
     case answer(ServerMessage)
 }
