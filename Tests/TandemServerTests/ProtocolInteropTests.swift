@@ -18,7 +18,7 @@ import TandemTestSupport
         let status = try await peer.exitStatus(timeout: .seconds(60))
         await server.shutdown()
         #expect(status == 0, "python participant failed:\n\(peer.stdout)\n\(peer.stderr)")
-        for check in ["welcome", "ack", "duplicate", "reject", "pong", "unknown type keeps the connection", "closed"] {
+        for check in ["welcome", "ack", "duplicate", "reject", "json patch", "pong", "unknown type keeps the connection", "closed"] {
             #expect(peer.stdout.contains("OK \(check)\n"), "missing check \(check)")
         }
     }

@@ -1,7 +1,7 @@
 """A Tandem protocol v1 participant written against a third-party WebSocket client (`websockets`).
 
-Usage: protocol_client.py URL TOKEN [CA_FILE]. A wss:// URL is verified (stdlib `ssl`) against CA_FILE. Speaks hello → welcome, patch → ack, ping → pong, an unknown
-type → error (connection stays), then closes with 1000. Prints "OK <check>" per passed check and
+Usage: protocol_client.py URL TOKEN [CA_FILE]. A wss:// URL is verified (stdlib `ssl`) against CA_FILE. Speaks hello → welcome, patch → ack, the RFC 6902 ops with a
+`base`, ping → pong, an unknown type → error (connection stays), then closes with 1000. Prints "OK <check>" per passed check and
 exits non-zero with a traceback on the first failure.
 """
 import asyncio
@@ -45,6 +45,20 @@ async def main(url, token, ca_file=None):
         reject = await receive(ws)
         assert reject["type"] == "reject" and reject["seq"] == 2 and reject["code"] == "invalid_path", reject
         print("OK reject", flush=True)
+
+        # The RFC 6902 ops, on the rev they were made on (`base`), and a failed `test` refusing a patch whole.
+        await ws.send(json.dumps({"type": "patch", "seq": 3, "base": 1, "ops": [{"op": "set", "path": "/cart", "value": ["a", "b", "c"]}]}))
+        assert await receive(ws) == {"type": "ack", "seq": 3, "rev": 2, "duplicate": False}
+        ops = [{"op": "add", "path": "/cart/-", "value": "d"}, {"op": "move", "from": "/cart/0", "path": "/cart/-"},
+               {"op": "copy", "from": "/cart/1", "path": "/saved"}, {"op": "test", "path": "/saved", "value": "c"},
+               {"op": "replace", "path": "/tabIndex", "value": 3}, {"op": "remove", "path": "/cart/0"}]
+        await ws.send(json.dumps({"type": "patch", "seq": 4, "base": 2, "ops": ops}))
+        assert await receive(ws) == {"type": "ack", "seq": 4, "rev": 3, "duplicate": False}
+        await ws.send(json.dumps({"type": "patch", "seq": 5, "base": 3,
+                                  "ops": [{"op": "add", "path": "/cart/0", "value": "z"}, {"op": "test", "path": "/saved", "value": "x"}]}))
+        refused = await receive(ws)
+        assert refused["type"] == "reject" and refused["seq"] == 5 and refused["code"] == "test_failed", refused
+        print("OK json patch", flush=True)
 
         await ws.send(json.dumps({"type": "ping", "t": 12.5}))
         assert await receive(ws) == {"type": "pong", "t": 12.5}
