@@ -2,7 +2,8 @@ import TandemProtocol
 
 /// `tandem bench protocol`: the protocol model's two hot paths against references in the same run —
 /// parsing a patch message with Tandem's JSON parser against Foundation's `JSONSerialization`, and
-/// applying 100-op patches to a 1 MiB document against serializing that document once per patch.
+/// applying 100-op patches to a 1 MiB document against serializing that document once per patch —
+/// and what rebasing a late patch over concurrent list edits costs next to applying it.
 enum ProtocolBenchmark {
     /// The suite as `tandem bench` lists it.
     static let suite = BenchSuite(
@@ -20,8 +21,10 @@ enum ProtocolBenchmark {
     static func run(runs: Int, console: BenchConsole) -> Bool {
         let parsing = (0..<runs).map { _ in JSONBenchmark.run(iterations: 20_000) }.sorted { $0.speedup < $1.speedup }[runs / 2]
         let patching = (0..<runs).map { _ in DocumentBenchmark.run(patches: 100) }.sorted { $0.speedup < $1.speedup }[runs / 2]
+        let rebasing = (0..<runs).map { _ in RebaseBenchmark.run() }.sorted { $0.ratio < $1.ratio }[runs / 2]
         console.out(parsing.description)
         console.out(patching.description)
+        console.out(rebasing.description)
         var met = true
         if parsing.speedup < minParseSpeedup {
             console.out("MISSED: parsing is \(parsing.speedup)x Foundation's speed (target ≥ \(minParseSpeedup)x)")

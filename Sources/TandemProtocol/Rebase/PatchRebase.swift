@@ -82,55 +82,60 @@ public enum PatchRebase {
     /// `pointer` past every edit in turn (nil once one took its target away), each edit rewritten
     /// past the location's effect on the way.
     private static func location(_ pointer: JSONPointer, _ role: Role, over edits: inout [ArrayEdit?]) -> JSONPointer? {
-        var tokens = pointer.tokens
-        var changed = false
-        for index in edits.indices {
-            guard let edit = edits[index] else { continue }
-            let moved = location(tokens, role, after: edit)
-            edits[index] = self.edit(edit, after: role, at: tokens)
-            guard let moved else { return nil }
-            if moved != tokens {
-                tokens = moved
-                changed = true
-            }
+        let tokens = pointer.tokens
+        // Indexes are read once and shifted as numbers; only shifted tokens are written back at the end.
+        var indexes = tokens.map(JSONPointer.arrayIndex)
+        let original = indexes
+        for position in edits.indices {
+            guard let edit = edits[position] else { continue }
+            edits[position] = self.edit(edit, after: role, at: tokens, indexes)
+            guard location(&indexes, tokens, role, after: edit) else { return nil }
         }
-        return changed ? JSONPointer(tokens: tokens) : pointer
+        guard indexes != original else { return pointer }
+        var shifted = tokens
+        for level in indexes.indices where indexes[level] != original[level] {
+            if let index = indexes[level] { shifted[level] = String(index) }
+        }
+        return JSONPointer(tokens: shifted)
     }
 
-    /// The location `tokens` (made on the state before `edit`) on the state after it; nil when the
+    /// Whether step `level` of a location (its token and, when it is one, its index) is `step`.
+    private static func matches(_ step: PathStep, _ tokens: [String], _ indexes: [Int?], at level: Int) -> Bool {
+        switch step {
+        case .member(let name): tokens[level] == name
+        case .element(let index): indexes[level] == index
+        }
+    }
+
+    /// Moves the location (made on the state before `edit`) to the state after it; false when the
     /// edit removed the element it is at or inside.
-    private static func location(_ tokens: [String], _ role: Role, after edit: ArrayEdit) -> [String]? {
+    private static func location(_ indexes: inout [Int?], _ tokens: [String], _ role: Role, after edit: ArrayEdit) -> Bool {
         let depth = edit.array.count
-        guard tokens.count > depth else { return tokens }
-        for level in 0..<depth where !edit.array[level].matches(tokens[level]) { return tokens }
-        guard let position = JSONPointer.arrayIndex(tokens[depth]) else { return tokens }
-        var shifted = position
+        guard indexes.count > depth, let position = indexes[depth] else { return true }
+        for level in 0..<depth where !matches(edit.array[level], tokens, indexes, at: level) { return true }
         switch edit.kind {
         case .insert:
-            if position >= edit.index { shifted += 1 }
+            if position >= edit.index { indexes[depth] = position + 1 }
         case .remove:
             if position > edit.index {
-                shifted -= 1
-            } else if position == edit.index, !(role == .insert && tokens.count == depth + 1) {
-                return nil
+                indexes[depth] = position - 1
+            } else if position == edit.index, !(role == .insert && indexes.count == depth + 1) {
+                return false
             }
         }
-        guard shifted != position else { return tokens }
-        var result = tokens
-        result[depth] = String(shifted)
-        return result
+        return true
     }
 
     /// `edit` (made on the same state as the location `tokens`) on the state after the location's
     /// effect; nil when that effect took away the edited array or element.
-    private static func edit(_ edit: ArrayEdit, after role: Role, at tokens: [String]) -> ArrayEdit? {
+    private static func edit(_ edit: ArrayEdit, after role: Role, at tokens: [String], _ indexes: [Int?]) -> ArrayEdit? {
         guard role != .read else { return edit }
         // A write at the root replaces everything.
         guard let last = tokens.indices.last else { return nil }
         let depth = edit.array.count
         // Deeper than the edited element: inside one element, which keeps every position.
         guard last <= depth else { return edit }
-        for level in 0..<last where !edit.array[level].matches(tokens[level]) { return edit }
+        for level in 0..<last where !matches(edit.array[level], tokens, indexes, at: level) { return edit }
         let step = last == depth ? PathStep.element(edit.index) : edit.array[last]
         switch step {
         case .member(let name):
@@ -138,7 +143,7 @@ public enum PatchRebase {
             return tokens[last] == name ? nil : edit
         case .element(let at):
             // `-` appends after every element; any other non-index fails to apply.
-            guard let position = JSONPointer.arrayIndex(tokens[last]) else { return edit }
+            guard let position = indexes[last] else { return edit }
             var result = edit
             if last == depth {
                 switch (role, edit.kind) {

@@ -8,12 +8,4 @@ public enum PathStep: Sendable, Hashable {
     case member(String)
     /// The element at this index of an array.
     case element(Int)
-
-    /// Whether the JSON Pointer token `token` denotes this step.
-    func matches(_ token: String) -> Bool {
-        switch self {
-        case .member(let name): token == name
-        case .element(let index): JSONPointer.arrayIndex(token) == index
-        }
-    }
 }
