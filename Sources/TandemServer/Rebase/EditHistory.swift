@@ -42,28 +42,27 @@ package struct EditHistory: Sendable {
     /// `ops` of `client`, made on rev `base`, rebased onto the room at rev `latest` over the other
     /// clients' edits after `base`, with `context` (the client's last one) standing in for the edits
     /// its own earlier patches rewrote. Returns the ops to apply and the client's context for its
-    /// next patch (nil when nothing was behind).
+    /// next patch (nil when no array changed after `base`).
     /// - Throws: `PatchError.testFailed` (a `test` of a removed element), `.baseTooOld` when an
     ///   array changed after `base` and the history no longer reaches back to it.
     package func rebase(_ ops: [PatchOp], base: Int64, latest: Int64, client: String,
                         context: RebaseContext?) throws(PatchError) -> (ops: [PatchOp], context: RebaseContext?) {
-        guard base < latest else { return (ops, nil) }
+        // No array changed after the base: nothing to rebase over, and no context to keep.
+        guard base < latest, base < lastEditRev else { return (ops, nil) }
         var changes: [RebaseContext.Change] = []
-        if base < lastEditRev {
-            var from = base
-            // A base older than the context's (a late resend) is rebased over the history alone.
-            if let context, base >= context.since {
-                changes = context.changes.filter { $0.rev > base }
-                from = max(base, context.through)
-            }
-            if from < lastEditRev {
-                let oldest = entries.isEmpty ? lastEditRev + 1 : entries[head].rev
-                guard oldest <= from + 1 else { throw .baseTooOld(base: base, oldest: oldest - 1) }
-                for index in entries.indices {
-                    let entry = entries[(head + index) % entries.count]
-                    if entry.rev > from, entry.rev <= latest, entry.client != client, !entry.edits.isEmpty {
-                        changes.append(RebaseContext.Change(rev: entry.rev, edits: entry.edits))
-                    }
+        var from = base
+        // A base older than the context's (a late resend) is rebased over the history alone.
+        if let context, base >= context.since {
+            changes = context.changes.filter { $0.rev > base }
+            from = max(base, context.through)
+        }
+        if from < lastEditRev {
+            let oldest = entries.isEmpty ? lastEditRev + 1 : entries[head].rev
+            guard oldest <= from + 1 else { throw .baseTooOld(base: base, oldest: oldest - 1) }
+            for index in entries.indices {
+                let entry = entries[(head + index) % entries.count]
+                if entry.rev > from, entry.rev <= latest, entry.client != client, !entry.edits.isEmpty {
+                    changes.append(RebaseContext.Change(rev: entry.rev, edits: entry.edits))
                 }
             }
         }
