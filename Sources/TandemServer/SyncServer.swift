@@ -21,7 +21,7 @@ public final class SyncServer: Sendable {
     private let group: EventLoopGroup
     private let webSockets: WebSocketServer
     private let commits: CommitQueue
-    private let registry: RoomRegistry
+    let registry: RoomRegistry
     private let sequencing: any SequencingService
     private let logger: Logger
 
@@ -149,6 +149,8 @@ public final class SyncServer: Sendable {
         wire.handshakeTimeout = .milliseconds(configuration.handshakeTimeoutMilliseconds)
         wire.idleTimeout = .milliseconds(configuration.idleTimeoutMilliseconds)
         wire.sendQueueLimit = configuration.sendQueueLimitBytes
+        // A write of the rooms API is a patch message in an HTTP body.
+        wire.maxBodyBytes = max(wire.maxBodyBytes, configuration.maxMessageBytes)
         wire.tls = tls
 
         let context = ServerSession.Context(
@@ -160,11 +162,16 @@ public final class SyncServer: Sendable {
             throttle: AcceptThrottle(limits: .init(perAddress: configuration.failedAcceptsPerAddress, global: configuration.failedAcceptsGlobal)),
             tokens: tokens, commits: commits, registry: registry, metrics: metrics, logger: logger, configuration: configuration,
             now: now, random: random))
+        let rooms = RoomRoutes(context: RoomRoutes.Context(
+            tokens: tokens, commits: commits, registry: registry, rooms: roomSettings, configuration: configuration,
+            clustered: sequencing.nodeID != nil))
         do {
             webSockets = try WebSocketServer.start(
                 configuration: wire, group: group,
                 handler: { request, responder in
-                    if InviteRoutes.handles(request.path) {
+                    if RoomRoutes.handles(request.path) {
+                        rooms.handle(request, responder: responder)
+                    } else if InviteRoutes.handles(request.path) {
                         invites.handle(request, responder: responder)
                     } else {
                         responder.respond(routes.respond(to: request) ?? PageRoutes.respond(to: request) ?? InviteAPIError.notFound.response)

@@ -3,7 +3,7 @@
 public struct TokenClaims: Sendable, Hashable {
     /// The user id.
     public var sub: String
-    /// The room the token admits to.
+    /// The room the token admits to; `TokenClaims.anyRoom` for a backend's token.
     public var room: String
     /// The role in that room.
     public var role: Role
@@ -11,6 +11,15 @@ public struct TokenClaims: Sendable, Hashable {
     public var exp: Int64
     /// The display name shown to others in `join`, if any.
     public var name: String?
+
+    /// The `room` of a backend's token: it acts on every room over the HTTP API, and joins none over
+    /// `/v1/sync` (a participant belongs to one room).
+    public static let anyRoom = "*"
+
+    /// Whether the token acts on `room` (its own room, or any for a backend's token).
+    public func grants(room name: String) -> Bool {
+        room == name || room == Self.anyRoom
+    }
 
     /// Creates claims.
     public init(sub: String, room: String, role: Role, exp: Int64, name: String? = nil) {

@@ -6,10 +6,10 @@ import TandemWire
 struct JSONRequestBody: Sendable {
     private let fields: [String: JSONValue]
 
-    /// Reads `request`'s body. An empty body is an empty object.
+    /// Reads `request`'s body, nested at most `maxDepth` levels. An empty body is an empty object.
     /// - Throws: `.unsupportedMediaType` for a body not declared as JSON, `.badJSON`, or `.invalidField` for a
     ///   non-object or a field not in `allowed`.
-    init(_ request: HTTPRequest, allowed: Set<String>) throws(InviteAPIError) {
+    init(_ request: HTTPRequest, allowed: Set<String>, maxDepth: Int = 8) throws(InviteAPIError) {
         guard !request.body.isEmpty else {
             fields = [:]
             return
@@ -19,7 +19,7 @@ struct JSONRequestBody: Sendable {
         guard mediaType == "application/json" else { throw .unsupportedMediaType(type) }
         let value: JSONValue
         do {
-            value = try JSONValue.parse(request.body, maxDepth: 8)
+            value = try JSONValue.parse(request.body, maxDepth: maxDepth)
         } catch {
             throw .badJSON(error.description)
         }
@@ -29,6 +29,9 @@ struct JSONRequestBody: Sendable {
         }
         fields = members
     }
+
+    /// A field as it is, or nil when absent.
+    func value(_ key: String) -> JSONValue? { fields[key] }
 
     /// A string field, or nil when absent or null.
     func string(_ key: String, maxBytes: Int) throws(InviteAPIError) -> String? {

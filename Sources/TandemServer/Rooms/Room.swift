@@ -62,10 +62,11 @@ package final class Room: Sendable {
         var isLive: Bool { if case .live = phase { true } else { false } }
     }
 
-    /// What waits in the gate: a message for one connection, or a welcome.
+    /// What waits in the gate: a message for one connection, a welcome, or an answer of the HTTP API.
     private enum Held {
         case message(OutboundMessage, client: String, connection: ConnectionID)
         case welcome(Welcome, client: String, connection: ConnectionID)
+        case answer(@Sendable () -> Void)
     }
 
     private struct State {
@@ -79,6 +80,39 @@ package final class Room: Sendable {
         var awaiting: [ClientSeq: Awaiting] = [:]
         /// Participants connected to other nodes, by client id (never one connected here).
         var remote: [String: Participant] = [:]
+        /// Writes of the HTTP API whose outcome the sequencer reports later, by seq.
+        var httpWrites: [Int64: @Sendable (HTTPWriteOutcome) -> Void] = [:]
+        /// The seq the next HTTP write gets (writes still sequencing have theirs already).
+        var nextHTTPSeq: Int64 = 1
+    }
+
+    /// The client id under which the room sequences writes of the HTTP API (they have no connection).
+    package static let httpClient = "http"
+
+    /// The outcome of a write of the HTTP API.
+    package enum HTTPWriteOutcome: Sendable, Equatable {
+        /// Applied, and durable, at `rev`.
+        case applied(rev: Int64)
+        /// Not applied: the room is at `rev`, not at the `ifRev` the write required.
+        case conflict(rev: Int64)
+        /// Not applied: the ops were refused, with the protocol's reject code.
+        case refused(RejectCode, message: String)
+        /// This instance of the room stopped serving (unloaded or broken): look it up again.
+        case retired
+        /// Not applied, or not known to be: the server could not finish it.
+        case failed(String)
+    }
+
+    /// A loaded room as the HTTP API reads it.
+    package struct Snapshot: Sendable {
+        package var epoch: String
+        /// The rev of `state`, every patch up to it durable.
+        package var rev: Int64
+        package var state: JSONValue
+        /// Who is here, as in a `welcome`.
+        package var participants: [Participant]
+        /// The oldest rev whose patch is still stored.
+        package var oldestStoredRev: Int64
     }
 
     /// The room's name.
@@ -182,6 +216,47 @@ package final class Room: Sendable {
         }
     }
 
+    /// A write of the HTTP API by `user` with `role` (a backend, or a participant's token): sequenced like a
+    /// participant's patch, under the client id `httpClient` with the room's next seq for it, and seen by
+    /// every participant as a `patch` event. With `ifRev`, applied only while the room is at that rev.
+    /// `completion` runs once, when the write is durable or refused (on any thread; keep it short).
+    package func submitHTTP(_ ops: [PatchOp], user: String, role: Role, ifRev: Int64?,
+                            completion: @escaping @Sendable (HTTPWriteOutcome) -> Void) {
+        let outcome: HTTPWriteOutcome? = state.withLock { state in
+            guard !state.retired, !state.broken else { return .retired }
+            if let ifRev, ifRev != state.core.rev { return .conflict(rev: state.core.rev) }
+            let seq = max(state.nextHTTPSeq, state.core.lastSeq(of: Self.httpClient) + 1)
+            state.nextHTTPSeq = seq + 1
+            let author = SessionIdentity(user: user, client: Self.httpClient, role: role)
+            switch sequencer.submit(SubmittedPatch(seq: seq, ops: ops, base: nil, author: author), core: &state.core, room: self) {
+            case .awaiting:
+                state.httpWrites[seq] = completion
+                return nil
+            case .answer(.reject(_, let code, let message)):
+                metrics.rejects.increment(code.wireValue)
+                return .refused(code, message: message)
+            case .answer(let message):
+                return .failed("the room answered \(message.type)")
+            }
+        }
+        if let outcome { completion(outcome) }
+    }
+
+    /// The room as the HTTP API shows it, handed to `body` once every patch it holds is durable (at once
+    /// when they are). nil when this instance stopped serving (look the room up again).
+    package func snapshot(_ body: @escaping @Sendable (Snapshot?) -> Void) {
+        let ready: Snapshot?? = state.withLock { state in
+            guard !state.retired, !state.broken else { return .some(nil) }
+            var participants = state.members.values.filter(\.announced).map(\.participant)
+            participants.append(contentsOf: state.remote.values)
+            let snapshot = Snapshot(epoch: state.core.epoch, rev: state.core.rev, state: state.core.document.root,
+                                    participants: participants.sorted { $0.client < $1.client }, oldestStoredRev: state.core.oldestStoredRev)
+            guard state.gate.admit(.answer({ body(snapshot) }), decidedAt: state.core.rev) != nil else { return nil }
+            return .some(snapshot)
+        }
+        if let ready { body(ready) }
+    }
+
     /// Replaces a participant's presence data and tells the others.
     func updatePresence(_ data: JSONValue, from connection: ConnectionID, client: String) {
         state.withLock { state in
@@ -258,6 +333,9 @@ package final class Room: Sendable {
             state.gate.removeAll()
             state.awaiting.removeAll()
             state.retired = true
+            let writes = state.httpWrites.values
+            state.httpWrites.removeAll()
+            for write in writes { write(.failed(message)) }
             return sinks
         }
         for sink in sinks { sink.close(code, error: OutboundMessage(.error(code: error, message: message))) }
@@ -429,8 +507,11 @@ package final class Room: Sendable {
                 member.sink.send(message)
             case .welcome(let welcome, let client, let connection):
                 self.welcome(welcome, client: client, connection: connection, in: &state)
+            case .answer(let answer):
+                answer()
             }
         }
+        if event.client == Self.httpClient, let write = state.httpWrites.removeValue(forKey: event.seq) { write(.applied(rev: event.rev)) }
         return author?.arrival
     }
 

@@ -99,6 +99,14 @@ final class ServerSession: Sendable {
                     state.phase = .closed
                     return .close(.policyViolation, .badMessage, "hello.client must be 1 to 128 bytes", nil)
                 }
+                guard claims.room != TokenClaims.anyRoom else {
+                    state.phase = .closed
+                    return .close(.forbidden, .forbidden, "a backend token (room \"*\") acts on rooms over the HTTP API only; join with a token for one room", nil)
+                }
+                guard hello.client != Room.httpClient else {
+                    state.phase = .closed
+                    return .close(.policyViolation, .badMessage, "client id \"\(Room.httpClient)\" is kept for writes over the HTTP API; choose another", nil)
+                }
                 let identity = SessionIdentity(user: claims.sub, client: hello.client, role: claims.role)
                 state.phase = .joining(identity, queued: [])
                 var presence: JSONValue = if case .object? = hello.presence { hello.presence! } else { .emptyObject }

@@ -1,0 +1,84 @@
+import TandemProtocol
+import TandemWire
+
+/// Why a request to the rooms API was refused, with its HTTP status, a stable `error` word and a message
+/// that says what to do (the shape of the invitation API's errors). Nothing is changed when one of
+/// these is answered.
+enum RoomAPIError: Error, Sendable {
+    /// A refusal the invitation API shares: token, body, endpoint or method.
+    case request(InviteAPIError)
+    /// The token's role may read the room but not write it.
+    case readOnly(role: Role)
+    /// No room of this name was ever stored.
+    case unknownRoom(String)
+    /// The history asked for is older than what the room keeps.
+    case notRetained(after: Int64, oldest: Int64)
+    /// `ifRev` named another rev than the room's.
+    case conflict(expected: Int64, rev: Int64)
+    /// The ops were refused, with the protocol's reject code.
+    case refused(RejectCode, message: String)
+    /// Cluster mode does not serve this API yet.
+    case clusterUnsupported
+    /// The server could not do it.
+    case failed(String)
+
+    /// The HTTP status.
+    var status: Int {
+        switch self {
+        case .request(let error): error.status
+        case .readOnly: 403
+        case .unknownRoom: 404
+        case .notRetained: 410
+        case .conflict: 409
+        case .refused(let code, _):
+            switch code {
+            case .invalidPath, .invalidOp: 400
+            case .tooManyOps, .tooLarge: 413
+            case .forbidden: 403
+            default: 422
+            }
+        case .clusterUnsupported: 501
+        case .failed: 500
+        }
+    }
+
+    /// The `error` word of the JSON body.
+    var code: String {
+        switch self {
+        case .request(let error): error.code
+        case .readOnly: "forbidden"
+        case .unknownRoom: "unknown_room"
+        case .notRetained: "not_retained"
+        case .conflict: "conflict"
+        case .refused(let code, _): code.wireValue
+        case .clusterUnsupported: "not_implemented"
+        case .failed: "internal"
+        }
+    }
+
+    /// What went wrong and what to do.
+    var message: String {
+        switch self {
+        case .request(let error): error.message
+        case .readOnly(let role): "a \(role.rawValue) may read the room but not change it; use a host's or a guest's token"
+        case .unknownRoom(let room): "there is no room '\(room)'; a room exists once someone joined it or wrote to it"
+        case .notRetained(let after, let oldest):
+            "the history after rev \(after) is no longer kept; the oldest kept starts after rev \(oldest)"
+        case .conflict(let expected, let rev): "the room is at rev \(rev), not \(expected); read it again and retry"
+        case .refused(_, let message): message
+        case .clusterUnsupported: "the rooms API is not served in cluster mode yet; use a participant's connection"
+        case .failed(let reason): "the server could not do it (\(reason)); try again"
+        }
+    }
+
+    /// The JSON error response, with the headers the invitation API's errors carry; a conflict also
+    /// names the room's `rev`.
+    var response: HTTPResponse {
+        switch self {
+        case .request(let error): error.response
+        case .conflict(_, let rev):
+            .json(status: status, .object(["error": .string(code), "message": .string(message), "rev": .number(Double(rev))]))
+        default: .jsonError(status: status, error: code, message: message)
+        }
+    }
+}

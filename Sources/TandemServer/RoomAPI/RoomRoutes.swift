@@ -1,0 +1,257 @@
+import Foundation
+import TandemProtocol
+import TandemWire
+
+/// The HTTP API of rooms for backends: `GET /v1/rooms/{room}` (state, rev, participants),
+/// `GET /v1/rooms/{room}/history` (the stored patches, paged) and `POST /v1/rooms/{room}/patch` (a
+/// write sequenced like a participant's, answered once durable).
+///
+/// Authorization: `Authorization: Bearer <token>` of the room (a host or a guest reads and writes, a
+/// viewer reads) or a backend's token (`room` "*", any room). A token of another room is refused
+/// before the room is looked up, so the answer says nothing about whether that room exists.
+///
+/// Thread-safe; `handle` runs on an event-loop thread and never blocks it (storage reads are queued).
+final class RoomRoutes: Sendable {
+    /// What the API needs from the server.
+    struct Context: Sendable {
+        var tokens: TokenVerifier
+        var commits: CommitQueue
+        var registry: RoomRegistry
+        var rooms: RoomSettings
+        var configuration: ServerConfiguration
+        /// Whether the server runs in a cluster (where this API is not served yet).
+        var clustered: Bool
+    }
+
+    /// Patches per history page when the request names no `limit`, and the most it may name.
+    static let defaultPageSize = 1_000
+    static let maxPageSize = 10_000
+    /// The largest rev or count a request may name (what a JSON number holds exactly).
+    private static let maxCount: Int64 = 9_007_199_254_740_991
+
+    private let context: Context
+
+    init(context: Context) {
+        self.context = context
+    }
+
+    /// The endpoints, by path shape.
+    private enum Endpoint {
+        case room(String)
+        case history(String)
+        case patch(String)
+    }
+
+    private static func endpoint(_ path: String) -> Endpoint? {
+        let parts = path.split(separator: "/", omittingEmptySubsequences: false).dropFirst().map(String.init)
+        guard parts.count >= 3, parts.count <= 4, parts[0] == "v1", parts[1] == "rooms", !parts[2].isEmpty else { return nil }
+        let room = parts[2].removingPercentEncoding ?? parts[2]
+        switch parts.count == 4 ? parts[3] : nil {
+        case nil: return .room(room)
+        case "history"?: return .history(room)
+        case "patch"?: return .patch(room)
+        default: return nil
+        }
+    }
+
+    /// Whether `path` is one of this API's (checked before the invitation API, which owns the rest of
+    /// `/v1/rooms/`).
+    static func handles(_ path: String) -> Bool { endpoint(path) != nil }
+
+    /// Answers one request of this API through `responder`, now or after a storage read or a commit.
+    func handle(_ request: HTTPRequest, responder: HTTPResponder) {
+        do throws(RoomAPIError) {
+            guard !context.clustered else { throw .clusterUnsupported }
+            switch (Self.endpoint(request.path), request.method) {
+            case (.room(let room)?, "GET"): try read(room, request, responder)
+            case (.room?, _): throw .request(.methodNotAllowed(allowed: "GET"))
+            case (.history(let room)?, "GET"): try history(room, request, responder)
+            case (.history?, _): throw .request(.methodNotAllowed(allowed: "GET"))
+            case (.patch(let room)?, "POST"): try write(room, request, responder)
+            case (.patch?, _): throw .request(.methodNotAllowed(allowed: "POST"))
+            case (nil, _): throw .request(.notFound)
+            }
+        } catch {
+            responder.respond(error.response)
+        }
+    }
+
+    // MARK: - Endpoints
+
+    private func read(_ room: String, _ request: HTTPRequest, _ responder: HTTPResponder) throws(RoomAPIError) {
+        _ = try authorize(request, room: room, writes: false)
+        head(of: room, responder) { head in
+            let participants: [JSONValue] = head.participants.map { participant in
+                var fields: [String: JSONValue] = ["user": .string(participant.user), "client": .string(participant.client),
+                                                   "role": .string(participant.role.rawValue), "data": participant.data]
+                if let name = participant.name { fields["name"] = .string(name) }
+                return .object(fields)
+            }
+            responder.respond(.json(status: 200, .object([
+                "room": .string(room), "epoch": .string(head.epoch), "rev": .number(Double(head.rev)), "state": head.state,
+                "participants": .array(participants),
+            ])))
+        }
+    }
+
+    private func history(_ room: String, _ request: HTTPRequest, _ responder: HTTPResponder) throws(RoomAPIError) {
+        _ = try authorize(request, room: room, writes: false)
+        let query = Self.query(request)
+        let after = try Self.integer(query["after"], name: "after", default: 0, in: 0...Self.maxCount)
+        let limit = try Self.integer(query["limit"], name: "limit", default: Int64(Self.defaultPageSize), in: 1...Int64(Self.maxPageSize))
+        let commits = context.commits
+        head(of: room, responder) { head in
+            guard after + 1 >= head.oldestStoredRev || after >= head.rev else {
+                return responder.respond(RoomAPIError.notRetained(after: after, oldest: head.oldestStoredRev - 1).response)
+            }
+            guard after < head.rev else {
+                responder.respond(.json(status: 200, .object(["epoch": .string(head.epoch), "patches": .array([]), "next": .null])))
+                return
+            }
+            commits.read({ (store) throws(StorageError) -> [StoredPatch] in
+                try store.patches(room: room, after: after, limit: Int(min(limit, head.rev - after)))
+            }) { result in
+                switch result {
+                case .failure(let error):
+                    responder.respond(RoomAPIError.failed(error.description).response)
+                case .success(let patches):
+                    var page: [JSONValue] = []
+                    page.reserveCapacity(patches.count)
+                    for patch in patches {
+                        guard let ops = try? JSONValue.parseStored(patch.ops) else {
+                            return responder.respond(RoomAPIError.failed("the stored patch at rev \(patch.rev) is unreadable").response)
+                        }
+                        page.append(.object([
+                            "rev": .number(Double(patch.rev)), "time": .number(Double(patch.time)), "user": .string(patch.user),
+                            "client": .string(patch.client), "seq": .number(Double(patch.seq)), "ops": ops,
+                        ]))
+                    }
+                    let last = patches.last?.rev ?? after
+                    responder.respond(.json(status: 200, .object([
+                        "epoch": .string(head.epoch), "patches": .array(page), "next": last < head.rev ? .number(Double(last)) : .null,
+                    ])))
+                }
+            }
+        }
+    }
+
+    private func write(_ room: String, _ request: HTTPRequest, _ responder: HTTPResponder) throws(RoomAPIError) {
+        let claims = try authorize(request, room: room, writes: true)
+        let body: JSONRequestBody
+        do throws(InviteAPIError) {
+            // The ops' values may nest as deep as the document, under the body and the op.
+            body = try JSONRequestBody(request, allowed: ["ops", "ifRev"], maxDepth: context.rooms.core.limits.maxDepth + 3)
+        } catch {
+            throw .request(error)
+        }
+        guard let list = body.value("ops") else { throw .request(.invalidField("\"ops\" is missing: send {\"ops\":[…]}")) }
+        let ops: [PatchOp]
+        do throws(PatchError) {
+            ops = try PatchOp.list(from: list)
+        } catch {
+            throw .refused(error.code, message: error.description)
+        }
+        let ifRev: Int64?
+        do throws(InviteAPIError) {
+            ifRev = body.value("ifRev") == nil ? nil : try body.integer("ifRev", default: 0, in: 0...Self.maxCount)
+        } catch {
+            throw .request(error)
+        }
+        submit(ops, to: room, by: claims, ifRev: ifRev, responder, attempts: 3)
+    }
+
+    /// Submits to the loaded room (loading or creating it), again when the instance found was retiring.
+    private func submit(_ ops: [PatchOp], to room: String, by claims: TokenClaims, ifRev: Int64?, _ responder: HTTPResponder, attempts: Int) {
+        context.registry.withRoom(room) { [self] result in
+            switch result {
+            case .failure(let error):
+                responder.respond(RoomAPIError.failed("the room could not be loaded: \(error.description)").response)
+            case .success(let loaded):
+                loaded.submitHTTP(ops, user: claims.sub, role: claims.role, ifRev: ifRev) { [self] outcome in
+                    switch outcome {
+                    case .applied(let rev): responder.respond(.json(status: 200, .object(["rev": .number(Double(rev))])))
+                    case .conflict(let rev): responder.respond(RoomAPIError.conflict(expected: ifRev ?? rev, rev: rev).response)
+                    case .refused(let code, let message): responder.respond(RoomAPIError.refused(code, message: message).response)
+                    case .failed(let reason): responder.respond(RoomAPIError.failed(reason).response)
+                    case .retired:
+                        if attempts > 1 {
+                            submit(ops, to: room, by: claims, ifRev: ifRev, responder, attempts: attempts - 1)
+                        } else {
+                            responder.respond(RoomAPIError.failed("the room was reloading").response)
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    // MARK: - Helpers
+
+    /// The verified claims of the request's bearer token, if it may act on `room` (and write it).
+    private func authorize(_ request: HTTPRequest, room: String, writes: Bool) throws(RoomAPIError) -> TokenClaims {
+        guard let header = request.headers["Authorization"] else { throw .request(.missingToken) }
+        let parts = header.split(separator: " ", maxSplits: 1, omittingEmptySubsequences: true)
+        guard parts.count == 2, HTTPHeadersText.lowercasedASCII(String(parts[0])) == "bearer" else { throw .request(.missingToken) }
+        let claims: TokenClaims
+        do {
+            claims = try context.tokens.verify(String(parts[1]).trimmingSpaces())
+        } catch {
+            throw .request(.badToken(error.description))
+        }
+        guard claims.grants(room: room) else { throw .request(.otherRoom(room)) }
+        if writes, !claims.role.canPatch { throw .readOnly(role: claims.role) }
+        return claims
+    }
+
+    /// The room's head, from its loaded instance (once what it holds is durable) or else from storage;
+    /// 404 when it was never stored.
+    private func head(of room: String, _ responder: HTTPResponder, answer: @escaping @Sendable (Room.Snapshot) -> Void) {
+        if let loaded = context.registry.loadedRoom(room) {
+            loaded.snapshot { [self] snapshot in
+                if let snapshot { answer(snapshot) } else { stored(room, responder, answer) }
+            }
+        } else {
+            stored(room, responder, answer)
+        }
+    }
+
+    /// The head of a room that is not in memory, restored from storage without loading the room.
+    private func stored(_ room: String, _ responder: HTTPResponder, _ answer: @escaping @Sendable (Room.Snapshot) -> Void) {
+        let settings = context.rooms
+        context.commits.read({ (store) throws(StorageError) -> RoomRecord? in try store.loadRoom(room) }) { result in
+            switch result {
+            case .failure(let error):
+                responder.respond(RoomAPIError.failed(error.description).response)
+            case .success(nil):
+                responder.respond(RoomAPIError.unknownRoom(room).response)
+            case .success(let record?):
+                do throws(RoomRestoreError) {
+                    let core = try RoomCore.restore(from: record, settings: settings.core, now: settings.wallClock())
+                    answer(Room.Snapshot(epoch: core.epoch, rev: core.rev, state: core.document.root, participants: [],
+                                         oldestStoredRev: core.oldestStoredRev))
+                } catch {
+                    responder.respond(RoomAPIError.failed(error.description).response)
+                }
+            }
+        }
+    }
+
+    /// The query string's parameters (percent-decoded; the last of a repeated name wins).
+    private static func query(_ request: HTTPRequest) -> [String: String] {
+        var parameters: [String: String] = [:]
+        for pair in (request.query ?? "").split(separator: "&") {
+            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            let name = String(parts[0]).removingPercentEncoding ?? String(parts[0])
+            parameters[name] = parts.count > 1 ? (String(parts[1]).removingPercentEncoding ?? String(parts[1])) : ""
+        }
+        return parameters
+    }
+
+    private static func integer(_ text: String?, name: String, default value: Int64, in range: ClosedRange<Int64>) throws(RoomAPIError) -> Int64 {
+        guard let text else { return value }
+        guard let number = Int64(text), range.contains(number) else {
+            throw .request(.invalidField("\"\(name)\" must be an integer from \(range.lowerBound) to \(range.upperBound)"))
+        }
+        return number
+    }
+}
