@@ -9,7 +9,7 @@ enum TokenCommand {
         name: "token",
         summary: "Print a token signed with the server's secret.",
         options: [
-            .value("room", "R", help: "Room the token grants access to."),
+            .value("room", "R", help: "Room the token grants access to; '*' for a backend token (every room, over the HTTP API only)."),
             .value("user", "U", help: "User id (the token's subject)."),
             .value("role", "ROLE", help: "host, guest or viewer.", default: "guest"),
             .value("ttl", "SECONDS", help: "Lifetime in seconds.", default: "3600"),
