@@ -111,6 +111,26 @@ import TandemWire
         await restarted.shutdown()
     }
 
+    @Test func theStateAtARevIsRebuiltFromTheSnapshotAndThePatchesAfterIt() async throws {
+        let harness = try InviteServer { $0.snapshotInterval = 3 }
+        let host = harness.token(user: "alice")
+        for index in 1...4 {
+            let reply = try await harness.call("POST", "/v1/rooms/lobby/patch", token: host, json: #"{"ops":[{"op":"set","path":"/n","value":\#(index)}]}"#)
+            #expect(reply.json == ["rev": .number(Double(index))])
+        }
+        let atHead = try await harness.call("GET", "/v1/rooms/lobby/state?rev=4", token: host)
+        #expect(atHead.status == 200 && atHead.json?["rev"] == 4 && atHead.json?["state"] == ["n": 4], "\(atHead)")
+        let atSnapshot = try await harness.call("GET", "/v1/rooms/lobby/state?rev=3", token: host)
+        #expect(atSnapshot.json?["state"] == ["n": 3])
+        // Before the snapshot at rev 3 the state can no longer be rebuilt.
+        let early = try await harness.call("GET", "/v1/rooms/lobby/state?rev=2", token: host)
+        #expect(early.status == 410 && early.json?["error"] == "not_retained", "\(early)")
+        let ahead = try await harness.call("GET", "/v1/rooms/lobby/state?rev=5", token: host)
+        #expect(ahead.status == 404 && ahead.json?["error"] == "past_head")
+        #expect(try await harness.call("GET", "/v1/rooms/lobby/state", token: host).status == 400)
+        await harness.shutdown()
+    }
+
     @Test func ifRevMakesAWriteConditional() async throws {
         let harness = try InviteServer()
         let host = harness.token(user: "alice")

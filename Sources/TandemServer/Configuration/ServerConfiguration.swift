@@ -36,6 +36,9 @@ public struct ServerConfiguration: Sendable, Equatable {
     public var presenceGraceMilliseconds = 5_000
     /// Revisions kept per room for resume; older resumes get a snapshot.
     public var historyWindow = 10_000
+    /// A room's document is stored whole every this many revisions (the patches between are replayed
+    /// onto it at a load, and by `state?rev=` of the rooms API).
+    public var snapshotInterval = 1_000
     /// Client ids whose last applied seq a room remembers (exactly-once); beyond it the least recently
     /// seen are forgotten (see docs/PROTOCOL.md, "Exactly once per client id").
     public var maxTrackedClientsPerRoom = 10_000

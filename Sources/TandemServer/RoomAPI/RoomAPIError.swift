@@ -13,6 +13,10 @@ enum RoomAPIError: Error, Sendable {
     case unknownRoom(String)
     /// The history asked for is older than what the room keeps.
     case notRetained(after: Int64, oldest: Int64)
+    /// The state at `rev` can no longer be rebuilt: the oldest kept is at `oldest`.
+    case stateNotRetained(rev: Int64, oldest: Int64)
+    /// The rev asked for is past the room's stored head.
+    case pastHead(rev: Int64, head: Int64)
     /// `ifRev` named another rev than the room's.
     case conflict(expected: Int64, rev: Int64)
     /// The ops were refused, with the protocol's reject code.
@@ -28,7 +32,8 @@ enum RoomAPIError: Error, Sendable {
         case .request(let error): error.status
         case .readOnly: 403
         case .unknownRoom: 404
-        case .notRetained: 410
+        case .notRetained, .stateNotRetained: 410
+        case .pastHead: 404
         case .conflict: 409
         case .refused(let code, _):
             switch code {
@@ -48,7 +53,8 @@ enum RoomAPIError: Error, Sendable {
         case .request(let error): error.code
         case .readOnly: "forbidden"
         case .unknownRoom: "unknown_room"
-        case .notRetained: "not_retained"
+        case .notRetained, .stateNotRetained: "not_retained"
+        case .pastHead: "past_head"
         case .conflict: "conflict"
         case .refused(let code, _): code.wireValue
         case .clusterUnsupported: "not_implemented"
@@ -64,6 +70,9 @@ enum RoomAPIError: Error, Sendable {
         case .unknownRoom(let room): "there is no room '\(room)'; a room exists once someone joined it or wrote to it"
         case .notRetained(let after, let oldest):
             "the history after rev \(after) is no longer kept; the oldest kept starts after rev \(oldest)"
+        case .stateNotRetained(let rev, let oldest):
+            "the state at rev \(rev) is no longer kept; the oldest that can be rebuilt is at rev \(oldest)"
+        case .pastHead(let rev, let head): "the room's stored history ends at rev \(head), before rev \(rev)"
         case .conflict(let expected, let rev): "the room is at rev \(rev), not \(expected); read it again and retry"
         case .refused(_, let message): message
         case .clusterUnsupported: "the rooms API is not served in cluster mode yet; use a participant's connection"

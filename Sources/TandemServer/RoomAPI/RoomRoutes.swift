@@ -3,8 +3,9 @@ import TandemProtocol
 import TandemWire
 
 /// The HTTP API of rooms for backends: `GET /v1/rooms/{room}` (state, rev, participants),
-/// `GET /v1/rooms/{room}/history` (the stored patches, paged) and `POST /v1/rooms/{room}/patch` (a
-/// write sequenced like a participant's, answered once durable).
+/// `GET /v1/rooms/{room}/history` (the stored patches, paged), `GET /v1/rooms/{room}/state?rev=N` (the
+/// state right after rev N) and `POST /v1/rooms/{room}/patch` (a write sequenced like a participant's,
+/// answered once durable).
 ///
 /// Authorization: `Authorization: Bearer <token>` of the room (a host or a guest reads and writes, a
 /// viewer reads) or a backend's token (`room` "*", any room). A token of another room is refused
@@ -39,6 +40,7 @@ final class RoomRoutes: Sendable {
     private enum Endpoint {
         case room(String)
         case history(String)
+        case state(String)
         case patch(String)
     }
 
@@ -49,6 +51,7 @@ final class RoomRoutes: Sendable {
         switch parts.count == 4 ? parts[3] : nil {
         case nil: return .room(room)
         case "history"?: return .history(room)
+        case "state"?: return .state(room)
         case "patch"?: return .patch(room)
         default: return nil
         }
@@ -67,6 +70,8 @@ final class RoomRoutes: Sendable {
             case (.room?, _): throw .request(.methodNotAllowed(allowed: "GET"))
             case (.history(let room)?, "GET"): try history(room, request, responder)
             case (.history?, _): throw .request(.methodNotAllowed(allowed: "GET"))
+            case (.state(let room)?, "GET"): try state(room, request, responder)
+            case (.state?, _): throw .request(.methodNotAllowed(allowed: "GET"))
             case (.patch(let room)?, "POST"): try write(room, request, responder)
             case (.patch?, _): throw .request(.methodNotAllowed(allowed: "POST"))
             case (nil, _): throw .request(.notFound)
@@ -130,6 +135,36 @@ final class RoomRoutes: Sendable {
                     responder.respond(.json(status: 200, .object([
                         "epoch": .string(head.epoch), "patches": .array(page), "next": last < head.rev ? .number(Double(last)) : .null,
                     ])))
+                }
+            }
+        }
+    }
+
+    private func state(_ room: String, _ request: HTTPRequest, _ responder: HTTPResponder) throws(RoomAPIError) {
+        _ = try authorize(request, room: room, writes: false)
+        guard let text = Self.query(request)["rev"] else { throw .request(.invalidField("name the rev: state?rev=N")) }
+        let rev = try Self.integer(text, name: "rev", default: 0, in: 0...Self.maxCount)
+        let settings = context.rooms
+        // Storage holds the room's latest snapshot and the patches after it: a rev from that snapshot on
+        // is rebuilt from them (what is not durable yet is not in storage and answers 404 until it is).
+        context.commits.read({ (store) throws(StorageError) -> RoomRecord? in try store.loadRoom(room) }) { result in
+            switch result {
+            case .failure(let error):
+                responder.respond(RoomAPIError.failed(error.description).response)
+            case .success(nil):
+                responder.respond(RoomAPIError.unknownRoom(room).response)
+            case .success(var record?):
+                guard rev <= record.rev else { return responder.respond(RoomAPIError.pastHead(rev: rev, head: record.rev).response) }
+                guard rev >= record.snapshotRev else {
+                    return responder.respond(RoomAPIError.stateNotRetained(rev: rev, oldest: record.snapshotRev).response)
+                }
+                record.patchesAfterSnapshot.removeAll { $0.rev > rev }
+                record.rev = rev
+                do throws(RoomRestoreError) {
+                    let core = try RoomCore.restore(from: record, settings: settings.core, now: settings.wallClock())
+                    responder.respond(.json(status: 200, .object(["epoch": .string(core.epoch), "rev": .number(Double(rev)), "state": core.document.root])))
+                } catch {
+                    responder.respond(RoomAPIError.failed(error.description).response)
                 }
             }
         }
