@@ -3,7 +3,7 @@ import TandemProtocol
 
 @Suite struct CodeTests {
     @Test func closeCodesHaveTheSpecifiedNumbers() {
-        #expect(CloseCode.allDefined.map(\.rawValue) == [1000, 1001, 1002, 1007, 1008, 1009, 1011, 4000, 4001, 4002, 4003, 4008, 4009, 4013, 4029])
+        #expect(CloseCode.allDefined.map(\.rawValue) == [1000, 1001, 1002, 1007, 1008, 1009, 1011, 4000, 4001, 4002, 4003, 4004, 4008, 4009, 4013, 4029])
         #expect(Set(CloseCode.allDefined.map(\.reason)).count == CloseCode.allDefined.count)
         #expect(CloseCode(rawValue: 4029) == .rateLimited)
         #expect(CloseCode.rateLimited.description == "4029 (rate limited)")
@@ -16,7 +16,7 @@ import TandemProtocol
             case .badToken:
                 #expect(code.reconnectPolicy == .resumeWithFreshToken)
                 #expect(code.allowsReconnect)
-            case .forbidden, .replaced:
+            case .forbidden, .roomDeleted, .replaced:
                 #expect(code.reconnectPolicy == .stop)
                 #expect(!code.allowsReconnect)
             default:

@@ -186,6 +186,52 @@ import TandemWire
         await harness.shutdown()
     }
 
+    @Test func aDeletedRoomClosesItsConnectionsAndComesBackAsANewRoom() async throws {
+        let directory = SyncServerTests.temporaryDirectory()
+        let harness = try InviteServer(directory: directory)
+        let host = harness.token(user: "alice")
+        #expect(try await harness.call("POST", "/v1/rooms/lobby/patch", token: host, json: Self.cart).status == 200)
+        let bob = try await harness.connect(token: harness.token(user: "bob", role: .guest), client: "b1")
+        guard case .welcome(let before)? = await bob.next(timeout: .seconds(30)) else {
+            Issue.record("bob not welcomed")
+            await harness.shutdown()
+            return
+        }
+        // A guest may not delete the room; a stranger's room cannot be probed.
+        #expect(try await harness.call("DELETE", "/v1/rooms/lobby", token: harness.token(user: "bob", role: .guest)).status == 403)
+        #expect(try await harness.call("DELETE", "/v1/rooms/nowhere", token: harness.token(user: "x", room: TokenClaims.anyRoom)).status == 404)
+
+        let deleted = try await harness.call("DELETE", "/v1/rooms/lobby", token: host)
+        #expect(deleted.status == 200 && deleted.json == ["room": "lobby", "deleted": true], "\(deleted)")
+        var error: ServerMessage?
+        while let message = await bob.next(timeout: .seconds(30)) {
+            if case .error = message { error = message; break }
+        }
+        guard case .error(.roomDeleted, _)? = error else {
+            Issue.record("no room_deleted error: \(String(describing: error))")
+            await harness.shutdown()
+            return
+        }
+        #expect(await bob.closeCode(timeout: .seconds(30)) == 4004)
+        #expect(CloseCode.roomDeleted.reconnectPolicy == .stop)
+        #expect(try await harness.call("GET", "/v1/rooms/lobby", token: host).status == 404)
+        await harness.shutdown(removeData: false)
+
+        // Gone across a restart too; whoever joins next finds a new room in a new epoch.
+        let restarted = try InviteServer(directory: directory)
+        #expect(try await restarted.call("GET", "/v1/rooms/lobby", token: restarted.token(user: "alice")).status == 404)
+        let carol = try await restarted.connect(token: restarted.token(user: "carol"), client: "c1")
+        guard case .welcome(let after)? = await carol.next(timeout: .seconds(30)) else {
+            Issue.record("carol not welcomed")
+            await restarted.shutdown()
+            return
+        }
+        #expect(after.rev == 0 && after.epoch != before.epoch)
+        if case .state(let state) = after.sync { #expect(state == [:]) } else { Issue.record("a new room sends its state") }
+        await carol.socket.close()
+        await restarted.shutdown()
+    }
+
     @Test func aBackendTokenAndTheHTTPClientIdCannotJoinOverTheSyncEndpoint() async throws {
         let harness = try InviteServer()
         let backend = try await harness.connect(token: harness.token(user: "backend", room: TokenClaims.anyRoom), client: "b1")

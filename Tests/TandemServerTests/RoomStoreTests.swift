@@ -141,6 +141,25 @@ import Testing
         #expect(again.clients == ["a": ClientProgress(lastSeq: 5, lastRev: 3, lastSeen: 77)] && again.forgotClients)
     }
 
+    @Test(arguments: Kind.allCases) func aDeletedRoomIsGoneWithItsHistoryAndCanStartAnew(kind: Kind) throws {
+        let (store, reopen, cleanup) = try makeStore(kind)
+        defer { cleanup() }
+        try store.apply([.createRoom(room: "lobby", epoch: "e1", snapshot: Array("{}".utf8)), .appendPatch(patch(1, client: "a", seq: 1)),
+                         .createRoom(room: "other", epoch: "o1", snapshot: Array("{}".utf8))])
+        try store.apply([.appendPatch(patch(2, client: "a", seq: 2)), .deleteRoom(room: "lobby")])
+        #expect(try store.loadRoom("lobby") == nil)
+        #expect(try store.patches(room: "lobby", after: 0, limit: 10).isEmpty)
+        #expect(try store.loadRoom("other") != nil, "other rooms stay")
+        // Writes to a deleted room are refused, as to one never stored; deleting what is not there does nothing.
+        #expect(throws: StorageError.unknownRoom("lobby")) { try store.apply([.appendPatch(patch(3, client: "a", seq: 3))]) }
+        try store.apply([.deleteRoom(room: "nowhere")])
+        let reopened = try reopen()
+        #expect(try reopened.loadRoom("lobby") == nil, "the delete is durable")
+        try reopened.apply([.createRoom(room: "lobby", epoch: "e2", snapshot: Array("{}".utf8)), .appendPatch(patch(1, client: "b", seq: 1))])
+        let record = try #require(try reopened.loadRoom("lobby"))
+        #expect(record.epoch == "e2" && record.rev == 1 && record.clients.keys.sorted() == ["b"], "a new room of the same name starts empty")
+    }
+
     @Test(arguments: Kind.allCases) func aLargeBatchWithASnapshotInTheMiddleAppliesInOrder(kind: Kind) throws {
         let (store, reopen, cleanup) = try makeStore(kind)
         defer { cleanup() }

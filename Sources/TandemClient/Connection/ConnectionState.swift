@@ -37,7 +37,7 @@ public enum ConnectionState: Sendable, Hashable, CustomStringConvertible {
 public enum ConnectionCloseReason: Sendable, Hashable, CustomStringConvertible {
     /// The app closed it.
     case closedByApp
-    /// The server closed with a code that forbids retrying (4003 forbidden, 4009 replaced).
+    /// The server closed with a code that forbids retrying (4003 forbidden, 4004 room deleted, 4009 replaced).
     case refused(CloseCode)
     /// The token was refused (4001) and no fresh token was available or a fresh one failed too.
     case unauthorized

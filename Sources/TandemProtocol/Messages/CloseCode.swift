@@ -34,6 +34,8 @@ public struct CloseCode: RawRepresentable, Sendable, Hashable, CustomStringConve
     public static let sendQueueOverflow = CloseCode(rawValue: 4002)
     /// 4003: forbidden (for example the user was removed from the room).
     public static let forbidden = CloseCode(rawValue: 4003)
+    /// 4004: the room was deleted (its state and history are gone; a room of that name is a new one).
+    public static let roomDeleted = CloseCode(rawValue: 4004)
     /// 4008: no `hello` within 5 s of the upgrade.
     public static let helloTimeout = CloseCode(rawValue: 4008)
     /// 4009: replaced by a newer connection with the same client id.
@@ -46,7 +48,7 @@ public struct CloseCode: RawRepresentable, Sendable, Hashable, CustomStringConve
     /// Every code protocol v1 defines, in numeric order.
     public static let allDefined: [CloseCode] = [
         .normal, .goingAway, .protocolError, .invalidUTF8, .policyViolation, .messageTooBig, .internalError,
-        .idleTimeout, .badToken, .sendQueueOverflow, .forbidden, .helloTimeout, .replaced, .roomFull, .rateLimited,
+        .idleTimeout, .badToken, .sendQueueOverflow, .forbidden, .roomDeleted, .helloTimeout, .replaced, .roomFull, .rateLimited,
     ]
 
     /// What a client does after the server closed with a code.
@@ -60,11 +62,11 @@ public struct CloseCode: RawRepresentable, Sendable, Hashable, CustomStringConve
     }
 
     /// The client's course of action after this code: everything is resumed except 4001
-    /// (only with a fresh token), 4003 and 4009. Unknown codes resume.
+    /// (only with a fresh token), 4003, 4004 and 4009. Unknown codes resume.
     public var reconnectPolicy: ReconnectPolicy {
         switch self {
         case .badToken: .resumeWithFreshToken
-        case .forbidden, .replaced: .stop
+        case .forbidden, .roomDeleted, .replaced: .stop
         default: .resume
         }
     }
@@ -87,6 +89,7 @@ public struct CloseCode: RawRepresentable, Sendable, Hashable, CustomStringConve
         case .badToken: "bad or expired token"
         case .sendQueueOverflow: "send queue overflow"
         case .forbidden: "forbidden"
+        case .roomDeleted: "room deleted"
         case .helloTimeout: "no hello in time"
         case .replaced: "replaced by a newer connection"
         case .roomFull: "room full"

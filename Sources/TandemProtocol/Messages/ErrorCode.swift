@@ -22,6 +22,8 @@ public enum ErrorCode: Sendable, Hashable, CustomStringConvertible {
     case unauthorized
     /// The user may not be in this room; closed with 4003.
     case forbidden
+    /// The room was deleted (over the HTTP API); closed with 4004.
+    case roomDeleted
     /// The room has no room for another participant; closed with 4013.
     case roomFull
     /// Too many messages; closed with 4029.
@@ -44,7 +46,7 @@ public enum ErrorCode: Sendable, Hashable, CustomStringConvertible {
     /// Every code this version defines (all but `.other`).
     public static let allDefined: [ErrorCode] = [
         .badJSON, .badMessage, .unknownType, .unexpectedHello, .tooDeep, .helloRequired, .helloTimeout, .unauthorized,
-        .forbidden, .roomFull, .rateLimited, .messageTooLarge, .slowConsumer, .replaced, .idleTimeout,
+        .forbidden, .roomDeleted, .roomFull, .rateLimited, .messageTooLarge, .slowConsumer, .replaced, .idleTimeout,
         .shuttingDown, .internal,
     ]
 
@@ -60,6 +62,7 @@ public enum ErrorCode: Sendable, Hashable, CustomStringConvertible {
         case .helloTimeout: "hello_timeout"
         case .unauthorized: "unauthorized"
         case .forbidden: "forbidden"
+        case .roomDeleted: "room_deleted"
         case .roomFull: "room_full"
         case .rateLimited: "rate_limited"
         case .messageTooLarge: "message_too_large"
@@ -85,6 +88,7 @@ public enum ErrorCode: Sendable, Hashable, CustomStringConvertible {
         case .helloTimeout: .helloTimeout
         case .unauthorized: .badToken
         case .forbidden: .forbidden
+        case .roomDeleted: .roomDeleted
         case .roomFull: .roomFull
         case .rateLimited: .rateLimited
         case .messageTooLarge: .messageTooBig

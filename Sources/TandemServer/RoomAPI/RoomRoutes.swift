@@ -4,8 +4,9 @@ import TandemWire
 
 /// The HTTP API of rooms for backends: `GET /v1/rooms/{room}` (state, rev, participants),
 /// `GET /v1/rooms/{room}/history` (the stored patches, paged), `GET /v1/rooms/{room}/state?rev=N` (the
-/// state right after rev N) and `POST /v1/rooms/{room}/patch` (a write sequenced like a participant's,
-/// answered once durable).
+/// state right after rev N), `POST /v1/rooms/{room}/patch` (a write sequenced like a participant's,
+/// answered once durable) and `DELETE /v1/rooms/{room}` (its connections closed with 4004, its state
+/// and history removed).
 ///
 /// Authorization: `Authorization: Bearer <token>` of the room (a host or a guest reads and writes, a
 /// viewer reads) or a backend's token (`room` "*", any room). A token of another room is refused
@@ -67,7 +68,8 @@ final class RoomRoutes: Sendable {
             guard !context.clustered else { throw .clusterUnsupported }
             switch (Self.endpoint(request.path), request.method) {
             case (.room(let room)?, "GET"): try read(room, request, responder)
-            case (.room?, _): throw .request(.methodNotAllowed(allowed: "GET"))
+            case (.room(let room)?, "DELETE"): try delete(room, request, responder)
+            case (.room?, _): throw .request(.methodNotAllowed(allowed: "GET, DELETE"))
             case (.history(let room)?, "GET"): try history(room, request, responder)
             case (.history?, _): throw .request(.methodNotAllowed(allowed: "GET"))
             case (.state(let room)?, "GET"): try state(room, request, responder)
@@ -168,6 +170,19 @@ final class RoomRoutes: Sendable {
                 }
             }
         }
+    }
+
+    private func delete(_ room: String, _ request: HTTPRequest, _ responder: HTTPResponder) throws(RoomAPIError) {
+        let claims = try authorize(request, room: room, writes: true)
+        guard claims.role == .host else { throw .request(.notHost(role: claims.role.rawValue)) }
+        let deletion = context.registry.delete(room, commits: context.commits) { result in
+            switch result {
+            case .success(true): responder.respond(.json(status: 200, .object(["room": .string(room), "deleted": true])))
+            case .success(false): responder.respond(RoomAPIError.unknownRoom(room).response)
+            case .failure(let error): responder.respond(RoomAPIError.failed(error.description).response)
+            }
+        }
+        if case .busy = deletion { throw .failed("the room is loading; try again") }
     }
 
     private func write(_ room: String, _ request: HTTPRequest, _ responder: HTTPResponder) throws(RoomAPIError) {

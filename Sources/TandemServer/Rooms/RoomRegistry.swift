@@ -75,6 +75,45 @@ package final class RoomRegistry: Sendable {
         }
     }
 
+    /// What `delete` found.
+    enum Deletion: Sendable {
+        /// The room is loading: ask again.
+        case busy
+        /// The delete is queued; `completion` follows.
+        case queued
+    }
+
+    /// Deletes the room: its storage delete is queued under the registry's lock (after a read that says
+    /// whether it was stored), so a later load reads storage after it and starts a new epoch; the loaded
+    /// instance, if any, closes every connection with 4004 after an `error` `room_deleted`.
+    /// `completion` gets whether a room was there, once the delete is durable.
+    func delete(_ name: String, commits: CommitQueue, completion: @escaping @Sendable (Result<Bool, StorageError>) -> Void) -> Deletion {
+        let outcome: (Deletion, Room?) = rooms.withLock { rooms in
+            var loaded: Room?
+            switch rooms[name] {
+            case .loading: return (.busy, nil)
+            case .ready(let room):
+                rooms[name] = nil
+                metrics.rooms.add(-1)
+                sequencing.unload(name)
+                loaded = room
+            case nil: break
+            }
+            let wasLoaded = loaded != nil
+            let stored = Mutex(false)
+            commits.read({ (store) throws(StorageError) -> Bool in try store.loadRoom(name) != nil }) { result in
+                stored.withLock { $0 = (try? result.get()) ?? false }
+            }
+            commits.write([.deleteRoom(room: name)]) { result in
+                completion(result.map { wasLoaded || stored.withLock { $0 } })
+            }
+            return (.queued, loaded)
+        }
+        outcome.1?.closeAll(.roomDeleted, error: .roomDeleted, message: "room '\(name)' was deleted")
+        if outcome.1 != nil { logger.info("room.deleted", LogField("room", name)) }
+        return outcome.0
+    }
+
     /// Closes every connection of every room (server shutdown).
     func closeAll(_ code: CloseCode, error: ErrorCode, message: String) {
         let loaded: [Room] = rooms.withLock { rooms in

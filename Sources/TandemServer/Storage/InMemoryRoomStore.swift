@@ -36,13 +36,18 @@ public final class InMemoryRoomStore: RoomStore {
     /// See `RoomStore.apply(_:)`. Every write is checked before anything changes, so a failing
     /// call leaves the store as it was; then the writes mutate in place (no copy of the history).
     public func apply(_ writes: [StorageWrite]) throws(StorageError) {
-        var known = Set<String>()
+        // Whether each room the writes name exists at that point of the batch (nil: as stored).
+        var exists: [String: Bool] = [:]
+        func require(_ room: String) throws(StorageError) {
+            guard exists[room] ?? (rooms[room] != nil) else { throw .unknownRoom(room) }
+        }
         for write in writes {
             switch write {
-            case .createRoom(let room, _, _): known.insert(room)
-            case .appendPatch(let patch): if rooms[patch.room] == nil && !known.contains(patch.room) { throw .unknownRoom(patch.room) }
-            case .snapshot(let room, _, _, _), .forgetClients(let room, _): if rooms[room] == nil && !known.contains(room) { throw .unknownRoom(room) }
+            case .createRoom(let room, _, _): exists[room] = true
+            case .appendPatch(let patch): try require(patch.room)
+            case .snapshot(let room, _, _, _), .forgetClients(let room, _): try require(room)
             case .saveInvite, .deleteInvite, .saveDenial, .deleteDenial: break
+            case .deleteRoom(let room): exists[room] = false
             }
         }
         for write in writes {
@@ -60,6 +65,8 @@ public final class InMemoryRoomStore: RoomStore {
             case .forgetClients(let room, let clients):
                 for client in clients { rooms[room]!.clients.removeValue(forKey: client) }
                 rooms[room]!.forgotClients = true
+            case .deleteRoom(let room):
+                rooms[room] = nil
             case .saveInvite(let invite):
                 storedInvites[invite.code] = invite
             case .deleteInvite(let code):

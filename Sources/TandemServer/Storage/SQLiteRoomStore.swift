@@ -41,6 +41,7 @@ public final class SQLiteRoomStore: RoomStore {
     private let trimPatches: SQLiteStatement
     private let deleteRoomPatches: SQLiteStatement
     private let deleteRoomClients: SQLiteStatement
+    private let deleteRoomRow: SQLiteStatement
     private let deleteClient: SQLiteStatement
     private let markForgotClients: SQLiteStatement
     private let selectRoom: SQLiteStatement
@@ -96,6 +97,7 @@ public final class SQLiteRoomStore: RoomStore {
             trimPatches = try database.prepare("DELETE FROM patches WHERE room = ? AND rev < ?")
             deleteRoomPatches = try database.prepare("DELETE FROM patches WHERE room = ?")
             deleteRoomClients = try database.prepare("DELETE FROM clients WHERE room = ?")
+            deleteRoomRow = try database.prepare("DELETE FROM rooms WHERE room = ?")
             selectRoom = try database.prepare("SELECT epoch, rev, snapshot, snapshot_rev, forgot_clients FROM rooms WHERE room = ?")
             selectClients = try database.prepare("SELECT client, last_seq, last_rev, last_seen FROM clients WHERE room = ?")
             selectPatchProgress = try database.prepare("SELECT client, seq, max(rev), time FROM patches WHERE room = ? GROUP BY client")
@@ -312,6 +314,11 @@ public final class SQLiteRoomStore: RoomStore {
                             try run(deleteClient) { () throws(SQLiteError) in try deleteClient.bind(room, at: 1); try deleteClient.bind(client, at: 2) }
                         }
                         try run(markForgotClients) { () throws(SQLiteError) in try markForgotClients.bind(room, at: 1) }
+                    case .deleteRoom(let room):
+                        try run(deleteRoomPatches) { () throws(SQLiteError) in try deleteRoomPatches.bind(room, at: 1) }
+                        try run(deleteRoomClients) { () throws(SQLiteError) in try deleteRoomClients.bind(room, at: 1) }
+                        try run(deleteRoomRow) { () throws(SQLiteError) in try deleteRoomRow.bind(room, at: 1) }
+                        lastRev[room] = nil
                     }
                 }
                 try insertRows()

@@ -102,6 +102,9 @@ public enum StorageWrite: Sendable, Equatable {
     case deleteDenial(room: String, user: String)
     /// The room forgot these client ids' progress (exactly-once memory is bounded); it remembers that it did.
     case forgetClients(room: String, clients: [String])
+    /// The room is gone: its snapshot, history and client progress (a later `createRoom` starts anew).
+    /// Its invitations and deny entries stay until they expire. Nothing when the room is not stored.
+    case deleteRoom(room: String)
 }
 
 /// Why storage failed, in words an operator can act on.

@@ -17,7 +17,7 @@ struct JournalRecord: Equatable, Sendable {
 
     /// `appendPatch` is the form of journals written before patches carried their time; it is still read.
     private enum Tag: UInt8 {
-        case createRoom = 1, appendPatch, snapshot, saveInvite, deleteInvite, saveDenial, deleteDenial, appendTimedPatch, forgetClients
+        case createRoom = 1, appendPatch, snapshot, saveInvite, deleteInvite, saveDenial, deleteDenial, appendTimedPatch, forgetClients, deleteRoom
     }
 
     /// The framed bytes to append to a segment file.
@@ -104,6 +104,9 @@ struct JournalRecord: Equatable, Sendable {
             out.append(Tag.forgetClients.rawValue)
             put(room, into: &out); put(UInt32(truncatingIfNeeded: clients.count), into: &out)
             for client in clients { put(client, into: &out) }
+        case .deleteRoom(let room):
+            out.append(Tag.deleteRoom.rawValue)
+            put(room, into: &out)
         }
     }
 
@@ -150,6 +153,9 @@ struct JournalRecord: Equatable, Sendable {
                 clients.append(client)
             }
             return .forgetClients(room: room, clients: clients)
+        case .deleteRoom:
+            guard let room = reader.string() else { return nil }
+            return .deleteRoom(room: room)
         }
     }
 

@@ -110,26 +110,33 @@ public final class JournaledRoomStore: RoomStore {
         guard !writes.isEmpty else { return }
         guard !closed else { throw .shutDown }
         var created: Set<String> = []
+        var deleted: Set<String> = []
         for write in writes {
             switch write {
-            case .createRoom(let room, _, _): created.insert(room)
-            case .appendPatch(let patch): try requireRoom(patch.room, created)
-            case .snapshot(let room, _, _, _), .forgetClients(let room, _): try requireRoom(room, created)
+            case .createRoom(let room, _, _):
+                created.insert(room)
+                deleted.remove(room)
+            case .appendPatch(let patch): try requireRoom(patch.room, created, deleted)
+            case .snapshot(let room, _, _, _), .forgetClients(let room, _): try requireRoom(room, created, deleted)
             case .saveInvite, .deleteInvite, .saveDenial, .deleteDenial: break
+            case .deleteRoom(let room):
+                created.remove(room)
+                deleted.insert(room)
             }
         }
         try materializer.storeBacklogIfFull()
         let record = JournalRecord(position: nextPosition, writes: writes)
         try segments.append(record.encoded(), position: record.position)
         nextPosition += 1
+        knownRooms.subtract(deleted)
         knownRooms.formUnion(created)
         unstored.forget(through: materializer.storedThrough)
         unstored.append(record)
         materializer.enqueue(record)
     }
 
-    private func requireRoom(_ room: String, _ created: Set<String>) throws(StorageError) {
-        guard knownRooms.contains(room) || created.contains(room) else { throw .unknownRoom(room) }
+    private func requireRoom(_ room: String, _ created: Set<String>, _ deleted: Set<String>) throws(StorageError) {
+        guard created.contains(room) || knownRooms.contains(room) && !deleted.contains(room) else { throw .unknownRoom(room) }
     }
 
     /// See `RoomStore.loadRoom(_:)`.

@@ -29,23 +29,24 @@ struct UnstoredWrites {
         }
     }
 
-    /// Whether a record after `position` writes to `room` (creates it, appends to it or snapshots it).
+    /// Whether a record after `position` writes to `room` (creates it, appends to it, snapshots or deletes it).
     func touchesRoom(_ room: String, after position: UInt64) -> Bool {
         writes(after: position).contains { write in
             switch write {
-            case .createRoom(let name, _, _), .snapshot(let name, _, _, _), .forgetClients(let name, _): name == room
+            case .createRoom(let name, _, _), .snapshot(let name, _, _, _), .forgetClients(let name, _), .deleteRoom(let name): name == room
             case .appendPatch(let patch): patch.room == room
             case .saveInvite, .deleteInvite, .saveDenial, .deleteDenial: false
             }
         }
     }
 
-    /// Whether a record after `position` recreates, snapshots or forgets clients of `room`: then what the
-    /// database held of the room may be gone, and only storing those records first gives the right answer.
+    /// Whether a record after `position` recreates, snapshots, forgets clients of or deletes `room`: then
+    /// what the database held of the room may be gone, and only storing those records first gives the
+    /// right answer.
     func reshapes(_ room: String, after position: UInt64) -> Bool {
         writes(after: position).contains { write in
             switch write {
-            case .createRoom(let name, _, _), .snapshot(let name, _, _, _), .forgetClients(let name, _): name == room
+            case .createRoom(let name, _, _), .snapshot(let name, _, _, _), .forgetClients(let name, _), .deleteRoom(let name): name == room
             case .appendPatch, .saveInvite, .deleteInvite, .saveDenial, .deleteDenial: false
             }
         }
