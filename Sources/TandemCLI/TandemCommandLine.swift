@@ -18,6 +18,7 @@ public struct TandemCommandLine: Sendable {
             TokenCommand.command,
             InviteCommand.command,
             JoinCommand.command,
+            ReplayCommand.command,
             ProxyCommand.command,
             DemoCommand.command,
             BenchCommand.command,

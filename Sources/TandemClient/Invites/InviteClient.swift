@@ -8,23 +8,18 @@ import TandemWire
 /// wherever `SyncSession` does). Every failure is a typed ``InviteError``.
 public struct InviteClient: Sendable {
     /// The server's base URL, e.g. `https://tandem.example.com` or `http://127.0.0.1:8080`.
-    public let baseURL: String
+    public var baseURL: String { exchange.baseURL }
     /// The host's token, for everything but ``acceptInvite(code:name:)``.
     public let token: String?
-    private let resources: WireClientResources
-    private let timeout: Duration
+    private let exchange: JSONAPIExchange
 
     /// Creates a client for the server at `baseURL` (`http://` or `https://HOST[:PORT]`; a trailing `/` is
     /// ignored). Requests run on `group` (the caller's) or on a loop of the client's own when nil; `https://`
     /// servers are verified against `tls` (the system's trust store by default).
     public init(baseURL: String, token: String? = nil, group: EventLoopGroup? = nil, tls: TLSConfiguration = .client(),
                 timeout: Duration = .seconds(10)) {
-        var base = baseURL
-        while base.hasSuffix("/") { base.removeLast() }
-        self.baseURL = base
         self.token = token
-        resources = WireClientResources(group: group, tls: tls)
-        self.timeout = timeout
+        exchange = JSONAPIExchange(baseURL: baseURL, group: group, tls: tls, timeout: timeout)
     }
 
     /// Creates an invitation to the host's room (defaults: guest, 20 minutes, one use).
@@ -72,35 +67,18 @@ public struct InviteClient: Sendable {
     // MARK: - Exchange
 
     private func request(_ method: String, _ path: String, body: JSONValue?, authorized: Bool, expecting status: Int) async throws(InviteError) -> JSONValue {
-        var headers: HTTPHeaders = ["Accept": "application/json"]
-        if authorized {
-            guard let token else { throw .unauthorized("this call needs the host's token; create the client with token:") }
-            headers.add(name: "Authorization", value: "Bearer \(token)")
-        }
-        if body != nil { headers.add(name: "Content-Type", value: "application/json") }
-        let loop: EventLoop
-        let context: TLSContext?
-        do throws(IOError) {
-            loop = try resources.loop()
+        if authorized, token == nil { throw .unauthorized("this call needs the host's token; create the client with token:") }
+        let answer: (response: HTTPResponse, json: JSONValue?)
+        do throws(JSONAPIExchange.Failure) {
+            answer = try await exchange.send(method, path, body: body, token: authorized ? token : nil)
         } catch {
-            throw .transport(error.description)
+            switch error {
+            case .transport(let reason): throw .transport(reason)
+            case .tls(let failure): throw .tls(failure)
+            }
         }
-        do throws(TLSError) {
-            context = baseURL.lowercased().hasPrefix("https://") ? try resources.tlsContext() : nil
-        } catch {
-            throw .tls(error)
-        }
-        let response: HTTPResponse
-        do {
-            response = try await HTTPClient.send(method: method, url: baseURL + path, headers: headers, body: body?.serializedBytes() ?? [],
-                                                 timeout: timeout, tls: context, on: loop)
-        } catch {
-            if case .tls(let failure) = error { throw .tls(failure) }
-            throw .transport(error.description)
-        }
-        let json = try? JSONValue.parse(response.body)
-        guard response.status == status else { throw Self.error(for: response, json: json) }
-        guard let json else { throw .invalidResponse("status \(response.status) without a JSON body") }
+        guard answer.response.status == status else { throw Self.error(for: answer.response, json: answer.json) }
+        guard let json = answer.json else { throw .invalidResponse("status \(answer.response.status) without a JSON body") }
         return json
     }
 
@@ -126,17 +104,5 @@ public struct InviteClient: Sendable {
     }
 
     /// Percent-encodes everything but unreserved characters (RFC 3986 §2.3), for a path segment.
-    static func escaped(_ segment: String) -> String {
-        var out = ""
-        for byte in segment.utf8 {
-            switch byte {
-            case 0x30...0x39, 0x41...0x5A, 0x61...0x7A, UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"):
-                out.unicodeScalars.append(Unicode.Scalar(byte))
-            default:
-                let hex = String(byte, radix: 16, uppercase: true)
-                out += "%" + (hex.count == 1 ? "0" + hex : hex)
-            }
-        }
-        return out
-    }
+    static func escaped(_ segment: String) -> String { JSONAPIExchange.escaped(segment) }
 }
