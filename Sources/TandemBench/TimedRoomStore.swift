@@ -28,6 +28,10 @@ final class TimedRoomStore: RoomStore, @unchecked Sendable {
         try base.patches(room: room, after: after, limit: limit)
     }
 
+    func snapshot(room: String, atOrBefore rev: Int64) throws(StorageError) -> StoredSnapshot? {
+        try base.snapshot(room: room, atOrBefore: rev)
+    }
+
     func revision(room: String, client: String, seq: Int64) throws(StorageError) -> Int64? {
         try base.revision(room: room, client: client, seq: seq)
     }

@@ -62,6 +62,16 @@ enum GuideSnippets {
         await server.shutdown()
     }
 
+    /// CLIENT.md, "Your backend acting on rooms".
+    static func backendActsOnRooms(backendToken: String) async throws -> HistoryPage {
+        let rooms = RoomsClient(baseURL: "https://tandem.example.com", token: backendToken)
+        let room = try await rooms.room("order-4711")          // state, rev, participants
+        try await rooms.write("order-4711", ops: [.add(try JSONPointer(parsing: "/cart/-"), ["sku": "gift-card"])],
+                              ifRev: room.rev)                  // .conflict(rev:) when someone wrote first
+        let page = try await rooms.history("order-4711", after: 0)  // who changed what, and when
+        return page
+    }
+
     static func tlsSystemTrust(id: String, fetchToken: @escaping @Sendable () async throws -> String) {
         let session = SyncSession(url: "wss://cobrowse.example.com/v1/sync", clientID: id, tokenProvider: fetchToken)
         _ = session

@@ -255,8 +255,10 @@ import TandemSubprocess
         #expect(try store.loadRoom("lobby")?.rev == 10)
         #expect(store.fallbackReads == 1)
         #expect(store.materializedBatches == 1)
-        // A snapshot not stored yet trims the history: the database must apply it before answering.
-        try store.apply([.snapshot(room: "lobby", rev: 10, state: Array(#"{"n":10}"#.utf8), keepFrom: 8)])
+        // A snapshot not stored yet trims the history (back to the snapshot at rev 7, the newest before
+        // keepFrom): the database must apply it before answering.
+        try store.apply([.snapshot(room: "lobby", rev: 7, state: Array(#"{"n":7}"#.utf8), keepFrom: 1),
+                         .snapshot(room: "lobby", rev: 10, state: Array(#"{"n":10}"#.utf8), keepFrom: 8)])
         #expect(try store.patches(room: "lobby", after: 0, limit: 100).map(\.rev) == [8, 9, 10])
         #expect(store.fallbackReads == 2)
         // So does a room created anew: its old history is gone.

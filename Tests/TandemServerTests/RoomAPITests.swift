@@ -122,12 +122,36 @@ import TandemWire
         #expect(atHead.status == 200 && atHead.json?["rev"] == 4 && atHead.json?["state"] == ["n": 4], "\(atHead)")
         let atSnapshot = try await harness.call("GET", "/v1/rooms/lobby/state?rev=3", token: host)
         #expect(atSnapshot.json?["state"] == ["n": 3])
-        // Before the snapshot at rev 3 the state can no longer be rebuilt.
+        // Earlier states come from the earlier snapshots the room keeps (rev 0 here) and the patches after them.
         let early = try await harness.call("GET", "/v1/rooms/lobby/state?rev=2", token: host)
-        #expect(early.status == 410 && early.json?["error"] == "not_retained", "\(early)")
+        #expect(early.json?["state"] == ["n": 2], "\(early)")
+        #expect(try await harness.call("GET", "/v1/rooms/lobby/state?rev=0", token: host).json?["state"] == [:])
         let ahead = try await harness.call("GET", "/v1/rooms/lobby/state?rev=5", token: host)
         #expect(ahead.status == 404 && ahead.json?["error"] == "past_head")
         #expect(try await harness.call("GET", "/v1/rooms/lobby/state", token: host).status == 400)
+        await harness.shutdown()
+    }
+
+    @Test func statesOlderThanTheRetainedHistoryAreGone() async throws {
+        let harness = try InviteServer {
+            $0.snapshotInterval = 2
+            $0.historyWindow = 2
+            $0.retainedRevisions = 3
+        }
+        let host = harness.token(user: "alice")
+        for index in 1...8 {
+            _ = try await harness.call("POST", "/v1/rooms/lobby/patch", token: host, json: #"{"ops":[{"op":"set","path":"/n","value":\#(index)}]}"#)
+        }
+        // Rev 8 keeps revs 6…8 and the snapshot at rev 4 they are rebuilt from: rev 4 and later read back.
+        for rev in 4...8 {
+            let reply = try await harness.call("GET", "/v1/rooms/lobby/state?rev=\(rev)", token: host)
+            #expect(reply.json?["state"] == ["n": .number(Double(rev))], "rev \(rev): \(reply)")
+        }
+        let gone = try await harness.call("GET", "/v1/rooms/lobby/state?rev=3", token: host)
+        #expect(gone.status == 410 && gone.json?["error"] == "not_retained", "\(gone)")
+        let history = try await harness.call("GET", "/v1/rooms/lobby/history?after=1", token: host)
+        #expect(history.status == 410, "\(history)")
+        #expect(try await harness.call("GET", "/v1/rooms/lobby/history?after=5", token: host).json?["patches"]?.arrayValue?.count == 3)
         await harness.shutdown()
     }
 

@@ -104,7 +104,7 @@ import TandemProtocol
     }
 
     @Test func snapshotsAreTakenEveryIntervalAndTrimOutsideTheWindow() {
-        var room = makeRoom(.init(historyWindow: 4, recentCapacity: 100, snapshotInterval: 3))
+        var room = makeRoom(.init(historyWindow: 4, retainedRevisions: 0, recentCapacity: 100, snapshotInterval: 3))
         var snapshots: [StorageWrite] = []
         for seq in Int64(1)...7 {
             guard case .applied(_, let writes, _) = room.submit(seq: seq, ops: [set("/n", .number(Double(seq)))], author: alice) else { continue }

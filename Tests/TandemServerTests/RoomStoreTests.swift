@@ -61,14 +61,19 @@ import Testing
         let (store, _, cleanup) = try makeStore(kind)
         defer { cleanup() }
         try store.apply([.createRoom(room: "lobby", epoch: "e1", snapshot: Array("{}".utf8))])
-        try store.apply((1...10).map { .appendPatch(patch($0)) })
+        try store.apply((1...4).map { .appendPatch(patch($0)) } + [.snapshot(room: "lobby", rev: 4, state: Array(#"{"n":4}"#.utf8), keepFrom: 1)])
+        try store.apply((5...10).map { .appendPatch(patch($0)) })
+        // History goes back to the newest snapshot before keepFrom (rev 4): from there every state rebuilds.
         try store.apply([.snapshot(room: "lobby", rev: 8, state: Array(#"{"n":8}"#.utf8), keepFrom: 6)])
         let record = try #require(try store.loadRoom("lobby"))
         #expect(record.snapshotRev == 8)
         #expect(record.patchesAfterSnapshot.map(\.rev) == [9, 10])
-        #expect(record.oldestRev == 6)
-        #expect(try store.patches(room: "lobby", after: 5, limit: 100).map(\.rev) == [6, 7, 8, 9, 10])
+        #expect(record.oldestRev == 5)
+        #expect(try store.patches(room: "lobby", after: 0, limit: 100).map(\.rev) == [5, 6, 7, 8, 9, 10])
         #expect(try store.patches(room: "lobby", after: 6, limit: 2).map(\.rev) == [7, 8])
+        #expect(try store.snapshot(room: "lobby", atOrBefore: 7) == StoredSnapshot(rev: 4, state: Array(#"{"n":4}"#.utf8)))
+        #expect(try store.snapshot(room: "lobby", atOrBefore: 9) == StoredSnapshot(rev: 8, state: Array(#"{"n":8}"#.utf8)))
+        #expect(try store.snapshot(room: "lobby", atOrBefore: 3) == nil, "the snapshot at rev 0 went with the history before rev 4")
     }
 
     @Test(arguments: Kind.allCases) func clientProgressSurvivesTrimmingItsPatchesAndAReopen(kind: Kind) throws {
@@ -99,8 +104,10 @@ import Testing
             return patch
         }
         try store.apply([.createRoom(room: "lobby", epoch: "e1", snapshot: Array("{}".utf8))])
-        try store.apply([.appendPatch(timed(1, "a", 1_000)), .appendPatch(timed(2, "b", 2_000)), .appendPatch(timed(3, "c", 3_000))])
-        // Revs 1 and 2 leave the history: a's and b's progress move to the clients table with their times.
+        try store.apply([.appendPatch(timed(1, "a", 1_000)), .appendPatch(timed(2, "b", 2_000)),
+                         .snapshot(room: "lobby", rev: 2, state: Array("{}".utf8), keepFrom: 1), .appendPatch(timed(3, "c", 3_000))])
+        // Revs 1 and 2 leave the history (back to the snapshot at rev 2): a's and b's progress move to the
+        // clients table with their times.
         try store.apply([.snapshot(room: "lobby", rev: 3, state: Array("{}".utf8), keepFrom: 3)])
         #expect(try #require(try store.loadRoom("lobby")).forgotClients == false)
         try store.apply([.forgetClients(room: "lobby", clients: ["a"])])
@@ -165,7 +172,9 @@ import Testing
         defer { cleanup() }
         try store.apply([.createRoom(room: "lobby", epoch: "e1", snapshot: Array("{}".utf8))])
         // More patches than one multi-row insert holds, not a multiple of it, with a trim between.
-        let writes: [StorageWrite] = (1...20).map { .appendPatch(patch($0, client: "c\($0 % 3)")) }
+        let writes: [StorageWrite] = (1...17).map { .appendPatch(patch($0, client: "c\($0 % 3)")) }
+            + [.snapshot(room: "lobby", rev: 17, state: Array(#"{"n":17}"#.utf8), keepFrom: 1)]
+            + (18...20).map { .appendPatch(patch($0, client: "c\($0 % 3)")) }
             + [.snapshot(room: "lobby", rev: 20, state: Array(#"{"n":20}"#.utf8), keepFrom: 18)]
             + (21...37).map { .appendPatch(patch($0, client: "c\($0 % 3)")) }
         try store.apply(writes)

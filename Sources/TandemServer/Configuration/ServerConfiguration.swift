@@ -36,6 +36,9 @@ public struct ServerConfiguration: Sendable, Equatable {
     public var presenceGraceMilliseconds = 5_000
     /// Revisions kept per room for resume; older resumes get a snapshot.
     public var historyWindow = 10_000
+    /// Revisions of history each room keeps in storage (at least `historyWindow`): the rooms API reads
+    /// its history and rebuilds its states from them.
+    public var retainedRevisions = 100_000
     /// A room's document is stored whole every this many revisions (the patches between are replayed
     /// onto it at a load, and by `state?rev=` of the rooms API).
     public var snapshotInterval = 1_000

@@ -15,6 +15,8 @@ enum InviteAPIError: Error, Sendable, Equatable {
     case badJSON(String)
     /// The body is JSON with a missing, unknown or invalid field.
     case invalidField(String)
+    /// The body is larger than this API reads.
+    case bodyTooLarge(limit: Int)
     /// The body is not sent as `application/json`.
     case unsupportedMediaType(String?)
     /// No such endpoint.
@@ -41,6 +43,7 @@ enum InviteAPIError: Error, Sendable, Equatable {
         case .notHost, .otherRoom: 403
         case .badJSON, .invalidField: 400
         case .unsupportedMediaType: 415
+        case .bodyTooLarge: 413
         case .notFound, .unknownCode: 404
         case .methodNotAllowed: 405
         case .gone: 410
@@ -58,6 +61,7 @@ enum InviteAPIError: Error, Sendable, Equatable {
         case .badJSON: "bad_json"
         case .invalidField: "invalid_field"
         case .unsupportedMediaType: "unsupported_media_type"
+        case .bodyTooLarge: "body_too_large"
         case .notFound: "not_found"
         case .methodNotAllowed: "method_not_allowed"
         case .unknownCode: "unknown_code"
@@ -78,6 +82,7 @@ enum InviteAPIError: Error, Sendable, Equatable {
         case .otherRoom(let room): "the token is not for room '\(room)'"
         case .badJSON(let reason): "the body is not valid JSON: \(reason)"
         case .invalidField(let reason): reason
+        case .bodyTooLarge(let limit): "the body is larger than \(limit) bytes"
         case .unsupportedMediaType(let type): "send the body as application/json, not \(type ?? "without a Content-Type")"
         case .notFound: "no such endpoint; see docs/PROTOCOL.md for the HTTP API"
         case .methodNotAllowed(let allowed): "this endpoint accepts \(allowed)"

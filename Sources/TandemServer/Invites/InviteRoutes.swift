@@ -38,9 +38,13 @@ final class InviteRoutes: Sendable {
         path == "/v1/invites" || path.hasPrefix("/v1/invites/") || path.hasPrefix("/v1/rooms/")
     }
 
+    /// The largest body this API reads (the server's HTTP limit may be larger, for the rooms API).
+    static let maxBodyBytes = 16 * 1024
+
     /// Answers one request of this API through `responder`, now or after a commit.
     func handle(_ request: HTTPRequest, responder: HTTPResponder) {
         do throws(InviteAPIError) {
+            guard request.body.count <= Self.maxBodyBytes else { throw .bodyTooLarge(limit: Self.maxBodyBytes) }
             try route(request, responder: responder)
         } catch {
             responder.respond(error.response)

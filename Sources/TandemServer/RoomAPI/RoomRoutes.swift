@@ -146,27 +146,30 @@ final class RoomRoutes: Sendable {
         _ = try authorize(request, room: room, writes: false)
         guard let text = Self.query(request)["rev"] else { throw .request(.invalidField("name the rev: state?rev=N")) }
         let rev = try Self.integer(text, name: "rev", default: 0, in: 0...Self.maxCount)
-        let settings = context.rooms
-        // Storage holds the room's latest snapshot and the patches after it: a rev from that snapshot on
-        // is rebuilt from them (what is not durable yet is not in storage and answers 404 until it is).
-        context.commits.read({ (store) throws(StorageError) -> RoomRecord? in try store.loadRoom(room) }) { result in
+        // The newest stored snapshot at or before the rev, and the patches from it to the rev: at most a
+        // snapshot interval of them (what is not durable yet is not in storage and answers 404 until it is).
+        context.commits.read({ (store) throws(StorageError) -> (RoomRecord, StoredSnapshot?, [StoredPatch])? in
+            guard let record = try store.loadRoom(room) else { return nil }
+            guard rev <= record.rev, let snapshot = try store.snapshot(room: room, atOrBefore: rev) else { return (record, nil, []) }
+            let patches = rev > snapshot.rev ? try store.patches(room: room, after: snapshot.rev, limit: Int(rev - snapshot.rev)) : []
+            return (record, snapshot, patches)
+        }) { result in
             switch result {
             case .failure(let error):
                 responder.respond(RoomAPIError.failed(error.description).response)
             case .success(nil):
                 responder.respond(RoomAPIError.unknownRoom(room).response)
-            case .success(var record?):
+            case .success((let record, let snapshot, let patches)?):
                 guard rev <= record.rev else { return responder.respond(RoomAPIError.pastHead(rev: rev, head: record.rev).response) }
-                guard rev >= record.snapshotRev else {
-                    return responder.respond(RoomAPIError.stateNotRetained(rev: rev, oldest: record.snapshotRev).response)
+                guard let snapshot, patches.count == Int(rev - snapshot.rev), patches.first.map({ $0.rev == snapshot.rev + 1 }) ?? true else {
+                    return responder.respond(RoomAPIError.stateNotRetained(rev: rev, oldest: record.oldestRev - 1).response)
                 }
-                record.patchesAfterSnapshot.removeAll { $0.rev > rev }
-                record.rev = rev
-                do throws(RoomRestoreError) {
-                    let core = try RoomCore.restore(from: record, settings: settings.core, now: settings.wallClock())
-                    responder.respond(.json(status: 200, .object(["epoch": .string(core.epoch), "rev": .number(Double(rev)), "state": core.document.root])))
+                do {
+                    guard var document = Document(try JSONValue.parseStored(snapshot.state)) else { throw RoomRestoreError.corruptSnapshot(room: room, reason: "not an object") }
+                    for patch in patches { try document.apply(try PatchOp.list(from: try JSONValue.parseStored(patch.ops)), limits: .unlimited) }
+                    responder.respond(.json(status: 200, .object(["epoch": .string(record.epoch), "rev": .number(Double(rev)), "state": document.root])))
                 } catch {
-                    responder.respond(RoomAPIError.failed(error.description).response)
+                    responder.respond(RoomAPIError.failed("the stored history does not rebuild rev \(rev): \(error)").response)
                 }
             }
         }

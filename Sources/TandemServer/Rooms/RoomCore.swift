@@ -11,6 +11,9 @@ package struct RoomCore: Sendable {
         package var limits = PatchLimits()
         /// Revisions a client may be behind and still resume by replay.
         package var historyWindow: Int64 = 10_000
+        /// Revisions of history kept in storage (at least the history window): what the rooms API
+        /// reads back, and rebuilds states from.
+        package var retainedRevisions: Int64 = 100_000
         /// Patch events kept in memory for fast replay.
         package var recentCapacity = 1_024
         /// A snapshot of the document is stored every this many revisions.
@@ -235,7 +238,7 @@ package struct RoomCore: Sendable {
         var writes: [StorageWrite] = [.appendPatch(StoredPatch(room: name, event: event, time: now))]
         if !forgotten.isEmpty { writes.append(.forgetClients(room: name, clients: forgotten)) }
         if rev - snapshotRev >= settings.snapshotInterval {
-            let keepFrom = max(1, rev - settings.historyWindow + 1)
+            let keepFrom = max(1, rev - max(settings.historyWindow, settings.retainedRevisions) + 1)
             writes.append(.snapshot(room: name, rev: rev, state: document.root.serializedBytes(), keepFrom: keepFrom))
             snapshotRev = rev
             oldestStoredRev = max(oldestStoredRev, keepFrom)

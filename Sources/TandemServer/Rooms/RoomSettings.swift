@@ -18,6 +18,7 @@ package struct RoomSettings: Sendable {
             limits: PatchLimits(maxOps: configuration.maxOpsPerPatch, maxDocument: configuration.maxDocumentBytes,
                                 maxDepth: configuration.maxDepth),
             historyWindow: Int64(configuration.historyWindow),
+            retainedRevisions: Int64(configuration.retainedRevisions),
             snapshotInterval: Int64(max(1, configuration.snapshotInterval)),
             progressTTL: Int64(configuration.clientProgressTTLHours) * 3_600_000,
             maxTrackedClients: configuration.maxTrackedClientsPerRoom)

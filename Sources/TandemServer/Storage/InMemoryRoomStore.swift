@@ -9,6 +9,8 @@ public final class InMemoryRoomStore: RoomStore {
         var patches: [StoredPatch]
         var clients: [String: ClientProgress]
         var forgotClients = false
+        /// Every kept snapshot, oldest first (the latest is `snapshot`).
+        var snapshots: [StoredSnapshot] = []
     }
 
     private var rooms: [String: Room] = [:]
@@ -53,7 +55,8 @@ public final class InMemoryRoomStore: RoomStore {
         for write in writes {
             switch write {
             case .createRoom(let room, let epoch, let snapshot):
-                rooms[room] = Room(epoch: epoch, rev: 0, snapshot: snapshot, snapshotRev: 0, patches: [], clients: [:])
+                rooms[room] = Room(epoch: epoch, rev: 0, snapshot: snapshot, snapshotRev: 0, patches: [], clients: [:],
+                                   snapshots: [StoredSnapshot(rev: 0, state: snapshot)])
             case .appendPatch(let patch):
                 rooms[patch.room]!.patches.append(patch)
                 rooms[patch.room]!.rev = patch.rev
@@ -61,7 +64,13 @@ public final class InMemoryRoomStore: RoomStore {
             case .snapshot(let room, let rev, let state, let keepFrom):
                 rooms[room]!.snapshot = state
                 rooms[room]!.snapshotRev = rev
-                rooms[room]!.patches.removeAll { $0.rev < keepFrom }
+                rooms[room]!.snapshots.removeAll { $0.rev == rev }
+                rooms[room]!.snapshots.append(StoredSnapshot(rev: rev, state: state))
+                rooms[room]!.snapshots.sort { $0.rev < $1.rev }
+                // History is kept back to the newest snapshot before `keepFrom`: every state from it on rebuilds.
+                let floor = rooms[room]!.snapshots.last { $0.rev < keepFrom }?.rev ?? 0
+                rooms[room]!.patches.removeAll { $0.rev <= floor }
+                rooms[room]!.snapshots.removeAll { $0.rev < floor }
             case .forgetClients(let room, let clients):
                 for client in clients { rooms[room]!.clients.removeValue(forKey: client) }
                 rooms[room]!.forgotClients = true
@@ -82,6 +91,11 @@ public final class InMemoryRoomStore: RoomStore {
     /// See `RoomStore.patches(room:after:limit:)`.
     public func patches(room: String, after: Int64, limit: Int) throws(StorageError) -> [StoredPatch] {
         Array((rooms[room]?.patches ?? []).lazy.filter { $0.rev > after }.prefix(limit))
+    }
+
+    /// See `RoomStore.snapshot(room:atOrBefore:)`.
+    public func snapshot(room: String, atOrBefore rev: Int64) throws(StorageError) -> StoredSnapshot? {
+        rooms[room]?.snapshots.last { $0.rev <= rev }
     }
 
     /// See `RoomStore.revision(room:client:seq:)`.

@@ -10,10 +10,35 @@ public protocol RoomStore: AnyObject {
     func apply(_ writes: [StorageWrite]) throws(StorageError)
     /// Stored patches with `rev > after`, in order, at most `limit`.
     func patches(room: String, after: Int64, limit: Int) throws(StorageError) -> [StoredPatch]
+    /// The newest stored snapshot of the room at or before `rev` (the state right after that rev), or
+    /// nil when none is kept that early.
+    func snapshot(room: String, atOrBefore rev: Int64) throws(StorageError) -> StoredSnapshot?
     /// The rev at which `client` first had `seq` applied, if that patch is still stored.
     func revision(room: String, client: String, seq: Int64) throws(StorageError) -> Int64?
     /// Every stored invitation, in code order.
     func invites() throws(StorageError) -> [StoredInvite]
     /// Every stored deny entry, ordered by room and user.
     func denials() throws(StorageError) -> [StoredDenial]
+}
+
+extension RoomStore {
+    /// A store that keeps only the latest snapshot: that one, when it is at or before `rev`.
+    public func snapshot(room: String, atOrBefore rev: Int64) throws(StorageError) -> StoredSnapshot? {
+        guard let record = try loadRoom(room), record.snapshotRev <= rev else { return nil }
+        return StoredSnapshot(rev: record.snapshotRev, state: record.snapshot)
+    }
+}
+
+/// A room's document as stored at one rev.
+public struct StoredSnapshot: Sendable, Equatable {
+    /// The rev whose patch is the last one in `state`.
+    public var rev: Int64
+    /// The document as compact JSON.
+    public var state: [UInt8]
+
+    /// Creates a stored snapshot.
+    public init(rev: Int64, state: [UInt8]) {
+        self.rev = rev
+        self.state = state
+    }
 }

@@ -42,6 +42,11 @@ public final class SQLiteRoomStore: RoomStore {
     private let deleteRoomPatches: SQLiteStatement
     private let deleteRoomClients: SQLiteStatement
     private let deleteRoomRow: SQLiteStatement
+    private let insertSnapshot: SQLiteStatement
+    private let trimSnapshots: SQLiteStatement
+    private let selectSnapshotFloor: SQLiteStatement
+    private let deleteRoomSnapshots: SQLiteStatement
+    private let selectSnapshot: SQLiteStatement
     private let deleteClient: SQLiteStatement
     private let markForgotClients: SQLiteStatement
     private let selectRoom: SQLiteStatement
@@ -98,6 +103,11 @@ public final class SQLiteRoomStore: RoomStore {
             deleteRoomPatches = try database.prepare("DELETE FROM patches WHERE room = ?")
             deleteRoomClients = try database.prepare("DELETE FROM clients WHERE room = ?")
             deleteRoomRow = try database.prepare("DELETE FROM rooms WHERE room = ?")
+            insertSnapshot = try database.prepare("INSERT OR REPLACE INTO snapshots (room, rev, state) VALUES (?, ?, ?)")
+            trimSnapshots = try database.prepare("DELETE FROM snapshots WHERE room = ? AND rev < ?")
+            selectSnapshotFloor = try database.prepare("SELECT coalesce(max(rev), 0) FROM snapshots WHERE room = ? AND rev < ?")
+            deleteRoomSnapshots = try database.prepare("DELETE FROM snapshots WHERE room = ?")
+            selectSnapshot = try database.prepare("SELECT rev, state FROM snapshots WHERE room = ? AND rev <= ? ORDER BY rev DESC LIMIT 1")
             selectRoom = try database.prepare("SELECT epoch, rev, snapshot, snapshot_rev, forgot_clients FROM rooms WHERE room = ?")
             selectClients = try database.prepare("SELECT client, last_seq, last_rev, last_seen FROM clients WHERE room = ?")
             selectPatchProgress = try database.prepare("SELECT client, seq, max(rev), time FROM patches WHERE room = ? GROUP BY client")
@@ -149,6 +159,9 @@ public final class SQLiteRoomStore: RoomStore {
         CREATE TABLE IF NOT EXISTS clients (
             room TEXT NOT NULL, client TEXT NOT NULL, last_seq INTEGER NOT NULL, last_rev INTEGER NOT NULL,
             last_seen INTEGER NOT NULL DEFAULT 0, PRIMARY KEY (room, client)
+        ) WITHOUT ROWID;
+        CREATE TABLE IF NOT EXISTS snapshots (
+            room TEXT NOT NULL, rev INTEGER NOT NULL, state BLOB NOT NULL, PRIMARY KEY (room, rev)
         ) WITHOUT ROWID;
         CREATE TABLE IF NOT EXISTS invites (
             code TEXT PRIMARY KEY, room TEXT NOT NULL, role TEXT NOT NULL, created_by TEXT NOT NULL,
@@ -282,6 +295,10 @@ public final class SQLiteRoomStore: RoomStore {
                         try run(insertRoom) { () throws(SQLiteError) in
                             try insertRoom.bind(room, at: 1); try insertRoom.bind(epoch, at: 2); try insertRoom.bind(snapshot, at: 3)
                         }
+                        try run(deleteRoomSnapshots) { () throws(SQLiteError) in try deleteRoomSnapshots.bind(room, at: 1) }
+                        try run(insertSnapshot) { () throws(SQLiteError) in
+                            try insertSnapshot.bind(room, at: 1); try insertSnapshot.bind(Int64(0), at: 2); try insertSnapshot.bind(snapshot, at: 3)
+                        }
                         lastRev[room] = nil
                     case .appendPatch:
                         break
@@ -289,8 +306,15 @@ public final class SQLiteRoomStore: RoomStore {
                         try run(updateSnapshot) { () throws(SQLiteError) in
                             try updateSnapshot.bind(state, at: 1); try updateSnapshot.bind(rev, at: 2); try updateSnapshot.bind(room, at: 3)
                         }
-                        try run(foldProgress) { () throws(SQLiteError) in try foldProgress.bind(room, at: 1); try foldProgress.bind(keepFrom, at: 2) }
-                        try run(trimPatches) { () throws(SQLiteError) in try trimPatches.bind(room, at: 1); try trimPatches.bind(keepFrom, at: 2) }
+                        try run(insertSnapshot) { () throws(SQLiteError) in
+                            try insertSnapshot.bind(room, at: 1); try insertSnapshot.bind(rev, at: 2); try insertSnapshot.bind(state, at: 3)
+                        }
+                        // History is kept back to the newest snapshot before `keepFrom`, so that every state from
+                        // that snapshot on can be rebuilt.
+                        let floor = try snapshotFloor(room: room, before: keepFrom)
+                        try run(foldProgress) { () throws(SQLiteError) in try foldProgress.bind(room, at: 1); try foldProgress.bind(floor + 1, at: 2) }
+                        try run(trimPatches) { () throws(SQLiteError) in try trimPatches.bind(room, at: 1); try trimPatches.bind(floor + 1, at: 2) }
+                        try run(trimSnapshots) { () throws(SQLiteError) in try trimSnapshots.bind(room, at: 1); try trimSnapshots.bind(floor, at: 2) }
                     case .saveInvite(let invite):
                         try run(upsertInvite) { () throws(SQLiteError) in
                             try upsertInvite.bind(invite.code, at: 1); try upsertInvite.bind(invite.room, at: 2)
@@ -315,6 +339,7 @@ public final class SQLiteRoomStore: RoomStore {
                         }
                         try run(markForgotClients) { () throws(SQLiteError) in try markForgotClients.bind(room, at: 1) }
                     case .deleteRoom(let room):
+                        try run(deleteRoomSnapshots) { () throws(SQLiteError) in try deleteRoomSnapshots.bind(room, at: 1) }
                         try run(deleteRoomPatches) { () throws(SQLiteError) in try deleteRoomPatches.bind(room, at: 1) }
                         try run(deleteRoomClients) { () throws(SQLiteError) in try deleteRoomClients.bind(room, at: 1) }
                         try run(deleteRoomRow) { () throws(SQLiteError) in try deleteRoomRow.bind(room, at: 1) }
@@ -383,6 +408,32 @@ public final class SQLiteRoomStore: RoomStore {
     public func patches(room: String, after: Int64, limit: Int) throws(StorageError) -> [StoredPatch] {
         do {
             return try readPatches(room: room, after: after, limit: limit)
+        } catch {
+            throw .database(error)
+        }
+    }
+
+    /// The rev of the newest snapshot of `room` before rev `keepFrom` (0 when there is none).
+    private func snapshotFloor(room: String, before keepFrom: Int64) throws(SQLiteError) -> Int64 {
+        defer { selectSnapshotFloor.reset() }
+        try selectSnapshotFloor.bind(room, at: 1)
+        try selectSnapshotFloor.bind(keepFrom, at: 2)
+        guard try selectSnapshotFloor.step() else { return 0 }
+        return selectSnapshotFloor.int64(at: 0)
+    }
+
+    /// See `RoomStore.snapshot(room:atOrBefore:)`. A database of an earlier version keeps only the latest
+    /// snapshot, in the room's row: it serves too.
+    public func snapshot(room: String, atOrBefore rev: Int64) throws(StorageError) -> StoredSnapshot? {
+        do {
+            defer { selectSnapshot.reset() }
+            try selectSnapshot.bind(room, at: 1)
+            try selectSnapshot.bind(rev, at: 2)
+            if try selectSnapshot.step() { return StoredSnapshot(rev: selectSnapshot.int64(at: 0), state: selectSnapshot.blob(at: 1)) }
+            defer { selectRoom.reset() }
+            try selectRoom.bind(room, at: 1)
+            guard try selectRoom.step(), selectRoom.int64(at: 3) <= rev else { return nil }
+            return StoredSnapshot(rev: selectRoom.int64(at: 3), state: selectRoom.blob(at: 2))
         } catch {
             throw .database(error)
         }

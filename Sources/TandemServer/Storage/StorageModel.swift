@@ -89,8 +89,9 @@ public enum StorageWrite: Sendable, Equatable {
     case createRoom(room: String, epoch: String, snapshot: [UInt8])
     /// An applied patch: appended to the history; the room's rev and the client's progress advance.
     case appendPatch(StoredPatch)
-    /// The document at `rev`; patches with rev < `keepFrom` are trimmed (they are covered by the
-    /// snapshot and outside the resume window).
+    /// The document at `rev`, kept with the room's earlier snapshots. History before `keepFrom` may go:
+    /// the patches up to and the snapshots before the newest snapshot older than `keepFrom` are trimmed,
+    /// so the state at every rev from that snapshot on stays rebuildable.
     case snapshot(room: String, rev: Int64, state: [UInt8], keepFrom: Int64)
     /// Creates or replaces the invitation with this code.
     case saveInvite(StoredInvite)

@@ -159,6 +159,15 @@ public final class JournaledRoomStore: RoomStore {
         return try materializer.read { (storage) throws(StorageError) in try storage.patches(room: room, after: after, limit: limit) }
     }
 
+    /// See `RoomStore.snapshot(room:atOrBefore:)`.
+    public func snapshot(room: String, atOrBefore rev: Int64) throws(StorageError) -> StoredSnapshot? {
+        let answer: StoredSnapshot?? = try readSnapshot { (storage, position) throws(StorageError) in
+            unstored.reshapes(room, after: position) ? nil : .some(try storage.snapshot(room: room, atOrBefore: rev))
+        }
+        if let answer { return answer }
+        return try materializer.read { (storage) throws(StorageError) in try storage.snapshot(room: room, atOrBefore: rev) }
+    }
+
     /// See `RoomStore.revision(room:client:seq:)`.
     public func revision(room: String, client: String, seq: Int64) throws(StorageError) -> Int64? {
         let answer: Int64?? = try readSnapshot { (storage, position) throws(StorageError) in
