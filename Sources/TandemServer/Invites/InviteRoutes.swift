@@ -208,15 +208,7 @@ final class InviteRoutes: Sendable {
 
     /// The claims of the request's bearer token, which must be a host's.
     private func authorizeHost(_ request: HTTPRequest) throws(InviteAPIError) -> TokenClaims {
-        guard let header = request.headers["Authorization"] else { throw .missingToken }
-        let parts = header.split(separator: " ", maxSplits: 1, omittingEmptySubsequences: true)
-        guard parts.count == 2, HTTPHeadersText.lowercasedASCII(String(parts[0])) == "bearer" else { throw .missingToken }
-        let claims: TokenClaims
-        do {
-            claims = try context.tokens.verify(String(parts[1]).trimmingSpaces())
-        } catch {
-            throw .badToken(error.description)
-        }
+        let claims = try BearerToken.claims(of: request, verifier: context.tokens)
         guard claims.role == .host else { throw .notHost(role: claims.role.rawValue) }
         return claims
     }

@@ -242,14 +242,11 @@ final class RoomRoutes: Sendable {
 
     /// The verified claims of the request's bearer token, if it may act on `room` (and write it).
     private func authorize(_ request: HTTPRequest, room: String, writes: Bool) throws(RoomAPIError) -> TokenClaims {
-        guard let header = request.headers["Authorization"] else { throw .request(.missingToken) }
-        let parts = header.split(separator: " ", maxSplits: 1, omittingEmptySubsequences: true)
-        guard parts.count == 2, HTTPHeadersText.lowercasedASCII(String(parts[0])) == "bearer" else { throw .request(.missingToken) }
         let claims: TokenClaims
-        do {
-            claims = try context.tokens.verify(String(parts[1]).trimmingSpaces())
+        do throws(InviteAPIError) {
+            claims = try BearerToken.claims(of: request, verifier: context.tokens)
         } catch {
-            throw .request(.badToken(error.description))
+            throw .request(error)
         }
         guard claims.grants(room: room) else { throw .request(.otherRoom(room)) }
         if writes, !claims.role.canPatch { throw .readOnly(role: claims.role) }
