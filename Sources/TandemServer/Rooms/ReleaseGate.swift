@@ -43,9 +43,13 @@ struct ReleaseGate<Item> {
         return due
     }
 
-    /// Drops every held item (the room is closing).
-    mutating func removeAll() {
+    /// Drops every held item (the room is closing) and returns them, oldest first, for what must still
+    /// be told it will not go out.
+    @discardableResult
+    mutating func removeAll() -> [Item] {
+        let dropped = held[head...].map(\.item)
         held.removeAll()
         head = 0
+        return dropped
     }
 }

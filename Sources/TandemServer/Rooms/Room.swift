@@ -66,7 +66,8 @@ package final class Room: Sendable {
     private enum Held {
         case message(OutboundMessage, client: String, connection: ConnectionID)
         case welcome(Welcome, client: String, connection: ConnectionID)
-        case answer(@Sendable () -> Void)
+        /// Called with true once released, with false when the room closes first.
+        case answer(@Sendable (_ released: Bool) -> Void)
     }
 
     private struct State {
@@ -243,7 +244,8 @@ package final class Room: Sendable {
     }
 
     /// The room as the HTTP API shows it, handed to `body` once every patch it holds is durable (at once
-    /// when they are). nil when this instance stopped serving (look the room up again).
+    /// when they are). nil when this instance stopped serving, also before they became durable (look
+    /// the room up again).
     package func snapshot(_ body: @escaping @Sendable (Snapshot?) -> Void) {
         let ready: Snapshot?? = state.withLock { state in
             guard !state.retired, !state.broken else { return .some(nil) }
@@ -251,7 +253,7 @@ package final class Room: Sendable {
             participants.append(contentsOf: state.remote.values)
             let snapshot = Snapshot(epoch: state.core.epoch, rev: state.core.rev, state: state.core.document.root,
                                     participants: participants.sorted { $0.client < $1.client }, oldestStoredRev: state.core.oldestStoredRev)
-            guard state.gate.admit(.answer({ body(snapshot) }), decidedAt: state.core.rev) != nil else { return nil }
+            guard state.gate.admit(.answer({ released in body(released ? snapshot : nil) }), decidedAt: state.core.rev) != nil else { return nil }
             return .some(snapshot)
         }
         if let ready { body(ready) }
@@ -330,7 +332,7 @@ package final class Room: Sendable {
             let sinks = state.members.values.map(\.sink)
             for member in state.members.values { if case .dropped(let timer) = member.phase { timer.cancel() } }
             state.members.removeAll()
-            state.gate.removeAll()
+            for case .answer(let answer) in state.gate.removeAll() { answer(false) }
             state.awaiting.removeAll()
             state.retired = true
             let writes = state.httpWrites.values
@@ -508,7 +510,7 @@ package final class Room: Sendable {
             case .welcome(let welcome, let client, let connection):
                 self.welcome(welcome, client: client, connection: connection, in: &state)
             case .answer(let answer):
-                answer()
+                answer(true)
             }
         }
         if event.client == Self.httpClient, let write = state.httpWrites.removeValue(forKey: event.seq) { write(.applied(rev: event.rev)) }
