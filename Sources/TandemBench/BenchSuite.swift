@@ -18,6 +18,7 @@ public struct BenchSuite: Sendable {
         PipelineBenchmark.suite,
         ContainerBenchmark.suite,
         StorageBenchmark.suite,
+        RoomsAPIBenchmark.suite,
         WireBenchmark.suite,
         LatencyBenchmark.suite,
         PersistenceBenchmark.suite,

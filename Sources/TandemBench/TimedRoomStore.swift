@@ -28,6 +28,10 @@ final class TimedRoomStore: RoomStore, @unchecked Sendable {
         try base.patches(room: room, after: after, limit: limit)
     }
 
+    func head(of room: String) throws(StorageError) -> StoredHead? {
+        try base.head(of: room)
+    }
+
     func snapshot(room: String, atOrBefore rev: Int64) throws(StorageError) -> StoredSnapshot? {
         try base.snapshot(room: room, atOrBefore: rev)
     }

@@ -167,6 +167,17 @@ import Testing
         #expect(record.epoch == "e2" && record.rev == 1 && record.clients.keys.sorted() == ["b"], "a new room of the same name starts empty")
     }
 
+    @Test(arguments: Kind.allCases) func theHeadOfARoomIsReadWithoutItsHistory(kind: Kind) throws {
+        let (store, reopen, cleanup) = try makeStore(kind)
+        defer { cleanup() }
+        #expect(try store.head(of: "lobby") == nil)
+        try store.apply([.createRoom(room: "lobby", epoch: "e1", snapshot: Array("{}".utf8))])
+        #expect(try store.head(of: "lobby") == StoredHead(epoch: "e1", rev: 0, oldestRev: 1))
+        try store.apply((1...5).map { .appendPatch(patch($0)) } + [.snapshot(room: "lobby", rev: 3, state: Array("{}".utf8), keepFrom: 1)])
+        try store.apply([.snapshot(room: "lobby", rev: 5, state: Array("{}".utf8), keepFrom: 5)])
+        #expect(try reopen().head(of: "lobby") == StoredHead(epoch: "e1", rev: 5, oldestRev: 4))
+    }
+
     @Test(arguments: Kind.allCases) func aLargeBatchWithASnapshotInTheMiddleAppliesInOrder(kind: Kind) throws {
         let (store, reopen, cleanup) = try makeStore(kind)
         defer { cleanup() }

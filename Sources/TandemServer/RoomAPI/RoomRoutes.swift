@@ -87,7 +87,7 @@ final class RoomRoutes: Sendable {
 
     private func read(_ room: String, _ request: HTTPRequest, _ responder: HTTPResponder) throws(RoomAPIError) {
         _ = try authorize(request, room: room, writes: false)
-        head(of: room, responder) { head in
+        head(of: room, withState: true, responder) { head in
             let participants: [JSONValue] = head.participants.map { participant in
                 var fields: [String: JSONValue] = ["user": .string(participant.user), "client": .string(participant.client),
                                                    "role": .string(participant.role.rawValue), "data": participant.data]
@@ -148,26 +148,22 @@ final class RoomRoutes: Sendable {
         let rev = try Self.integer(text, name: "rev", default: 0, in: 0...Self.maxCount)
         // The newest stored snapshot at or before the rev, and the patches from it to the rev: at most a
         // snapshot interval of them (what is not durable yet is not in storage and answers 404 until it is).
-        context.commits.read({ (store) throws(StorageError) -> (RoomRecord, StoredSnapshot?, [StoredPatch])? in
-            guard let record = try store.loadRoom(room) else { return nil }
-            guard rev <= record.rev, let snapshot = try store.snapshot(room: room, atOrBefore: rev) else { return (record, nil, []) }
-            let patches = rev > snapshot.rev ? try store.patches(room: room, after: snapshot.rev, limit: Int(rev - snapshot.rev)) : []
-            return (record, snapshot, patches)
+        context.commits.read({ (store) throws(StorageError) -> StoredRead? in
+            guard let head = try store.head(of: room) else { return nil }
+            return try Self.read(store, head: head, room: room, stateAt: rev)
         }) { result in
             switch result {
             case .failure(let error):
                 responder.respond(RoomAPIError.failed(error.description).response)
             case .success(nil):
                 responder.respond(RoomAPIError.unknownRoom(room).response)
-            case .success((let record, let snapshot, let patches)?):
-                guard rev <= record.rev else { return responder.respond(RoomAPIError.pastHead(rev: rev, head: record.rev).response) }
-                guard let snapshot, patches.count == Int(rev - snapshot.rev), patches.first.map({ $0.rev == snapshot.rev + 1 }) ?? true else {
-                    return responder.respond(RoomAPIError.stateNotRetained(rev: rev, oldest: record.oldestRev - 1).response)
-                }
+            case .success(let read?):
+                guard rev <= read.head.rev else { return responder.respond(RoomAPIError.pastHead(rev: rev, head: read.head.rev).response) }
                 do {
-                    guard var document = Document(try JSONValue.parseStored(snapshot.state)) else { throw RoomRestoreError.corruptSnapshot(room: room, reason: "not an object") }
-                    for patch in patches { try document.apply(try PatchOp.list(from: try JSONValue.parseStored(patch.ops)), limits: .unlimited) }
-                    responder.respond(.json(status: 200, .object(["epoch": .string(record.epoch), "rev": .number(Double(rev)), "state": document.root])))
+                    guard let state = try Self.rebuild(read, at: rev) else {
+                        return responder.respond(RoomAPIError.stateNotRetained(rev: rev, oldest: read.head.oldestRev - 1).response)
+                    }
+                    responder.respond(.json(status: 200, .object(["epoch": .string(read.head.epoch), "rev": .number(Double(rev)), "state": state])))
                 } catch {
                     responder.respond(RoomAPIError.failed("the stored history does not rebuild rev \(rev): \(error)").response)
                 }
@@ -253,37 +249,67 @@ final class RoomRoutes: Sendable {
         return claims
     }
 
-    /// The room's head, from its loaded instance (once what it holds is durable) or else from storage;
-    /// 404 when it was never stored.
-    private func head(of room: String, _ responder: HTTPResponder, answer: @escaping @Sendable (Room.Snapshot) -> Void) {
+    /// The room's head, from its loaded instance (once what it holds is durable) or else from storage
+    /// (with its state rebuilt only `withState`); 404 when it was never stored.
+    private func head(of room: String, withState: Bool = false, _ responder: HTTPResponder, answer: @escaping @Sendable (Room.Snapshot) -> Void) {
         if let loaded = context.registry.loadedRoom(room) {
             loaded.snapshot { [self] snapshot in
-                if let snapshot { answer(snapshot) } else { stored(room, responder, answer) }
+                if let snapshot { answer(snapshot) } else { stored(room, withState: withState, responder, answer) }
             }
         } else {
-            stored(room, responder, answer)
+            stored(room, withState: withState, responder, answer)
         }
     }
 
-    /// The head of a room that is not in memory, restored from storage without loading the room.
-    private func stored(_ room: String, _ responder: HTTPResponder, _ answer: @escaping @Sendable (Room.Snapshot) -> Void) {
-        let settings = context.rooms
-        context.commits.read({ (store) throws(StorageError) -> RoomRecord? in try store.loadRoom(room) }) { result in
+    /// The head of a room that is not in memory, read from storage without loading the room (its state
+    /// `.null` unless `withState`).
+    private func stored(_ room: String, withState: Bool, _ responder: HTTPResponder, _ answer: @escaping @Sendable (Room.Snapshot) -> Void) {
+        context.commits.read({ (store) throws(StorageError) -> StoredRead? in
+            guard let head = try store.head(of: room) else { return nil }
+            return withState ? try Self.read(store, head: head, room: room, stateAt: head.rev) : StoredRead(head: head)
+        }) { result in
             switch result {
             case .failure(let error):
                 responder.respond(RoomAPIError.failed(error.description).response)
             case .success(nil):
                 responder.respond(RoomAPIError.unknownRoom(room).response)
-            case .success(let record?):
-                do throws(RoomRestoreError) {
-                    let core = try RoomCore.restore(from: record, settings: settings.core, now: settings.wallClock())
-                    answer(Room.Snapshot(epoch: core.epoch, rev: core.rev, state: core.document.root, participants: [],
-                                         oldestStoredRev: core.oldestStoredRev))
-                } catch {
-                    responder.respond(RoomAPIError.failed(error.description).response)
+            case .success(let read?):
+                var state = JSONValue.null
+                if withState {
+                    guard let rebuilt = try? Self.rebuild(read, at: read.head.rev) else {
+                        return responder.respond(RoomAPIError.failed("the stored history does not rebuild rev \(read.head.rev)").response)
+                    }
+                    state = rebuilt
                 }
+                answer(Room.Snapshot(epoch: read.head.epoch, rev: read.head.rev, state: state, participants: [], oldestStoredRev: read.head.oldestRev))
             }
         }
+    }
+
+    /// What storage holds of a room for one answer: its head, and for a state the newest snapshot at
+    /// or before that rev with the patches from it to the rev.
+    private struct StoredRead: Sendable {
+        var head: StoredHead
+        var snapshot: StoredSnapshot?
+        var patches: [StoredPatch] = []
+    }
+
+    /// Reads the snapshot and patches the state at `rev` (at most the head) is rebuilt from.
+    private static func read(_ store: any RoomStore, head: StoredHead, room: String, stateAt rev: Int64) throws(StorageError) -> StoredRead {
+        guard rev <= head.rev, let snapshot = try store.snapshot(room: room, atOrBefore: rev) else { return StoredRead(head: head) }
+        let patches = rev > snapshot.rev ? try store.patches(room: room, after: snapshot.rev, limit: Int(rev - snapshot.rev)) : []
+        return StoredRead(head: head, snapshot: snapshot, patches: patches)
+    }
+
+    /// The state at `rev` from what `read` holds; nil when its snapshot and patches do not reach it.
+    /// - Throws: when a stored snapshot or patch is unreadable.
+    private static func rebuild(_ read: StoredRead, at rev: Int64) throws -> JSONValue? {
+        guard let snapshot = read.snapshot, read.patches.count == Int(rev - snapshot.rev),
+              read.patches.first.map({ $0.rev == snapshot.rev + 1 }) ?? true,
+              var document = Document(try JSONValue.parseStored(snapshot.state))
+        else { return nil }
+        for patch in read.patches { try document.apply(try PatchOp.list(from: try JSONValue.parseStored(patch.ops)), limits: .unlimited) }
+        return document.root
     }
 
     /// The query string's parameters (percent-decoded; the last of a repeated name wins).

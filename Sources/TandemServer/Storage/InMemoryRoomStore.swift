@@ -93,6 +93,11 @@ public final class InMemoryRoomStore: RoomStore {
         Array((rooms[room]?.patches ?? []).lazy.filter { $0.rev > after }.prefix(limit))
     }
 
+    /// See `RoomStore.head(of:)`.
+    public func head(of room: String) throws(StorageError) -> StoredHead? {
+        rooms[room].map { StoredHead(epoch: $0.epoch, rev: $0.rev, oldestRev: $0.patches.first?.rev ?? $0.rev + 1) }
+    }
+
     /// See `RoomStore.snapshot(room:atOrBefore:)`.
     public func snapshot(room: String, atOrBefore rev: Int64) throws(StorageError) -> StoredSnapshot? {
         rooms[room]?.snapshots.last { $0.rev <= rev }

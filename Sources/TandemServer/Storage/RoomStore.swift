@@ -10,6 +10,9 @@ public protocol RoomStore: AnyObject {
     func apply(_ writes: [StorageWrite]) throws(StorageError)
     /// Stored patches with `rev > after`, in order, at most `limit`.
     func patches(room: String, after: Int64, limit: Int) throws(StorageError) -> [StoredPatch]
+    /// The room's epoch, rev and oldest stored rev, or `nil` when it was never stored: what a read of its
+    /// history needs, without loading it.
+    func head(of room: String) throws(StorageError) -> StoredHead?
     /// The newest stored snapshot of the room at or before `rev` (the state right after that rev), or
     /// nil when none is kept that early.
     func snapshot(room: String, atOrBefore rev: Int64) throws(StorageError) -> StoredSnapshot?
@@ -22,6 +25,11 @@ public protocol RoomStore: AnyObject {
 }
 
 extension RoomStore {
+    /// A store without a lighter read: from the loaded room.
+    public func head(of room: String) throws(StorageError) -> StoredHead? {
+        try loadRoom(room).map { StoredHead(epoch: $0.epoch, rev: $0.rev, oldestRev: $0.oldestRev) }
+    }
+
     /// A store that keeps only the latest snapshot: that one, when it is at or before `rev`.
     public func snapshot(room: String, atOrBefore rev: Int64) throws(StorageError) -> StoredSnapshot? {
         guard let record = try loadRoom(room), record.snapshotRev <= rev else { return nil }
@@ -40,5 +48,22 @@ public struct StoredSnapshot: Sendable, Equatable {
     public init(rev: Int64, state: [UInt8]) {
         self.rev = rev
         self.state = state
+    }
+}
+
+/// Where a stored room's history stands.
+public struct StoredHead: Sendable, Equatable {
+    /// The history's identity.
+    public var epoch: String
+    /// The latest applied revision.
+    public var rev: Int64
+    /// The oldest rev whose patch is still stored (`rev + 1` when none is).
+    public var oldestRev: Int64
+
+    /// Creates a head.
+    public init(epoch: String, rev: Int64, oldestRev: Int64) {
+        self.epoch = epoch
+        self.rev = rev
+        self.oldestRev = oldestRev
     }
 }

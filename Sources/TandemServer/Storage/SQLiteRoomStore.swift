@@ -413,6 +413,23 @@ public final class SQLiteRoomStore: RoomStore {
         }
     }
 
+    /// See `RoomStore.head(of:)`: the room's row and the first key of its patches, without reading them.
+    public func head(of room: String) throws(StorageError) -> StoredHead? {
+        do {
+            defer { selectRoom.reset() }
+            try selectRoom.bind(room, at: 1)
+            guard try selectRoom.step() else { return nil }
+            let epoch = selectRoom.text(at: 0) ?? ""
+            let rev = selectRoom.int64(at: 1)
+            defer { selectOldest.reset() }
+            try selectOldest.bind(room, at: 1)
+            try selectOldest.step()
+            return StoredHead(epoch: epoch, rev: rev, oldestRev: selectOldest.isNull(at: 0) ? rev + 1 : selectOldest.int64(at: 0))
+        } catch {
+            throw .database(error)
+        }
+    }
+
     /// The rev of the newest snapshot of `room` before rev `keepFrom` (0 when there is none).
     private func snapshotFloor(room: String, before keepFrom: Int64) throws(SQLiteError) -> Int64 {
         defer { selectSnapshotFloor.reset() }

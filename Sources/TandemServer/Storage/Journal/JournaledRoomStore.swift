@@ -159,6 +159,15 @@ public final class JournaledRoomStore: RoomStore {
         return try materializer.read { (storage) throws(StorageError) in try storage.patches(room: room, after: after, limit: limit) }
     }
 
+    /// See `RoomStore.head(of:)`.
+    public func head(of room: String) throws(StorageError) -> StoredHead? {
+        let answer: StoredHead?? = try readSnapshot { (storage, position) throws(StorageError) in
+            unstored.touchesRoom(room, after: position) ? nil : .some(try storage.head(of: room))
+        }
+        if let answer { return answer }
+        return try materializer.read { (storage) throws(StorageError) in try storage.head(of: room) }
+    }
+
     /// See `RoomStore.snapshot(room:atOrBefore:)`.
     public func snapshot(room: String, atOrBefore rev: Int64) throws(StorageError) -> StoredSnapshot? {
         let answer: StoredSnapshot?? = try readSnapshot { (storage, position) throws(StorageError) in
