@@ -66,7 +66,7 @@ import TandemSubprocess
             .deleteDenial(room: "lobby", user: "bob"),
             .appendPatch(StoredPatch(room: "lobby", rev: 2, user: "u", client: "c", seq: 1, ops: [], time: 1_733_000_000_123)),
             .forgetClients(room: "lobby", clients: ["a", "", "ü"]), .forgetClients(room: "lobby", clients: []),
-            .deleteRoom(room: "lobby"),
+            .expireHistory(room: "lobby", olderThan: 1_733_000_000_000, keepingFrom: 41), .deleteRoom(room: "lobby"),
         ]
         let record = JournalRecord(position: 42, writes: writes)
         let bytes = record.encoded()

@@ -103,6 +103,23 @@ import TandemProtocol
         #expect(error.code == .invalidOp)
     }
 
+    @Test func aRoomKeepingDaysOfHistoryExpiresTheRestWithEachSnapshot() {
+        var settings = RoomCore.Settings(historyWindow: 4, retainedRevisions: 0, recentCapacity: 100, snapshotInterval: 3)
+        settings.retainedMilliseconds = 86_400_000
+        var room = makeRoom(settings)
+        var expiries: [StorageWrite] = []
+        for seq in Int64(1)...6 {
+            guard case .applied(_, let writes, _) = room.submit(seq: seq, ops: [set("/n", .number(Double(seq)))], author: alice, now: 90_000_000 + seq)
+            else { continue }
+            expiries += writes.filter { if case .expireHistory = $0 { true } else { false } }
+        }
+        let expected: [StorageWrite] = [
+            .expireHistory(room: "lobby", olderThan: 3_600_003, keepingFrom: 1),
+            .expireHistory(room: "lobby", olderThan: 3_600_006, keepingFrom: 3),
+        ]
+        #expect(expiries == expected)
+    }
+
     @Test func snapshotsAreTakenEveryIntervalAndTrimOutsideTheWindow() {
         var room = makeRoom(.init(historyWindow: 4, retainedRevisions: 0, recentCapacity: 100, snapshotInterval: 3))
         var snapshots: [StorageWrite] = []

@@ -167,6 +167,27 @@ import Testing
         #expect(record.epoch == "e2" && record.rev == 1 && record.clients.keys.sorted() == ["b"], "a new room of the same name starts empty")
     }
 
+    @Test(arguments: Kind.allCases) func historyOlderThanACutoffGoesButNeverTheResumeWindow(kind: Kind) throws {
+        let (store, reopen, cleanup) = try makeStore(kind)
+        defer { cleanup() }
+        func timed(_ rev: Int64) -> StoredPatch {
+            var patch = patch(rev)
+            patch.time = rev * 1_000
+            return patch
+        }
+        try store.apply([.createRoom(room: "lobby", epoch: "e1", snapshot: Array("{}".utf8))])
+        try store.apply((1...10).map { .appendPatch(timed($0)) } + [.snapshot(room: "lobby", rev: 4, state: Array("{}".utf8), keepFrom: 1)]
+                        + [.snapshot(room: "lobby", rev: 7, state: Array("{}".utf8), keepFrom: 1)])
+        // Patches from rev 6 on are recent: history goes back to the snapshot at rev 4, the newest before 6.
+        try store.apply([.expireHistory(room: "lobby", olderThan: 6_000, keepingFrom: 9)])
+        #expect(try store.patches(room: "lobby", after: 0, limit: 100).map(\.rev) == Array(5...10))
+        #expect(try store.snapshot(room: "lobby", atOrBefore: 5)?.rev == 4)
+        // All of it old: the window (from rev 9) still stays, back to the snapshot at rev 7.
+        try store.apply([.expireHistory(room: "lobby", olderThan: 99_000, keepingFrom: 9)])
+        #expect(try reopen().patches(room: "lobby", after: 0, limit: 100).map(\.rev) == Array(8...10))
+        #expect(try reopen().head(of: "lobby") == StoredHead(epoch: "e1", rev: 10, oldestRev: 8))
+    }
+
     @Test(arguments: Kind.allCases) func theHeadOfARoomIsReadWithoutItsHistory(kind: Kind) throws {
         let (store, reopen, cleanup) = try makeStore(kind)
         defer { cleanup() }

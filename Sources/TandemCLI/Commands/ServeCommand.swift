@@ -34,6 +34,7 @@ enum ServeCommand {
             .value("presence-grace", "MS", help: "How long a dropped participant stays present.", default: "5000"),
             .value("history", "REVS", help: "Revisions kept per room for resume.", default: "10000"),
             .value("retain", "REVS", help: "Revisions of history kept per room in storage, for the rooms API (at least --history).", default: "100000"),
+            .value("retain-days", "D", help: "Also drop history older than D days (never within --history)."),
             .value("max-participants", "N", help: "Most participants in one room.", default: "100"),
             .value("max-connections", "N", help: "Most open connections.", default: "50000"),
             .value("send-queue", "BYTES", help: "Bytes queued for one connection before it is closed as too slow.", default: "4194304"),
@@ -98,6 +99,9 @@ enum ServeCommand {
         configuration.presenceGraceMilliseconds = try arguments.integer("presence-grace", default: configuration.presenceGraceMilliseconds, in: 0...3_600_000)
         configuration.historyWindow = try arguments.integer("history", default: configuration.historyWindow, in: 0...10_000_000)
         configuration.retainedRevisions = try arguments.integer("retain", default: configuration.retainedRevisions, in: 0...100_000_000)
+        if arguments.value("retain-days") != nil {
+            configuration.retainedDays = try arguments.integer("retain-days", default: 0, in: 1...36_500)
+        }
         configuration.maxParticipantsPerRoom = try arguments.integer("max-participants", default: configuration.maxParticipantsPerRoom, in: 1...100_000)
         configuration.maxConnections = try arguments.integer("max-connections", default: configuration.maxConnections, in: 1...10_000_000)
         configuration.sendQueueLimitBytes = try arguments.integer("send-queue", default: configuration.sendQueueLimitBytes, in: 65_536...(1 << 30))

@@ -39,6 +39,9 @@ public struct ServerConfiguration: Sendable, Equatable {
     /// Revisions of history each room keeps in storage (at least `historyWindow`): the rooms API reads
     /// its history and rebuilds its states from them.
     public var retainedRevisions = 100_000
+    /// Days of history each room keeps in storage beyond the resume window (older patches go when the
+    /// room next stores a snapshot); nil keeps history by `retainedRevisions` only.
+    public var retainedDays: Int?
     /// A room's document is stored whole every this many revisions (the patches between are replayed
     /// onto it at a load, and by `state?rev=` of the rooms API).
     public var snapshotInterval = 1_000

@@ -14,6 +14,8 @@ package struct RoomCore: Sendable {
         /// Revisions of history kept in storage (at least the history window): what the rooms API
         /// reads back, and rebuilds states from.
         package var retainedRevisions: Int64 = 100_000
+        /// History older than this (ms) goes too, outside the history window; nil keeps it by revisions only.
+        package var retainedMilliseconds: Int64?
         /// Patch events kept in memory for fast replay.
         package var recentCapacity = 1_024
         /// A snapshot of the document is stored every this many revisions.
@@ -240,6 +242,9 @@ package struct RoomCore: Sendable {
         if rev - snapshotRev >= settings.snapshotInterval {
             let keepFrom = max(1, rev - max(settings.historyWindow, settings.retainedRevisions) + 1)
             writes.append(.snapshot(room: name, rev: rev, state: document.root.serializedBytes(), keepFrom: keepFrom))
+            if let age = settings.retainedMilliseconds {
+                writes.append(.expireHistory(room: name, olderThan: now - age, keepingFrom: max(1, rev - settings.historyWindow + 1)))
+            }
             snapshotRev = rev
             oldestStoredRev = max(oldestStoredRev, keepFrom)
         }

@@ -19,6 +19,7 @@ package struct RoomSettings: Sendable {
                                 maxDepth: configuration.maxDepth),
             historyWindow: Int64(configuration.historyWindow),
             retainedRevisions: Int64(configuration.retainedRevisions),
+            retainedMilliseconds: configuration.retainedDays.map { Int64($0) * 86_400_000 },
             snapshotInterval: Int64(max(1, configuration.snapshotInterval)),
             progressTTL: Int64(configuration.clientProgressTTLHours) * 3_600_000,
             maxTrackedClients: configuration.maxTrackedClientsPerRoom)

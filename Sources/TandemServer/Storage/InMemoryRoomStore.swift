@@ -47,7 +47,7 @@ public final class InMemoryRoomStore: RoomStore {
             switch write {
             case .createRoom(let room, _, _): exists[room] = true
             case .appendPatch(let patch): try require(patch.room)
-            case .snapshot(let room, _, _, _), .forgetClients(let room, _): try require(room)
+            case .snapshot(let room, _, _, _), .forgetClients(let room, _), .expireHistory(let room, _, _): try require(room)
             case .saveInvite, .deleteInvite, .saveDenial, .deleteDenial: break
             case .deleteRoom(let room): exists[room] = false
             }
@@ -67,10 +67,10 @@ public final class InMemoryRoomStore: RoomStore {
                 rooms[room]!.snapshots.removeAll { $0.rev == rev }
                 rooms[room]!.snapshots.append(StoredSnapshot(rev: rev, state: state))
                 rooms[room]!.snapshots.sort { $0.rev < $1.rev }
-                // History is kept back to the newest snapshot before `keepFrom`: every state from it on rebuilds.
-                let floor = rooms[room]!.snapshots.last { $0.rev < keepFrom }?.rev ?? 0
-                rooms[room]!.patches.removeAll { $0.rev <= floor }
-                rooms[room]!.snapshots.removeAll { $0.rev < floor }
+                trim(room, keepFrom: keepFrom)
+            case .expireHistory(let room, let olderThan, let keepingFrom):
+                let recent = rooms[room]!.patches.first { $0.time >= olderThan }?.rev ?? rooms[room]!.rev + 1
+                trim(room, keepFrom: min(keepingFrom, recent))
             case .forgetClients(let room, let clients):
                 for client in clients { rooms[room]!.clients.removeValue(forKey: client) }
                 rooms[room]!.forgotClients = true
@@ -91,6 +91,13 @@ public final class InMemoryRoomStore: RoomStore {
     /// See `RoomStore.patches(room:after:limit:)`.
     public func patches(room: String, after: Int64, limit: Int) throws(StorageError) -> [StoredPatch] {
         Array((rooms[room]?.patches ?? []).lazy.filter { $0.rev > after }.prefix(limit))
+    }
+
+    /// History is kept back to the newest snapshot before `keepFrom`: every state from it on rebuilds.
+    private func trim(_ room: String, keepFrom: Int64) {
+        let floor = rooms[room]!.snapshots.last { $0.rev < keepFrom }?.rev ?? 0
+        rooms[room]!.patches.removeAll { $0.rev <= floor }
+        rooms[room]!.snapshots.removeAll { $0.rev < floor }
     }
 
     /// See `RoomStore.head(of:)`.

@@ -45,6 +45,7 @@ public final class SQLiteRoomStore: RoomStore {
     private let insertSnapshot: SQLiteStatement
     private let trimSnapshots: SQLiteStatement
     private let selectSnapshotFloor: SQLiteStatement
+    private let selectFirstRecent: SQLiteStatement
     private let deleteRoomSnapshots: SQLiteStatement
     private let selectSnapshot: SQLiteStatement
     private let deleteClient: SQLiteStatement
@@ -106,6 +107,7 @@ public final class SQLiteRoomStore: RoomStore {
             insertSnapshot = try database.prepare("INSERT OR REPLACE INTO snapshots (room, rev, state) VALUES (?, ?, ?)")
             trimSnapshots = try database.prepare("DELETE FROM snapshots WHERE room = ? AND rev < ?")
             selectSnapshotFloor = try database.prepare("SELECT coalesce(max(rev), 0) FROM snapshots WHERE room = ? AND rev < ?")
+            selectFirstRecent = try database.prepare("SELECT min(rev) FROM patches WHERE room = ? AND time >= ?")
             deleteRoomSnapshots = try database.prepare("DELETE FROM snapshots WHERE room = ?")
             selectSnapshot = try database.prepare("SELECT rev, state FROM snapshots WHERE room = ? AND rev <= ? ORDER BY rev DESC LIMIT 1")
             selectRoom = try database.prepare("SELECT epoch, rev, snapshot, snapshot_rev, forgot_clients FROM rooms WHERE room = ?")
@@ -309,12 +311,17 @@ public final class SQLiteRoomStore: RoomStore {
                         try run(insertSnapshot) { () throws(SQLiteError) in
                             try insertSnapshot.bind(room, at: 1); try insertSnapshot.bind(rev, at: 2); try insertSnapshot.bind(state, at: 3)
                         }
-                        // History is kept back to the newest snapshot before `keepFrom`, so that every state from
-                        // that snapshot on can be rebuilt.
-                        let floor = try snapshotFloor(room: room, before: keepFrom)
-                        try run(foldProgress) { () throws(SQLiteError) in try foldProgress.bind(room, at: 1); try foldProgress.bind(floor + 1, at: 2) }
-                        try run(trimPatches) { () throws(SQLiteError) in try trimPatches.bind(room, at: 1); try trimPatches.bind(floor + 1, at: 2) }
-                        try run(trimSnapshots) { () throws(SQLiteError) in try trimSnapshots.bind(room, at: 1); try trimSnapshots.bind(floor, at: 2) }
+                        try trimHistory(room: room, keepFrom: keepFrom)
+                    case .expireHistory(let room, let olderThan, let keepingFrom):
+                        try insertRows()
+                        // Every patch older than the cutoff: the room's next rev.
+                        var recent = try firstRev(of: room, since: olderThan)
+                        if recent == nil {
+                            let current: Int64
+                            if let rev = lastRev[room] { current = rev } else { current = try storedRev(of: room) }
+                            recent = current + 1
+                        }
+                        try trimHistory(room: room, keepFrom: min(keepingFrom, recent ?? keepingFrom))
                     case .saveInvite(let invite):
                         try run(upsertInvite) { () throws(SQLiteError) in
                             try upsertInvite.bind(invite.code, at: 1); try upsertInvite.bind(invite.room, at: 2)
@@ -428,6 +435,32 @@ public final class SQLiteRoomStore: RoomStore {
         } catch {
             throw .database(error)
         }
+    }
+
+    /// The first rev of `room` committed at or after `time` (unix ms), nil when every patch is older.
+    private func firstRev(of room: String, since time: Int64) throws(SQLiteError) -> Int64? {
+        defer { selectFirstRecent.reset() }
+        try selectFirstRecent.bind(room, at: 1)
+        try selectFirstRecent.bind(time, at: 2)
+        guard try selectFirstRecent.step(), !selectFirstRecent.isNull(at: 0) else { return nil }
+        return selectFirstRecent.int64(at: 0)
+    }
+
+    /// The rev the room's row holds.
+    private func storedRev(of room: String) throws(SQLiteError) -> Int64 {
+        defer { selectRoom.reset() }
+        try selectRoom.bind(room, at: 1)
+        guard try selectRoom.step() else { return 0 }
+        return selectRoom.int64(at: 1)
+    }
+
+    /// Trims `room`'s history back to the newest snapshot before `keepFrom`, so that every state from
+    /// that snapshot on can still be rebuilt; the progress of the patches that go moves to the clients.
+    private func trimHistory(room: String, keepFrom: Int64) throws(SQLiteError) {
+        let floor = try snapshotFloor(room: room, before: keepFrom)
+        try run(foldProgress) { () throws(SQLiteError) in try foldProgress.bind(room, at: 1); try foldProgress.bind(floor + 1, at: 2) }
+        try run(trimPatches) { () throws(SQLiteError) in try trimPatches.bind(room, at: 1); try trimPatches.bind(floor + 1, at: 2) }
+        try run(trimSnapshots) { () throws(SQLiteError) in try trimSnapshots.bind(room, at: 1); try trimSnapshots.bind(floor, at: 2) }
     }
 
     /// The rev of the newest snapshot of `room` before rev `keepFrom` (0 when there is none).

@@ -103,6 +103,10 @@ public enum StorageWrite: Sendable, Equatable {
     case deleteDenial(room: String, user: String)
     /// The room forgot these client ids' progress (exactly-once memory is bounded); it remembers that it did.
     case forgetClients(room: String, clients: [String])
+    /// History committed before `olderThan` (unix ms) may go, but none from rev `keepingFrom` on (the
+    /// resume window): trimmed like a snapshot's `keepFrom`, back to the newest snapshot before the
+    /// first patch kept.
+    case expireHistory(room: String, olderThan: Int64, keepingFrom: Int64)
     /// The room is gone: its snapshot, history and client progress (a later `createRoom` starts anew).
     /// Its invitations and deny entries stay until they expire. Nothing when the room is not stored.
     case deleteRoom(room: String)

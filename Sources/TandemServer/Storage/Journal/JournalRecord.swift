@@ -17,7 +17,7 @@ struct JournalRecord: Equatable, Sendable {
 
     /// `appendPatch` is the form of journals written before patches carried their time; it is still read.
     private enum Tag: UInt8 {
-        case createRoom = 1, appendPatch, snapshot, saveInvite, deleteInvite, saveDenial, deleteDenial, appendTimedPatch, forgetClients, deleteRoom
+        case createRoom = 1, appendPatch, snapshot, saveInvite, deleteInvite, saveDenial, deleteDenial, appendTimedPatch, forgetClients, deleteRoom, expireHistory
     }
 
     /// The framed bytes to append to a segment file.
@@ -107,6 +107,9 @@ struct JournalRecord: Equatable, Sendable {
         case .deleteRoom(let room):
             out.append(Tag.deleteRoom.rawValue)
             put(room, into: &out)
+        case .expireHistory(let room, let olderThan, let keepingFrom):
+            out.append(Tag.expireHistory.rawValue)
+            put(room, into: &out); put(UInt64(bitPattern: olderThan), into: &out); put(UInt64(bitPattern: keepingFrom), into: &out)
         }
     }
 
@@ -156,6 +159,9 @@ struct JournalRecord: Equatable, Sendable {
         case .deleteRoom:
             guard let room = reader.string() else { return nil }
             return .deleteRoom(room: room)
+        case .expireHistory:
+            guard let room = reader.string(), let olderThan = reader.int64(), let keepingFrom = reader.int64() else { return nil }
+            return .expireHistory(room: room, olderThan: olderThan, keepingFrom: keepingFrom)
         }
     }
 

@@ -117,7 +117,7 @@ public final class JournaledRoomStore: RoomStore {
                 created.insert(room)
                 deleted.remove(room)
             case .appendPatch(let patch): try requireRoom(patch.room, created, deleted)
-            case .snapshot(let room, _, _, _), .forgetClients(let room, _): try requireRoom(room, created, deleted)
+            case .snapshot(let room, _, _, _), .forgetClients(let room, _), .expireHistory(let room, _, _): try requireRoom(room, created, deleted)
             case .saveInvite, .deleteInvite, .saveDenial, .deleteDenial: break
             case .deleteRoom(let room):
                 created.remove(room)

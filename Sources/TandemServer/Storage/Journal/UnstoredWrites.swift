@@ -33,7 +33,8 @@ struct UnstoredWrites {
     func touchesRoom(_ room: String, after position: UInt64) -> Bool {
         writes(after: position).contains { write in
             switch write {
-            case .createRoom(let name, _, _), .snapshot(let name, _, _, _), .forgetClients(let name, _), .deleteRoom(let name): name == room
+            case .createRoom(let name, _, _), .snapshot(let name, _, _, _), .forgetClients(let name, _), .deleteRoom(let name),
+                 .expireHistory(let name, _, _): name == room
             case .appendPatch(let patch): patch.room == room
             case .saveInvite, .deleteInvite, .saveDenial, .deleteDenial: false
             }
@@ -46,7 +47,8 @@ struct UnstoredWrites {
     func reshapes(_ room: String, after position: UInt64) -> Bool {
         writes(after: position).contains { write in
             switch write {
-            case .createRoom(let name, _, _), .snapshot(let name, _, _, _), .forgetClients(let name, _), .deleteRoom(let name): name == room
+            case .createRoom(let name, _, _), .snapshot(let name, _, _, _), .forgetClients(let name, _), .deleteRoom(let name),
+                 .expireHistory(let name, _, _): name == room
             case .appendPatch, .saveInvite, .deleteInvite, .saveDenial, .deleteDenial: false
             }
         }
