@@ -533,6 +533,45 @@ struct BrowserParticipantTests {
         await swift.stop()
     }
 
+    @Test func aHostScrubsThePageBackThroughItsHistoryAndReturnsToLive() async throws {
+        let room = try BrowserRoom()
+        let rooms = room.rooms(token: room.token(user: "backend", name: nil, role: .host))
+        try await rooms.write("demo", ops: [Fixtures.set("/tabIndex", 1)])
+        try await rooms.write("demo", ops: [Fixtures.set("/addToCartSelected", true)])
+        try await rooms.write("demo", ops: [Fixtures.set("/tabIndex", 2)])
+        let browser = try await BrowserDriver()
+        try await browser.open([("host", room.pageURL()), ("viewer", room.pageURL(user: "vera", role: .viewer))])
+        try await browser.waitUntil("host", "const s = tandemPage.snapshot(); return s.status.state === 'connected' && s.rev === 3 && !document.getElementById('timeline').hidden")
+        try await browser.waitUntil("viewer", "return tandemPage.snapshot().status.state === 'connected'")
+        #expect(try await browser.evaluate("viewer", "return document.getElementById('timeline').hidden", as: Bool.self), "only hosts get the timeline")
+        // Back to rev 1: the page shows that state, read-only, while live changes keep arriving.
+        try await browser.evaluate("host", """
+            const range = document.getElementById('timeline-range');
+            range.value = '1';
+            range.dispatchEvent(new Event('input'));
+            return true
+            """)
+        try await browser.waitUntil("host", """
+            return document.getElementById('tab-1').getAttribute('aria-selected') === 'true'
+              && document.getElementById('add-to-cart').getAttribute('aria-pressed') === 'false'
+              && [...document.querySelectorAll('button[data-control]')].every(b => b.disabled)
+              && document.getElementById('timeline-label').textContent.startsWith('rev 1 of')
+            """)
+        #expect(try await browser.evaluate("host", "return tandemPage.session.change([{ op: 'set', path: '/tabIndex', value: 0 }])", as: Bool.self) == true,
+                "the session itself still works")
+        try await rooms.write("demo", ops: [Fixtures.set("/marks/video_playing", true)])
+        try await browser.waitUntil("host", "return tandemPage.snapshot().rev === 5 && document.getElementById('tab-1').getAttribute('aria-selected') === 'true'")
+        try await browser.click("host", "#timeline-live")
+        try await browser.waitUntil("host", """
+            return document.getElementById('tab-0').getAttribute('aria-selected') === 'true'
+              && document.querySelector('[data-mark="video_playing"]') !== null
+              && !document.getElementById('add-to-cart').disabled && tandemPage.snapshot().shownRev === null
+            """)
+        #expect(try await browser.consoleErrors("host") == [])
+        await browser.quit()
+        await room.shutdown()
+    }
+
     @Test func aViewerPageShowsEverythingButCannotChangeAnything() async throws {
         let room = try BrowserRoom()
         let swift = room.session(user: "swift", client: "swift-1")
@@ -868,6 +907,10 @@ private final class BrowserRoom: Sendable {
 
     func invites(token: String?) -> InviteClient {
         InviteClient(baseURL: baseURL, token: token, group: group, timeout: .seconds(30))
+    }
+
+    func rooms(token: String) -> RoomsClient {
+        RoomsClient(baseURL: baseURL, token: token, group: group, timeout: .seconds(30))
     }
 
     func session(user: String, client: String, presence: JSONValue? = nil) -> SwiftParticipant {

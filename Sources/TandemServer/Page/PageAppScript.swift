@@ -338,7 +338,49 @@ enum PageAppScript {
       document.documentElement.dataset.statusBar = bar.statusBarStyle;
     }
 
+    // The timeline (hosts): the page as it was at a past rev, read over the rooms API, read-only while
+    // shown; live changes keep arriving and "back to live" shows them.
+    const timeline = { shownRev: null, request: 0 };
+    function scrubTo(rev) {
+      const request = ++timeline.request;
+      timeline.shownRev = rev;
+      document.body.classList.add('scrubbing');
+      $('timeline-live').hidden = false;
+      $('timeline-label').textContent = 'rev ' + rev + ' · loading';
+      renderStatus();
+      fetch('/v1/rooms/' + encodeURIComponent(claims.room) + '/state?rev=' + rev, { headers: { Authorization: 'Bearer ' + token } })
+        .then((response) => response.json().then((body) => ({ ok: response.ok, body: body })))
+        .then(({ ok, body }) => {
+          if (request !== timeline.request || timeline.shownRev === null) return;
+          if (!ok) { $('timeline-label').textContent = 'rev ' + rev + ' · ' + (body.message || 'not available'); return; }
+          $('timeline-label').textContent = 'rev ' + rev + ' of ' + session.rev;
+          paint(body.state, 'history');
+        })
+        .catch(() => { if (request === timeline.request) $('timeline-label').textContent = 'rev ' + rev + ' · not reachable'; });
+    }
+    function backToLive() {
+      timeline.request++;
+      timeline.shownRev = null;
+      document.body.classList.remove('scrubbing');
+      $('timeline-live').hidden = true;
+      paint(session.visible, 'remote');
+    }
+    function renderTimeline() {
+      const range = $('timeline-range');
+      range.max = String(session.rev);
+      if (timeline.shownRev === null) {
+        range.value = String(session.rev);
+        $('timeline-label').textContent = 'live · rev ' + session.rev;
+      }
+    }
+
     function render(state, origin) {
+      renderTimeline();
+      // While a past rev is shown, live changes wait for "back to live".
+      if (timeline.shownRev === null) paint(state, origin);
+    }
+
+    function paint(state, origin) {
       const tabIndex = Number.isInteger(state.tabIndex) ? state.tabIndex : 0;
       for (let index = 0; index < 3; index++) {
         const selected = index === tabIndex;
@@ -400,8 +442,10 @@ enum PageAppScript {
       }
       element.textContent = text;
       if (session.role) role = session.role;
-      // Before the first welcome the role is unknown; after a final close nothing can be sent.
-      const readOnly = role === 'viewer' || session.connections === 0 || status.state === 'closed';
+      // Before the first welcome the role is unknown; after a final close, or while a past rev is
+      // shown, nothing can be sent.
+      const readOnly = role === 'viewer' || session.connections === 0 || status.state === 'closed' || timeline.shownRev !== null;
+      $('timeline').hidden = role !== 'host';
       document.body.classList.toggle('viewer', role === 'viewer');
       $('role').hidden = role !== 'viewer';
       setControlsDisabled(readOnly);
@@ -461,10 +505,16 @@ enum PageAppScript {
       renderBar();
       // Offsets this page applied itself are echoes, not user scrolling. Only this view (the
       // primary scroll view of the active tab) reports offsets.
-      if (Math.abs(detail.scrollTop - appliedTop) < 1 || role === 'viewer') return;
+      if (Math.abs(detail.scrollTop - appliedTop) < 1 || role === 'viewer' || timeline.shownRev !== null) return;
       appliedTop = detail.scrollTop;
       session.change([{ op: 'set', path: '/contentOffset', value: { x: 0, y: Math.round(detail.scrollTop) } }]);
     }, { passive: true });
+
+    $('timeline-range').addEventListener('input', (event) => {
+      const rev = Number(event.target.value);
+      if (rev >= session.rev) backToLive(); else scrubTo(rev);
+    });
+    $('timeline-live').addEventListener('click', () => backToLive());
 
     window.tandemPage = Object.freeze({
       session: session,
@@ -480,6 +530,7 @@ enum PageAppScript {
         bar: bar,
         participants: session.participantList(),
         toastsCompleted: toasts.completed.slice(),
+        shownRev: timeline.shownRev,
       }),
     });
     render(session.visible, 'remote');

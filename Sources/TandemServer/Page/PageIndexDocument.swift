@@ -19,6 +19,11 @@ enum PageIndexDocument {
   <span class="brand">Tandem</span>
   <span class="status" id="status" role="status" data-state="connecting">Connecting…</span>
   <span class="role-note" id="role" hidden>View only</span>
+  <span class="timeline" id="timeline" hidden>
+    <input type="range" id="timeline-range" min="0" max="0" value="0" step="1" aria-label="The page at a past revision">
+    <span class="timeline-label" id="timeline-label">live</span>
+    <button type="button" id="timeline-live" hidden>Back to live</button>
+  </span>
   <ul class="participants" id="participants" aria-label="Participants"></ul>
 </header>
 <div class="stage" id="stage">

@@ -29,6 +29,10 @@ button:disabled { cursor: not-allowed; opacity: 0.45; }
 .status[data-state="reconnecting"], .status[data-state="connecting"] { background: #b7791f; }
 .status[data-state="closed"] { background: #c53030; }
 .role-note { padding: 3px 10px; border-radius: 999px; font-size: 13px; background: #4a5568; }
+.timeline { display: flex; align-items: center; gap: 8px; font-size: 13px; }
+.timeline input { width: 160px; }
+.timeline-label { white-space: nowrap; font-variant-numeric: tabular-nums; }
+body.scrubbing .detail { outline: 3px solid #d69e2e; outline-offset: -3px; }
 .participants { display: flex; gap: 10px; list-style: none; margin: 0 0 0 auto; padding: 0; flex-wrap: wrap; }
 .participants li { display: flex; align-items: center; gap: 6px; font-size: 13px; }
 .avatar {
