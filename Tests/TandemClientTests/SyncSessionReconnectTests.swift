@@ -36,6 +36,19 @@ import TandemServer
         await harness.shutdown()
     }
 
+    @Test func aDeletedRoomStopsTheSessionWithoutRetrying() async throws {
+        let harness = try SessionTestServer.start()
+        let (session, tokens) = harness.session(user: "alice", client: "a1")
+        await session.start()
+        #expect(await eventually { await session.state == .connected })
+        let rooms = RoomsClient(baseURL: "http://127.0.0.1:\(harness.server.port)", token: harness.token(user: "alice"))
+        try await rooms.delete("lobby")
+        #expect(await eventually { await session.state == .closed(.refused(.roomDeleted)) })
+        #expect(tokens.value == 1, "no retry after 4004")
+        await session.stop()
+        await harness.shutdown()
+    }
+
     @Test func aRefusedTokenIsRetriedOnceWithAFreshOneThenGivenUp() async throws {
         let harness = try SessionTestServer.start()
         let (session, tokens) = harness.session(user: "alice", client: "a1", token: { "not-a-token" })
