@@ -30,7 +30,13 @@ import TandemTesting
         await #expect { _ = try await stranger.room("lobby") } throws: { error in
             if case RoomsClientError.forbidden = error { true } else { false }
         }
+        let carol = server.session(user: "carol", client: "c1", presence: ["name": "Carol"])
+        await carol.start()
+        #expect(await carol.waitUntilConnected(timeout: .seconds(30)))
+        let present = try await backend.room("lobby").participants
+        #expect(present == [Participant(user: "carol", client: "c1", role: .host, data: ["name": "Carol"])])
         try await backend.delete("lobby")
+        await carol.stop()
         await #expect { _ = try await backend.room("lobby") } throws: { error in
             if case RoomsClientError.notFound = error { true } else { false }
         }

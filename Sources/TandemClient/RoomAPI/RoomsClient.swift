@@ -29,10 +29,11 @@ public struct RoomsClient: Sendable {
         else { throw .invalidResponse("a room lacks epoch, rev, state or participants") }
         var list: [Participant] = []
         for item in participants {
-            guard let user = item["user"]?.stringValue, let client = item["client"]?.stringValue,
-                  let role = item["role"]?.stringValue.flatMap(Role.init(rawValue:))
-            else { throw .invalidResponse("a participant lacks user, client or role") }
-            list.append(Participant(user: user, client: client, role: role, name: item["name"]?.stringValue, data: item["data"] ?? .emptyObject))
+            do throws(MessageDecodingError) {
+                list.append(try Participant(json: item))
+            } catch {
+                throw .invalidResponse("a participant: \(error)")
+            }
         }
         return RoomSnapshot(room: room, epoch: epoch, rev: Int64(rev), state: state, participants: list)
     }

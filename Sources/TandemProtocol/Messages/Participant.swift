@@ -22,4 +22,19 @@ public struct Participant: Sendable, Hashable {
 
     /// The participant's connection identity.
     public var peer: Peer { Peer(user: user, client: client) }
+
+    /// The wire form, as in `join` and `welcome.participants`: `user`, `client`, `role`, `name` (when
+    /// there is one) and `data`.
+    public var jsonValue: JSONValue {
+        var members: [String: JSONValue] = ["user": .string(user), "client": .string(client), "role": .string(role.rawValue), "data": data]
+        if let name { members["name"] = .string(name) }
+        return .object(members)
+    }
+
+    /// Reads the wire form.
+    /// - Throws: `MessageDecodingError` naming the missing or malformed field.
+    public init(json: JSONValue) throws(MessageDecodingError) {
+        guard case .object(let members) = json else { throw .notAnObject }
+        try self.init(reading: FieldReader(members))
+    }
 }

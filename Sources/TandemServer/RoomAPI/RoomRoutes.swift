@@ -88,15 +88,9 @@ final class RoomRoutes: Sendable {
     private func read(_ room: String, _ request: HTTPRequest, _ responder: HTTPResponder) throws(RoomAPIError) {
         _ = try authorize(request, room: room, writes: false)
         head(of: room, withState: true, responder) { head in
-            let participants: [JSONValue] = head.participants.map { participant in
-                var fields: [String: JSONValue] = ["user": .string(participant.user), "client": .string(participant.client),
-                                                   "role": .string(participant.role.rawValue), "data": participant.data]
-                if let name = participant.name { fields["name"] = .string(name) }
-                return .object(fields)
-            }
             responder.respond(.json(status: 200, .object([
                 "room": .string(room), "epoch": .string(head.epoch), "rev": .number(Double(head.rev)), "state": head.state,
-                "participants": .array(participants),
+                "participants": .array(head.participants.map(\.jsonValue)),
             ])))
         }
     }
