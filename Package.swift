@@ -74,6 +74,9 @@ let package = Package(
         // The fault-injecting TCP link behind `tandem proxy`: latency, jitter, loss, bandwidth, cuts.
         .target(name: "TandemProxy", dependencies: ["TandemWire"], swiftSettings: swiftSettings),
 
+        // `tandem doctor`: reads Podfiles and their locks, and finds the dependency mistakes that break builds.
+        .target(name: "TandemDoctor", swiftSettings: swiftSettings),
+
         // A Redis client: RESP2/RESP3, pipelining, reconnect, scripts.
         .target(name: "TandemRedis", dependencies: ["TandemWire"], swiftSettings: swiftSettings),
 
@@ -139,6 +142,7 @@ let package = Package(
         .testTarget(name: "TandemServerTests", dependencies: ["TandemTesting", "TandemSubprocess", "TandemServer", "TandemCluster", "TandemWire", "TandemProtocol", "TandemTestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "TandemBenchTests", dependencies: ["TandemBench", "TandemProtocol", "TandemWire", "TandemTestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "TandemSubprocessTests", dependencies: ["TandemSubprocess"], swiftSettings: swiftSettings),
+        .testTarget(name: "TandemDoctorTests", dependencies: ["TandemDoctor"], swiftSettings: swiftSettings),
         .testTarget(name: "TandemCLITests", dependencies: ["TandemCLI", "TandemProxy", "TandemTestSupport"], swiftSettings: swiftSettings),
     ]
 )
