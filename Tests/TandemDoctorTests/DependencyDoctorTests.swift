@@ -1,0 +1,66 @@
+import Testing
+@testable import TandemDoctor
+
+/// The rules over a Podfile and its lock, starting with the architecture article's case.
+@Suite struct DependencyDoctorTests {
+    @Test func theArticlesCoreSDKDeclaredByHandIsRedundantWithTheChainThatProvesIt() throws {
+        let doctor = DependencyDoctor(podfile: try Podfile(parsing: PodfileParserTests.article), lock: try Lockfile(parsing: LockfileTests.article))
+        let findings = doctor.findings().filter { $0.kind == .redundantDeclaration }
+        #expect(findings.count == 1)
+        let finding = try #require(findings.first)
+        #expect(finding.target == "IMDemo" && finding.line == 9)
+        #expect(finding.path == ["TUIChat_Swift/UI_Minimalist", "TUIChat_Swift/Core", "TXIMSDK_Plus_iOS"])
+        #expect(finding.message.contains("embedded twice"), "use_frameworks! is on: the build fails as the article says")
+        #expect(finding.fix.contains("remove `pod 'TXIMSDK_Plus_iOS'` (line 9)"))
+    }
+
+    @Test func aPodfileAndALockOutOfStepAreReported() throws {
+        let podfile = try Podfile(parsing: """
+            target 'App' do
+              pod 'Alamofire', '~> 5.8'
+              pod 'SnapKit'
+            end
+            """)
+        let lock = try Lockfile(parsing: """
+            PODS:
+              - Alamofire (5.8.1)
+              - Kingfisher (7.10.0)
+
+            DEPENDENCIES:
+              - Alamofire (~> 5.8)
+              - Kingfisher
+            """)
+        let findings = DependencyDoctor(podfile: podfile, lock: lock).findings()
+        #expect(findings.map(\.kind) == [.notLocked, .noLongerDeclared])
+        #expect(findings.first?.line == 3 && findings.first?.path == ["SnapKit"])
+        #expect(findings.last?.path == ["Kingfisher"])
+    }
+
+    @Test func aConsistentPodfileAndLockHaveNoFindings() throws {
+        let podfile = try Podfile(parsing: """
+            platform :ios, '15.0'
+            use_frameworks!
+            target 'App' do
+              pod 'Firebase/Analytics'
+              pod 'Alamofire'
+              target 'AppTests' do
+                inherit! :search_paths
+              end
+            end
+            """)
+        let lock = try Lockfile(parsing: """
+            PODS:
+              - Alamofire (5.8.1)
+              - Firebase/Analytics (10.18.0):
+                - Firebase/Core
+              - Firebase/Core (10.18.0):
+                - FirebaseAnalytics (~> 10.18.0)
+              - FirebaseAnalytics (10.18.0)
+
+            DEPENDENCIES:
+              - Alamofire
+              - Firebase/Analytics
+            """)
+        #expect(DependencyDoctor(podfile: podfile, lock: lock).findings() == [])
+    }
+}
