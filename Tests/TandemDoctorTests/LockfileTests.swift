@@ -126,30 +126,9 @@ import Testing
 
     /// Mangled locks are read or refused, never a crash.
     @Test func mangledLocksAreReadOrRefusedNeverACrash() {
-        var state: UInt64 = 0x2545_F491_4F6C_DD1D
-        func next(_ bound: Int) -> Int {
-            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
-            return Int((state >> 33) % UInt64(bound))
-        }
         let alphabet = Array("-: \n\"'#()[]{}&*\t  PODS")
-        var refused = 0
-        for _ in 0..<3_000 {
-            var characters = Array(Self.article)
-            for _ in 0..<(1 + next(4)) {
-                let at = next(characters.count)
-                switch next(3) {
-                case 0: characters[at] = alphabet[next(alphabet.count)]
-                case 1: characters.remove(at: at)
-                default: characters.insert(alphabet[next(alphabet.count)], at: at)
-                }
-            }
-            do {
-                _ = try Lockfile(parsing: String(characters))
-            } catch {
-                refused += 1
-                #expect(error.line >= 1 && !error.reason.isEmpty)
-            }
-        }
+        var mangler = Mangler(seed: 0x2545_F491_4F6C_DD1D)
+        let refused = mangler.refusals(of: Self.article, count: 3_000, alphabet: alphabet) { (text) throws(DoctorInputError) in _ = try Lockfile(parsing: text) }
         #expect(refused > 100)
     }
 }

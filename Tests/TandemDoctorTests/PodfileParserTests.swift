@@ -108,30 +108,9 @@ import Testing
 
     /// Mangled Podfiles (characters replaced, dropped, lines cut) are read or refused, never a crash.
     @Test func mangledPodfilesAreReadOrRefusedNeverACrash() {
-        var state: UInt64 = 0x9E37_79B9_7F4A_7C15
-        func next(_ bound: Int) -> Int {
-            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
-            return Int((state >> 33) % UInt64(bound))
-        }
-        let alphabet = Array("'\"#:=>,[](){}|\\ \ndo end pod target abstract!inherit!".map { $0 })
-        var refused = 0
-        for _ in 0..<3_000 {
-            var characters = Array(Self.article)
-            for _ in 0..<(1 + next(4)) {
-                let at = next(characters.count)
-                switch next(3) {
-                case 0: characters[at] = alphabet[next(alphabet.count)]
-                case 1: characters.remove(at: at)
-                default: characters.insert(alphabet[next(alphabet.count)], at: at)
-                }
-            }
-            do {
-                _ = try Podfile(parsing: String(characters))
-            } catch {
-                refused += 1
-                #expect(error.line >= 0 && !error.reason.isEmpty)
-            }
-        }
+        let alphabet = Array("'\"#:=>,[](){}|\\ \ndo end pod target abstract!inherit!")
+        var mangler = Mangler(seed: 0x9E37_79B9_7F4A_7C15)
+        let refused = mangler.refusals(of: Self.article, count: 3_000, alphabet: alphabet) { (text) throws(DoctorInputError) in _ = try Podfile(parsing: text) }
         #expect(refused > 100, "the mangling reaches the refusals")
     }
 }
