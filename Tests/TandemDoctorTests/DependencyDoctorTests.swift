@@ -36,6 +36,31 @@ import Testing
         #expect(findings.last?.path == ["Kingfisher"])
     }
 
+    @Test func aRequirementTheLockedVersionDoesNotSatisfyIsReported() throws {
+        let podfile = try Podfile(parsing: """
+            target 'App' do
+              pod 'Alamofire', '~> 5.8'
+              pod 'SnapKit', '>= 5.0', '< 6'
+              pod 'Local', :path => '../Local'
+            end
+            """)
+        let lock = try Lockfile(parsing: """
+            PODS:
+              - Alamofire (5.7.1)
+              - Local (0.1)
+              - SnapKit (5.6.0)
+
+            DEPENDENCIES:
+              - Alamofire (~> 5.8)
+              - Local (from `../Local`)
+              - SnapKit (< 6, >= 5.0)
+            """)
+        let findings = DependencyDoctor(podfile: podfile, lock: lock).findings()
+        #expect(findings.map(\.kind) == [.unsatisfiedRequirement])
+        #expect(findings.first?.line == 2 && findings.first?.message.contains("requires `~> 5.8`, but Podfile.lock holds 5.7.1") == true)
+        #expect(findings.first?.fix.contains("pod update Alamofire") == true)
+    }
+
     @Test func aConsistentPodfileAndLockHaveNoFindings() throws {
         let podfile = try Podfile(parsing: """
             platform :ios, '15.0'

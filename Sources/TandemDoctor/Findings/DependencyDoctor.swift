@@ -19,6 +19,7 @@ public struct DependencyDoctor: Sendable {
             findings += redundantDeclarations(in: target.name, target.pods)
         }
         findings += outOfStep()
+        findings += unsatisfiedRequirements()
         return findings
     }
 
@@ -59,6 +60,27 @@ public struct DependencyDoctor: Sendable {
             findings.append(DoctorFinding(
                 kind: .noLongerDeclared, target: nil, message: "Podfile.lock records `\(dependency.name)` as declared, but the Podfile no longer declares it",
                 path: [dependency.name], fix: "run `pod install` to update the lock (and commit it)", line: nil))
+        }
+        return findings
+    }
+
+    /// Declared requirements the locked version of the pod does not satisfy (the Podfile changed after the
+    /// lock was written, or the lock was edited).
+    private func unsatisfiedRequirements() -> [DoctorFinding] {
+        var findings: [DoctorFinding] = []
+        var reported: Set<String> = []
+        for pod in podfile.concreteTargets.flatMap(\.pods) where pod.source == nil && reported.insert(pod.name).inserted {
+            guard let locked = lock.pods.first(where: { $0.name == pod.name }) ?? lock.pods.first(where: { $0.rootName == pod.rootName }) else { continue }
+            for text in pod.requirements {
+                guard let requirement = PodVersionRequirement(text), !requirement.isSatisfied(by: locked.version) else { continue }
+                findings.append(DoctorFinding(
+                    kind: .unsatisfiedRequirement, target: nil,
+                    message: "`\(pod.name)` requires `\(text)`, but Podfile.lock holds \(locked.version)",
+                    path: [pod.name, "\(locked.name) (\(locked.version))"],
+                    fix: "run `pod update \(pod.rootName)` (or `pod install`) so that the lock holds a version that satisfies `\(text)`",
+                    line: pod.line))
+                break
+            }
         }
         return findings
     }

@@ -8,6 +8,8 @@ public struct DoctorFinding: Sendable, Equatable {
         case notLocked = "not_locked"
         /// A pod the lock records as declared that the Podfile no longer declares.
         case noLongerDeclared = "no_longer_declared"
+        /// A declared version requirement the version in the lock does not satisfy.
+        case unsatisfiedRequirement = "unsatisfied_requirement"
     }
 
     /// What kind of mistake.
