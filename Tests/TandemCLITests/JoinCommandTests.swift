@@ -16,14 +16,15 @@ final class JoinHarness: Sendable {
     /// `SyncServer.shutdown` must run once: a test that stops the server early claims it here.
     private let serverRunning = Mutex(true)
 
-    init() throws {
+    /// `wallClock` (unix ms) is the server's clock: patch times, token expiry.
+    init(wallClock: @escaping @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970 * 1_000) }) throws {
         var configuration = ServerConfiguration()
         configuration.port = 0
         configuration.dataDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("tandem-join-\(UUID().uuidString)").path
         // The suite runs in parallel on two cores: deadlines not under test get room.
         configuration.helloTimeoutMilliseconds = 60_000
         configuration.handshakeTimeoutMilliseconds = 60_000
-        server = try SyncServer(configuration: configuration, environment: ["TANDEM_SECRET": "test"], logger: .discarding)
+        server = try SyncServer(configuration: configuration, environment: ["TANDEM_SECRET": "test"], logger: .discarding, wallClock: wallClock)
         directory = configuration.dataDirectory
         group = try EventLoopGroup(threads: 1)
     }

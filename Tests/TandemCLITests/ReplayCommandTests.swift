@@ -52,16 +52,19 @@ import TandemTestSupport
     }
 
     @Test func theRecordedGapsAreWaitedDividedByTheSpeed() async throws {
-        let harness = try JoinHarness()
-        let client = try await Self.record(harness)
-        let page = try await client.history("lobby")
+        // The server's clock commits the three patches 1 s and 0.5 s apart.
+        let now = Mutex<Int64>(1_800_000_000_000)
+        let harness = try JoinHarness(wallClock: { now.withLock { $0 } })
+        let client = RoomsClient(baseURL: "http://127.0.0.1:\(harness.server.port)", token: harness.token(user: "alice"), group: harness.group)
+        for (index, gap) in [(1, Int64(0)), (2, 1_000), (3, 500)] {
+            now.withLock { $0 += gap }
+            try await client.write("lobby", ops: [.set(JSONPointer(tokens: ["n"]), .number(Double(index)))])
+        }
         let clock = RecordingClock()
         let options = ReplayCommand.Options(server: ServerURL(sync: "", api: client.baseURL), token: "", room: "lobby", from: 0, speed: 2, follow: false)
         var printed = 0
         try await ReplayCommand.replay(options, client: client, clock: clock) { _ in printed += 1 }
-        let times = page.patches.map(\.time)
-        let expected = zip(times.dropFirst(), times).filter { $0 > $1 }.map { Duration.milliseconds((Double($0 - $1) / 2).rounded()) }
-        #expect(printed == 3 && clock.sleeps == expected)
+        #expect(printed == 3 && clock.sleeps == [.milliseconds(500), .milliseconds(250)], "\(clock.sleeps)")
         await harness.shutdown()
     }
 

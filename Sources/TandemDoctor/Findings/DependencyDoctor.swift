@@ -5,11 +5,19 @@ public struct DependencyDoctor: Sendable {
     public let podfile: Podfile
     /// Its lock.
     public let lock: Lockfile
+    /// The lock's graph: each pod or subspec → what it depends on (a whole pod → its subspecs).
+    private let edges: [String: [String]]
 
     /// A doctor for `podfile` and its `lock`.
     public init(podfile: Podfile, lock: Lockfile) {
         self.podfile = podfile
         self.lock = lock
+        var edges: [String: [String]] = [:]
+        for pod in lock.pods {
+            edges[pod.name, default: []] += pod.dependencies.map(\.name)
+            if pod.name != pod.rootName { edges[pod.rootName, default: []].append(pod.name) }
+        }
+        self.edges = edges
     }
 
     /// Every finding, by target in the Podfile's order, then by line.
@@ -90,11 +98,6 @@ public struct DependencyDoctor: Sendable {
     /// The shortest chain from `start` (a pod or subspec) to any entry of the pod `root`, through the
     /// lock's dependencies (a pod depends on its subspecs' dependencies when declared whole).
     private func path(from start: String, to root: String) -> [String]? {
-        var edges: [String: [String]] = [:]
-        for pod in lock.pods {
-            edges[pod.name, default: []] += pod.dependencies.map(\.name)
-            if pod.name != pod.rootName { edges[pod.rootName, default: []].append(pod.name) }
-        }
         var previous: [String: String] = [start: start]
         var queue = [start]
         var head = 0
