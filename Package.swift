@@ -74,8 +74,9 @@ let package = Package(
         // The fault-injecting TCP link behind `tandem proxy`: latency, jitter, loss, bandwidth, cuts.
         .target(name: "TandemProxy", dependencies: ["TandemWire"], swiftSettings: swiftSettings),
 
-        // `tandem doctor`: reads Podfiles and their locks, and finds the dependency mistakes that break builds.
-        .target(name: "TandemDoctor", swiftSettings: swiftSettings),
+        // `tandem doctor`: reads Podfiles, their locks, podspecs and Package.resolved, and finds the dependency
+        // mistakes that break builds.
+        .target(name: "TandemDoctor", dependencies: ["TandemProtocol"], swiftSettings: swiftSettings),
 
         // A Redis client: RESP2/RESP3, pipelining, reconnect, scripts.
         .target(name: "TandemRedis", dependencies: ["TandemWire"], swiftSettings: swiftSettings),
@@ -125,7 +126,7 @@ let package = Package(
         // The command-line program's logic (argument parsing, commands), testable in process.
         .target(
             name: "TandemCLI",
-            dependencies: ["TandemKit", "TandemProtocol", "TandemWire", "TandemClient", "TandemServer", "TandemCluster", "TandemBench", "TandemProxy"],
+            dependencies: ["TandemKit", "TandemProtocol", "TandemWire", "TandemClient", "TandemServer", "TandemCluster", "TandemBench", "TandemProxy", "TandemDoctor"],
             swiftSettings: swiftSettings
         ),
         .executableTarget(name: "tandem", dependencies: ["TandemCLI"], swiftSettings: swiftSettings),

@@ -19,6 +19,7 @@ public struct TandemCommandLine: Sendable {
             InviteCommand.command,
             JoinCommand.command,
             ReplayCommand.command,
+            DoctorCommand.command,
             ProxyCommand.command,
             DemoCommand.command,
             BenchCommand.command,

@@ -9,7 +9,7 @@ import Testing
         #expect(findings.count == 1)
         let finding = try #require(findings.first)
         #expect(finding.target == "IMDemo" && finding.line == 9)
-        #expect(finding.path == ["TUIChat_Swift/UI_Minimalist", "TUIChat_Swift/Core", "TXIMSDK_Plus_iOS"])
+        #expect(finding.paths == [["TUIChat_Swift/UI_Minimalist", "TUIChat_Swift/Core", "TXIMSDK_Plus_iOS"]])
         #expect(finding.message.contains("embedded twice"), "use_frameworks! is on: the build fails as the article says")
         #expect(finding.fix.contains("remove `pod 'TXIMSDK_Plus_iOS'` (line 9)"))
     }
@@ -32,8 +32,8 @@ import Testing
             """)
         let findings = DependencyDoctor(podfile: podfile, lock: lock).findings()
         #expect(findings.map(\.kind) == [.notLocked, .noLongerDeclared])
-        #expect(findings.first?.line == 3 && findings.first?.path == ["SnapKit"])
-        #expect(findings.last?.path == ["Kingfisher"])
+        #expect(findings.first?.line == 3 && findings.first?.paths == [["SnapKit"]])
+        #expect(findings.last?.paths == [["Kingfisher"]])
     }
 
     @Test func aRequirementTheLockedVersionDoesNotSatisfyIsReported() throws {

@@ -1,34 +1,62 @@
-/// The rules of `tandem doctor` over a Podfile and its lock: each concrete target's declarations
-/// against the dependency graph the lock resolved.
+/// The rules of `tandem doctor`: each concrete target's declarations against the dependency graph the
+/// lock resolved, what the installed specs make the build produce, and the packages SwiftPM resolved.
+///
+/// Everything is read from values, never from files: the rules are tested without a disk.
 public struct DependencyDoctor: Sendable {
     /// The Podfile read.
     public let podfile: Podfile
     /// Its lock.
     public let lock: Lockfile
-    /// The lock's graph: each pod or subspec → what it depends on (a whole pod → its subspecs).
-    private let edges: [String: [String]]
+    /// The podspecs known (any versions; a pod's rules use the spec at its locked version).
+    public let specs: [PodSpec]
+    /// What SwiftPM resolved for the same app, when known.
+    public let packages: PackageResolved?
+    let graph: LockGraph
+    private let specsByRoot: [String: PodSpec]
 
-    /// A doctor for `podfile` and its `lock`.
-    public init(podfile: Podfile, lock: Lockfile) {
+    /// A doctor for `podfile` and its `lock`, with the podspecs and the SwiftPM resolution when known.
+    /// Without specs, the rules on what the build produces (alternative subspecs, one framework from two
+    /// pods) have nothing to go on and find nothing.
+    public init(podfile: Podfile, lock: Lockfile, specs: [PodSpec] = [], packages: PackageResolved? = nil) {
         self.podfile = podfile
         self.lock = lock
-        var edges: [String: [String]] = [:]
-        for pod in lock.pods {
-            edges[pod.name, default: []] += pod.dependencies.map(\.name)
-            if pod.name != pod.rootName { edges[pod.rootName, default: []].append(pod.name) }
-        }
-        self.edges = edges
+        self.specs = specs
+        self.packages = packages
+        let graph = LockGraph(lock)
+        self.graph = graph
+        var byRoot: [String: PodSpec] = [:]
+        for spec in specs where graph.version(of: spec.name) == spec.version { byRoot[spec.name] = spec }
+        specsByRoot = byRoot
     }
 
-    /// Every finding, by target in the Podfile's order, then by line.
+    /// Every finding: by target in the Podfile's order, then those of the whole Podfile, then SwiftPM's.
     public func findings() -> [DoctorFinding] {
         var findings: [DoctorFinding] = []
         for target in podfile.concreteTargets {
             findings += redundantDeclarations(in: target.name, target.pods)
+            findings += duplicateProducts(in: target.name, target.pods)
         }
         findings += outOfStep()
         findings += unsatisfiedRequirements()
+        findings += packagesInBothManagers()
         return findings
+    }
+
+    /// The spec of `root` at its locked version, when known.
+    func spec(of root: String) -> PodSpec? { specsByRoot[root] }
+
+    /// The shortest chain from one of `declarations` to the first node `isGoal` accepts, with the
+    /// declaration it starts from.
+    func chain(from declarations: [PodDeclaration], to isGoal: (String) -> Bool) -> (PodDeclaration, [String])? {
+        var best: (PodDeclaration, [String])?
+        for declaration in declarations {
+            for start in declaration.specNames {
+                guard let chain = graph.path(from: start, includingStart: true, to: isGoal) else { continue }
+                if let shortest = best, shortest.1.count <= chain.count { continue }
+                best = (declaration, chain)
+            }
+        }
+        return best
     }
 
     // MARK: - Rules
@@ -38,12 +66,12 @@ public struct DependencyDoctor: Sendable {
         var findings: [DoctorFinding] = []
         for declaration in pods {
             for other in pods where other.rootName != declaration.rootName {
-                guard let path = path(from: other.name, to: declaration.rootName) else { continue }
+                guard let (_, path) = chain(from: [other], to: { $0.podRoot == declaration.rootName }) else { continue }
                 findings.append(DoctorFinding(
                     kind: .redundantDeclaration, target: target,
                     message: "`\(declaration.name)` is declared directly, but `\(other.name)` already brings it in"
                         + (podfile.usesFrameworks ? "; with use_frameworks! the same framework can end up embedded twice (\"Multiple commands produce …\")" : ""),
-                    path: path,
+                    paths: [path],
                     fix: "remove `pod '\(declaration.name)'` (line \(declaration.line)) and let `\(other.name)` bring it in at the version it requires",
                     line: declaration.line))
                 break
@@ -61,13 +89,13 @@ public struct DependencyDoctor: Sendable {
         for pod in declared where !lockedNames.contains(pod.name) && reported.insert(pod.name).inserted {
             findings.append(DoctorFinding(
                 kind: .notLocked, target: nil, message: "`\(pod.name)` is declared but Podfile.lock does not hold it",
-                path: [pod.name], fix: "run `pod install` so that the lock records it (and commit the lock)", line: pod.line))
+                paths: [[pod.name]], fix: "run `pod install` so that the lock records it (and commit the lock)", line: pod.line))
         }
         let declaredNames = Set(declared.map(\.name))
         for dependency in lock.dependencies where !declaredNames.contains(dependency.name) {
             findings.append(DoctorFinding(
                 kind: .noLongerDeclared, target: nil, message: "Podfile.lock records `\(dependency.name)` as declared, but the Podfile no longer declares it",
-                path: [dependency.name], fix: "run `pod install` to update the lock (and commit it)", line: nil))
+                paths: [[dependency.name]], fix: "run `pod install` to update the lock (and commit it)", line: nil))
         }
         return findings
     }
@@ -84,7 +112,7 @@ public struct DependencyDoctor: Sendable {
                 findings.append(DoctorFinding(
                     kind: .unsatisfiedRequirement, target: nil,
                     message: "`\(pod.name)` requires `\(text)`, but Podfile.lock holds \(locked.version)",
-                    path: [pod.name, "\(locked.name) (\(locked.version))"],
+                    paths: [[pod.name, "\(locked.name) (\(locked.version))"]],
                     fix: "run `pod update \(pod.rootName)` (or `pod install`) so that the lock holds a version that satisfies `\(text)`",
                     line: pod.line))
                 break
@@ -92,33 +120,9 @@ public struct DependencyDoctor: Sendable {
         }
         return findings
     }
+}
 
-    // MARK: - The graph
-
-    /// The shortest chain from `start` (a pod or subspec) to any entry of the pod `root`, through the
-    /// lock's dependencies (a pod depends on its subspecs' dependencies when declared whole).
-    private func path(from start: String, to root: String) -> [String]? {
-        var previous: [String: String] = [start: start]
-        var queue = [start]
-        var head = 0
-        while head < queue.count {
-            let node = queue[head]
-            head += 1
-            for next in edges[node] ?? [] where previous[next] == nil {
-                previous[next] = node
-                if String(next.prefix { $0 != "/" }) == root {
-                    var chain = [next]
-                    var cursor = node
-                    while cursor != start {
-                        chain.append(cursor)
-                        cursor = previous[cursor] ?? start
-                    }
-                    chain.append(start)
-                    return chain.reversed()
-                }
-                queue.append(next)
-            }
-        }
-        return nil
-    }
+extension PodDeclaration {
+    /// The specs the declaration asks for: itself, or each of its `:subspecs`.
+    public var specNames: [String] { subspecs.isEmpty ? [name] : subspecs.map { "\(name)/\($0)" } }
 }

@@ -10,6 +10,13 @@ public struct DoctorFinding: Sendable, Equatable {
         case noLongerDeclared = "no_longer_declared"
         /// A declared version requirement the version in the lock does not satisfy.
         case unsatisfiedRequirement = "unsatisfied_requirement"
+        /// Two subspecs of one pod, installed together, that each vendor their own copy of one framework:
+        /// alternative flavours (the architecture article's `UI_Minimalist` and `UI_Classic`).
+        case alternativeSubspecs = "alternative_subspecs"
+        /// One framework or resource bundle made by two different pods.
+        case duplicateProduct = "duplicate_product"
+        /// One library taken from both CocoaPods and SwiftPM.
+        case packageInBothManagers = "package_in_both_managers"
     }
 
     /// What kind of mistake.
@@ -18,19 +25,20 @@ public struct DoctorFinding: Sendable, Equatable {
     public var target: String?
     /// What is wrong, in a sentence.
     public var message: String
-    /// The chain that proves it, from the declaration to what it brings in (`A → A/Core → B`).
-    public var path: [String]
+    /// The chains that prove it, each from a declaration to what it brings in (`A → A/Core → B`); one
+    /// chain per side when two sources collide.
+    public var paths: [[String]]
     /// What to change.
     public var fix: String
     /// The Podfile line at fault, when there is one.
     public var line: Int?
 
     /// Creates a finding.
-    public init(kind: Kind, target: String?, message: String, path: [String], fix: String, line: Int?) {
+    public init(kind: Kind, target: String?, message: String, paths: [[String]], fix: String, line: Int?) {
         self.kind = kind
         self.target = target
         self.message = message
-        self.path = path
+        self.paths = paths
         self.fix = fix
         self.line = line
     }
