@@ -3,7 +3,7 @@ import TandemCLI
 
 @Suite struct CommandLineTests {
     @Test func everySubcommandHasHelp() async {
-        for name in ["serve", "token", "join", "proxy", "demo", "bench"] {
+        for name in ["serve", "token", "join", "replay", "doctor", "proxy", "demo", "bench"] {
             let (status, console) = await runTandem([name, "--help"])
             #expect(status == ExitCode.success, "tandem \(name) --help")
             #expect(console.stdout.joined(separator: "\n").contains("usage: tandem \(name)"))
@@ -14,7 +14,7 @@ import TandemCLI
         let (status, console) = await runTandem(["--help"])
         #expect(status == ExitCode.success)
         let text = console.stdout.joined(separator: "\n")
-        for name in ["serve", "token", "join", "proxy", "demo", "bench"] { #expect(text.contains(name)) }
+        for name in ["serve", "token", "join", "replay", "doctor", "proxy", "demo", "bench"] { #expect(text.contains(name)) }
     }
 
     @Test func unknownCommandIsAUsageError() async {

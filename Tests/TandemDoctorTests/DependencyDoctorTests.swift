@@ -14,6 +14,35 @@ import Testing
         #expect(finding.fix.contains("remove `pod 'TXIMSDK_Plus_iOS'` (line 9)"))
     }
 
+    /// Only a declaration that adds nothing is redundant: one that pins a version, a source or subspecs
+    /// is the app deciding what it imports itself; a subspec is redundant only when that subspec is brought in.
+    @Test func aDeclarationThatDecidesSomethingIsNotRedundant() throws {
+        let lock = try Lockfile(parsing: """
+            PODS:
+              - Firebase/Analytics (10.18.0):
+                - Firebase/Core
+              - Firebase/Core (10.18.0)
+              - FirebaseUI/Auth (13.1.0):
+                - Firebase/Core
+              - KeychainAccess (4.2.2)
+              - Networking (0.3.0):
+                - KeychainAccess (~> 4.2)
+
+            DEPENDENCIES:
+              - Firebase/Analytics
+              - FirebaseUI/Auth
+              - KeychainAccess
+              - Networking
+            """)
+        func findings(_ keychain: String) throws -> [DoctorFinding] {
+            let podfile = try Podfile(parsing: "target 'App' do\n  pod 'Networking'\n  \(keychain)\n  pod 'FirebaseUI/Auth'\n  pod 'Firebase/Analytics'\nend\n")
+            return DependencyDoctor(podfile: podfile, lock: lock).findings().filter { $0.kind == .redundantDeclaration }
+        }
+        #expect(try findings("pod 'KeychainAccess'").map(\.paths) == [[["Networking", "KeychainAccess"]]])
+        #expect(try findings("pod 'KeychainAccess', '~> 4.2'").isEmpty)
+        #expect(try findings("pod 'KeychainAccess', :git => 'https://github.com/kishikawakatsumi/KeychainAccess.git'").isEmpty)
+    }
+
     @Test func aPodfileAndALockOutOfStepAreReported() throws {
         let podfile = try Podfile(parsing: """
             target 'App' do

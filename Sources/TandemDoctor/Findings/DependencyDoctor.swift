@@ -61,12 +61,15 @@ public struct DependencyDoctor: Sendable {
 
     // MARK: - Rules
 
-    /// A declared pod that another declared pod of the same target reaches through the lock's graph.
+    /// A declared pod that another declared pod of the same target reaches through the lock's graph, and
+    /// that adds nothing of its own: a declaration with a version requirement, a source or chosen
+    /// subspecs decides something (the app constrains what it imports itself) and is not reported.
     private func redundantDeclarations(in target: String, _ pods: [PodDeclaration]) -> [DoctorFinding] {
         var findings: [DoctorFinding] = []
-        for declaration in pods {
+        for declaration in pods where declaration.requirements.isEmpty && declaration.source == nil && declaration.subspecs.isEmpty {
+            let isDeclared: (String) -> Bool = declaration.subspec == nil ? { $0.podRoot == declaration.rootName } : { $0 == declaration.name }
             for other in pods where other.rootName != declaration.rootName {
-                guard let (_, path) = chain(from: [other], to: { $0.podRoot == declaration.rootName }) else { continue }
+                guard let (_, path) = chain(from: [other], to: isDeclared) else { continue }
                 findings.append(DoctorFinding(
                     kind: .redundantDeclaration, target: target,
                     message: "`\(declaration.name)` is declared directly, but `\(other.name)` already brings it in"
@@ -91,7 +94,8 @@ public struct DependencyDoctor: Sendable {
                 kind: .notLocked, target: nil, message: "`\(pod.name)` is declared but Podfile.lock does not hold it",
                 paths: [[pod.name]], fix: "run `pod install` so that the lock records it (and commit the lock)", line: pod.line))
         }
-        let declaredNames = Set(declared.map(\.name))
+        // `pod 'Moya', :subspecs => ['Core']` is recorded as `Moya/Core`.
+        let declaredNames = Set(declared.flatMap { pod in [pod.name] + pod.specNames + pod.supportSpecs.map { "\(pod.name)/\($0)" } })
         for dependency in lock.dependencies where !declaredNames.contains(dependency.name) {
             findings.append(DoctorFinding(
                 kind: .noLongerDeclared, target: nil, message: "Podfile.lock records `\(dependency.name)` as declared, but the Podfile no longer declares it",

@@ -16,6 +16,8 @@ public struct PodDeclaration: Sendable, Equatable {
     public var requirements: [String]
     /// Subspecs named with `:subspecs => [...]` (each also a dependency of the declaration).
     public var subspecs: [String]
+    /// Test and app specs named with `:testspecs` / `:appspecs` (the lock records them as declared).
+    public var supportSpecs: [String] = []
     /// Where it comes from, when not a spec repository.
     public var source: Source?
     /// The Podfile line it was declared on.

@@ -207,6 +207,7 @@ struct PodfileParser {
             pod.source = .podspec(podspec)
         }
         pod.subspecs = lists["subspecs"] ?? []
+        pod.supportSpecs = (lists["testspecs"] ?? []) + (lists["appspecs"] ?? [])
         return pod
     }
 
