@@ -65,4 +65,23 @@ import Testing
             return error.file == "Package.resolved" && error.line == line && error.reason.contains(reason)
         }
     }
+
+    /// Mangled resolutions are read or refused with a line, never a crash.
+    @Test func mangledResolutionsAreReadOrRefusedNeverACrash() {
+        let text = """
+            {
+              "pins" : [
+                { "identity" : "snapkit", "kind" : "remoteSourceControl", "location" : "https://github.com/SnapKit/SnapKit.git",
+                  "state" : { "revision" : "2842e6e", "version" : "5.7.1" } },
+                { "identity" : "x\\"y", "location" : "z", "state" : {} }
+              ],
+              "version" : 2
+            }
+            """
+        var mangler = Mangler(seed: 0xD1B5_4A32_D192_ED03)
+        let refused = mangler.refusals(of: text, count: 3_000, alphabet: Array("{}[],:\"\\ \n2")) { (text) throws(DoctorInputError) in
+            _ = try PackageResolved(parsing: text)
+        }
+        #expect(refused > 100)
+    }
 }
