@@ -164,7 +164,7 @@ public final class SyncServer: Sendable {
             now: now, random: random))
         let rooms = RoomRoutes(context: RoomRoutes.Context(
             tokens: tokens, commits: commits, registry: registry, rooms: roomSettings, configuration: configuration,
-            clustered: sequencing.nodeID != nil))
+            shared: sequencing.sharedRooms))
         do {
             webSockets = try WebSocketServer.start(
                 configuration: wire, group: group,

@@ -134,7 +134,7 @@ struct ClusterRoomSyncTests {
             try await node.sync.open(room: "r")
             // Another node sets /a to a number; this node has not folded it (its follow loop is held).
             let other = RedisRoomSequencer(client: context.client())
-            #expect(try await other.append(room: "r", client: "x", user: "u", seq: 1, ops: Self.set("/a", 5)) == .applied(epoch: try await other.open(room: "r").epoch, rev: 1))
+            #expect(try await other.append(room: "r", client: "x", user: "u", seq: 1, ops: Self.set("/a", 5)) == .applied(epoch: try await other.open(room: "r").epoch, rev: 1, seq: 1))
             let submission = Task { try await node.sync.submit(room: "r", client: "c", user: "u", seq: 1, ops: Self.set("/a/b", 1)) }
             // Valid against this node's empty replica, so it goes to Redis, which answers `behind`;
             // once the loop runs the node folds rev 1, checks again, and the patch is refused.

@@ -19,7 +19,7 @@ struct RedisRoomSequencerTests {
                     tasks.addTask {
                         var revs: [Int64] = []
                         for seq in Int64(1)...50 {
-                            guard case .applied(let epoch, let rev) = try await sequencer.append(room: "r", client: "c\(writer)", user: "u", seq: seq, ops: Self.op) else {
+                            guard case .applied(let epoch, let rev, _) = try await sequencer.append(room: "r", client: "c\(writer)", user: "u", seq: seq, ops: Self.op) else {
                                 Issue.record("writer \(writer) seq \(seq) not applied")
                                 continue
                             }
@@ -49,7 +49,7 @@ struct RedisRoomSequencerTests {
             let sequencer = RedisRoomSequencer(client: context.client())
             _ = try await sequencer.open(room: "r")
             let first = try await sequencer.append(room: "r", client: "a", user: "u", seq: 1, ops: Self.op)
-            guard case .applied(let epoch, 1) = first else { Issue.record("got \(first)"); return }
+            guard case .applied(let epoch, 1, _) = first else { Issue.record("got \(first)"); return }
             _ = try await sequencer.append(room: "r", client: "b", user: "u", seq: 1, ops: Self.op)
             _ = try await sequencer.append(room: "r", client: "a", user: "u", seq: 2, ops: Self.op)
             #expect(try await sequencer.append(room: "r", client: "a", user: "u", seq: 2, ops: Self.op) == .duplicate(epoch: epoch, rev: 3))
@@ -70,7 +70,7 @@ struct RedisRoomSequencerTests {
                  {"op":"test","path":"/a","value":1},{"op":"copy","from":"/a","path":"/b"},{"op":"move","from":"/b","path":"/l/-"},
                  {"op":"remove","path":"/a"}]
                 """#
-            guard case .applied(_, 1) = try await sequencer.append(room: "r", client: "a", user: "u", seq: 1, ops: Array(ops.utf8)) else {
+            guard case .applied(_, 1, _) = try await sequencer.append(room: "r", client: "a", user: "u", seq: 1, ops: Array(ops.utf8)) else {
                 Issue.record("refused"); return
             }
         }
@@ -96,13 +96,13 @@ struct RedisRoomSequencerTests {
             #expect(message.contains(reason))
             #expect(try await sequencer.open(room: "r").rev == 0)
             // The seq was not consumed either: the client may send it again, fixed.
-            guard case .applied(_, 1) = try await sequencer.append(room: "r", client: "a", user: "u", seq: 1, ops: Self.op) else {
+            guard case .applied(_, 1, _) = try await sequencer.append(room: "r", client: "a", user: "u", seq: 1, ops: Self.op) else {
                 Issue.record("a valid patch after a rejected one should apply at rev 1"); return
             }
         }
     }
 
-    @Test("seqs outside 1...2^53-1 are rejected; the largest one is stored and read back exactly", arguments: [Int64(0), -1, 1 << 53, .max])
+    @Test("seqs outside 1...2^53-1 are rejected (0 asks for the next one); the largest one is stored and read back exactly", arguments: [Int64(-1), 1 << 53, .max])
     func seqRange(seq: Int64) async throws {
         try await RedisTestContext.with { context in
             let sequencer = RedisRoomSequencer(client: context.client())
@@ -127,9 +127,9 @@ struct RedisRoomSequencerTests {
         try await RedisTestContext.with { context in
             let sequencer = RedisRoomSequencer(client: context.client())
             let head = try await sequencer.open(room: "r")
-            #expect(try await sequencer.append(room: "r", client: "a", user: "u", seq: 1, ops: Self.op, baseRev: 0) == .applied(epoch: head.epoch, rev: 1))
+            #expect(try await sequencer.append(room: "r", client: "a", user: "u", seq: 1, ops: Self.op, baseRev: 0) == .applied(epoch: head.epoch, rev: 1, seq: 1))
             #expect(try await sequencer.append(room: "r", client: "b", user: "u", seq: 1, ops: Self.op, baseRev: 0) == .behind(epoch: head.epoch, rev: 1))
-            #expect(try await sequencer.append(room: "r", client: "b", user: "u", seq: 1, ops: Self.op, baseRev: 1) == .applied(epoch: head.epoch, rev: 2))
+            #expect(try await sequencer.append(room: "r", client: "b", user: "u", seq: 1, ops: Self.op, baseRev: 1) == .applied(epoch: head.epoch, rev: 2, seq: 1))
         }
     }
 
@@ -160,7 +160,7 @@ struct RedisRoomSequencerTests {
             #expect(try await sequencer.append(room: "r", client: "a", user: "u", seq: 2, ops: Self.op) == .lost)
             let reopened = try await sequencer.open(room: "r")
             #expect(reopened.created && reopened.rev == 0 && reopened.epoch != before.epoch)
-            #expect(try await sequencer.append(room: "r", client: "a", user: "u", seq: 2, ops: Self.op) == .applied(epoch: reopened.epoch, rev: 1))
+            #expect(try await sequencer.append(room: "r", client: "a", user: "u", seq: 2, ops: Self.op) == .applied(epoch: reopened.epoch, rev: 1, seq: 2))
         }
     }
 
@@ -197,7 +197,7 @@ struct RedisRoomSequencerTests {
             // The rotation happens once; the log survives for rebuilding the document.
             #expect(try await sequencer.open(room: "r") == RoomHead(epoch: after.epoch, rev: 3, created: false))
             #expect(try await sequencer.patches(room: "r", after: 0).map(\.rev) == [1, 2, 3])
-            #expect(try await sequencer.append(room: "r", client: "c", user: "u", seq: 4, ops: Self.op) == .applied(epoch: after.epoch, rev: 4))
+            #expect(try await sequencer.append(room: "r", client: "c", user: "u", seq: 4, ops: Self.op) == .applied(epoch: after.epoch, rev: 4, seq: 4))
             await second.stop()
         }
     }
@@ -224,12 +224,12 @@ struct RedisRoomSequencerTests {
             let before = try await sequencer.open(room: "r")
             for seq in Int64(1)...3 { _ = try await sequencer.append(room: "r", client: "a", user: "u", seq: seq, ops: Self.op) }
             let copy = Array(#"{"n":1}"#.utf8)
-            #expect(try await sequencer.seed(room: "r", state: copy, lastSeqs: ["a": 3]) == false, "the room exists: nothing to seed")
+            #expect(try await sequencer.seed(room: "r", state: copy, epoch: before.epoch, lastSeqs: ["a": 3]) == .exists, "the room exists: nothing to seed")
             #expect(try await sequencer.open(room: "r") == RoomHead(epoch: before.epoch, rev: 3, created: false))
 
             _ = try await client.send(["FLUSHALL"])
-            #expect(try await sequencer.seed(room: "r", state: copy, lastSeqs: ["a": 3, "b": 7]))
-            #expect(try await sequencer.seed(room: "r", state: Array("{}".utf8), lastSeqs: [:]) == false, "the first seed wins")
+            #expect(try await sequencer.seed(room: "r", state: copy, epoch: before.epoch, lastSeqs: ["a": 3, "b": 7]) == .seeded)
+            #expect(try await sequencer.seed(room: "r", state: Array("{}".utf8), epoch: before.epoch, lastSeqs: [:]) == .exists, "the first seed wins")
             let head = try await sequencer.open(room: "r")
             #expect(head.epoch != before.epoch && head.rev == 0 && !head.created)
             #expect(try await sequencer.snapshot(room: "r") == RoomSnapshot(epoch: head.epoch, rev: 0, state: copy))
@@ -237,7 +237,59 @@ struct RedisRoomSequencerTests {
             #expect(progress["a"]?.lastSeq == 3 && progress["a"]?.lastRev == 0 && progress["b"]?.lastSeq == 7)
             // Exactly-once survives the loss: seq 3 is a duplicate, seq 4 is the next patch.
             #expect(try await sequencer.append(room: "r", client: "a", user: "u", seq: 3, ops: Self.op) == .duplicate(epoch: head.epoch, rev: 0))
-            #expect(try await sequencer.append(room: "r", client: "a", user: "u", seq: 4, ops: Self.op) == .applied(epoch: head.epoch, rev: 1))
+            #expect(try await sequencer.append(room: "r", client: "a", user: "u", seq: 4, ops: Self.op) == .applied(epoch: head.epoch, rev: 1, seq: 4))
+        }
+    }
+
+    @Test("seq 0 takes the client's next seq from Redis; every entry carries the node's time")
+    func assignedSeqsAndTimes() async throws {
+        try await RedisTestContext.with { context in
+            let sequencer = RedisRoomSequencer(client: context.client(), now: { 1_750_000_000_123 })
+            let head = try await sequencer.open(room: "r")
+            #expect(try await sequencer.append(room: "r", client: "http", user: "b", seq: 0, ops: Self.op) == .applied(epoch: head.epoch, rev: 1, seq: 1))
+            #expect(try await sequencer.append(room: "r", client: "a", user: "u", seq: 1, ops: Self.op) == .applied(epoch: head.epoch, rev: 2, seq: 1))
+            #expect(try await sequencer.append(room: "r", client: "http", user: "b", seq: 0, ops: Self.op) == .applied(epoch: head.epoch, rev: 3, seq: 2))
+            let logged = try await sequencer.patches(room: "r", after: 0)
+            #expect(logged.map(\.seq) == [1, 1, 2] && logged.allSatisfy { $0.time == 1_750_000_000_123 })
+            let current = try await sequencer.head(room: "r")
+            #expect(current?.epoch == head.epoch && current?.rev == 3)
+            #expect(try await sequencer.oldestLoggedRev(room: "r") == 1)
+        }
+    }
+
+    @Test("a deleted room is gone with its log and snapshots, its epoch marked so that no node seeds it back; a new room starts over")
+    func deleteLeavesAMarker() async throws {
+        try await RedisTestContext.with { context in
+            let sequencer = RedisRoomSequencer(client: context.client())
+            let before = try await sequencer.open(room: "r")
+            _ = try await sequencer.append(room: "r", client: "a", user: "u", seq: 1, ops: Self.op)
+            #expect(try await sequencer.storeSnapshot(room: "r", RoomSnapshot(epoch: before.epoch, rev: 1, state: Array(#"{"n":1}"#.utf8))))
+            #expect(try await sequencer.delete(room: "r"))
+            #expect(try await sequencer.delete(room: "r") == false)
+            #expect(try await sequencer.head(room: "r") == nil)
+            #expect(try await sequencer.snapshot(room: "r", atOrBefore: 5) == nil)
+            #expect(try await sequencer.deletedEpoch(room: "r") == before.epoch)
+            #expect(try await sequencer.seed(room: "r", state: Array("{}".utf8), epoch: before.epoch, lastSeqs: ["a": 1]) == .deleted)
+            let after = try await sequencer.open(room: "r")
+            #expect(after.created && after.epoch != before.epoch && after.rev == 0)
+        }
+    }
+
+    @Test("stored snapshots are kept as long as the log they rebuild from; the newest one at or before a rev is found")
+    func snapshotsAreKeptForTheHistory() async throws {
+        try await RedisTestContext.with { context in
+            var settings = RedisRoomSequencer.Settings(logLength: 4)
+            settings.snapshotInterval = 2
+            let sequencer = RedisRoomSequencer(client: context.client(), settings: settings)
+            let head = try await sequencer.open(room: "r")
+            for rev in stride(from: Int64(2), through: 12, by: 2) {
+                #expect(try await sequencer.storeSnapshot(room: "r", RoomSnapshot(epoch: head.epoch, rev: rev, state: Array("{\"n\":\(rev)}".utf8))))
+            }
+            // At 12 with 4 revs of log and snapshots every 2: kept from rev 6 on.
+            #expect(try await sequencer.snapshot(room: "r", atOrBefore: 5) == nil)
+            #expect(try await sequencer.snapshot(room: "r", atOrBefore: 7)?.rev == 6)
+            #expect(try await sequencer.snapshot(room: "r", atOrBefore: 11)?.state == Array(#"{"n":10}"#.utf8))
+            #expect(try await sequencer.snapshot(room: "r", atOrBefore: 99)?.rev == 12)
         }
     }
 }

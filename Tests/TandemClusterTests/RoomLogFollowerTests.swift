@@ -53,7 +53,7 @@ struct RoomLogFollowerTests {
     @Test("a poll blocks until a patch arrives, then returns it")
     func pollWakesOnAppend() async throws {
         try await RedisTestContext.with { context in
-            let writer = RedisRoomSequencer(client: context.client())
+            let writer = RedisRoomSequencer(client: context.client(), now: { 1_750_000_000_000 })
             let head = try await writer.open(room: "r")
             var follower = RoomLogFollower(sequencer: RedisRoomSequencer(client: context.client()), blockTimeout: .seconds(30))
             follower.follow(room: "r", epoch: head.epoch, after: 0)
@@ -64,7 +64,8 @@ struct RoomLogFollowerTests {
             try await context.waitForBlockedClient(using: try await context.connect())
             _ = try await writer.append(room: "r", client: "c", user: "u", seq: 1, ops: Self.op)
             let events = try await polling.value
-            #expect(events == [.patches(room: "r", [SequencedPatch(epoch: head.epoch, rev: 1, user: "u", client: "c", seq: 1, ops: Self.op)])])
+            #expect(events == [.patches(room: "r", [SequencedPatch(epoch: head.epoch, rev: 1, user: "u", client: "c", seq: 1, ops: Self.op,
+                                                                        time: 1_750_000_000_000)])])
         }
     }
 

@@ -187,21 +187,6 @@ struct ClusterServerTests {
         await redis.stop()
     }
 
-    @Test("the rooms API says it is not served in cluster mode yet")
-    func theRoomsAPIIsNotServedInClusterModeYet() async throws {
-        let redis = try await RedisServerProcess.start()
-        let node = try Self.startNode(redisPort: redis.port)
-        let group = try EventLoopGroup(threads: 1)
-        var headers = HTTPHeaders()
-        headers.add(name: "Authorization", value: "Bearer \(Self.token(user: "backend", room: TokenClaims.anyRoom))")
-        let reply = try await HTTPClient.send(method: "GET", url: "http://127.0.0.1:\(node.port)/v1/rooms/lobby", headers: headers,
-                                              body: [], timeout: .seconds(30), on: group.next())
-        #expect(reply.status == 501 && (try? JSONValue.parse(reply.body))?["error"] == "not_implemented")
-        await node.shutdown()
-        await Self.shutDown(group)
-        await redis.stop()
-    }
-
     @Test("a node is killed with SIGKILL: its client resumes on another node by replay, and no acknowledged patch is lost")
     func killedNodeClientsResumeElsewhere() async throws {
         let redis = try await RedisServerProcess.start()

@@ -125,14 +125,17 @@ actor ClusterRoomSync<Replica: ClusterReplica> {
 
     /// Sequences one patch of `client` and returns once this node's replica reflects the outcome. A
     /// `base` behind the rev it is appended after rebases the ops over the other clients' array edits
-    /// since (again after catching up, when another node got in first).
+    /// since (again after catching up, when another node got in first). Seq 0 lets Redis give the patch
+    /// the client's next seq (a write nothing resends: it is not retried when the connection to Redis
+    /// dies in flight). `ifRev`: applied only while the room is at that rev, else `.conflict`.
     /// - Throws: `ClusterError` (`.roomReset` when the room's history broke meanwhile).
-    func submit(room: String, client: String, user: String, seq: Int64, ops: [UInt8], base: Int64? = nil) async throws(ClusterError) -> ClusterSubmitOutcome {
+    func submit(room: String, client: String, user: String, seq: Int64, ops: [UInt8], base: Int64? = nil,
+                ifRev: Int64? = nil) async throws(ClusterError) -> ClusterSubmitOutcome {
         guard var open = rooms[room] else { throw .roomNotOpen(room) }
         let previous = open.tail
         let work = Task { () async throws -> ClusterSubmitOutcome in
             await previous?.value
-            return try await self.process(room: room, client: client, user: user, seq: seq, submitted: ops, base: base)
+            return try await self.process(room: room, client: client, user: user, seq: seq, submitted: ops, base: base, ifRev: ifRev)
         }
         open.tail = Task { _ = await work.result }
         rooms[room] = open
@@ -180,13 +183,24 @@ actor ClusterRoomSync<Replica: ClusterReplica> {
 
     // MARK: - Internals
 
-    private func process(room: String, client: String, user: String, seq: Int64, submitted: [UInt8], base: Int64?) async throws -> ClusterSubmitOutcome {
+    private func process(room: String, client: String, user: String, seq: Int64, submitted: [UInt8], base: Int64?,
+                         ifRev: Int64?) async throws -> ClusterSubmitOutcome {
         var lostConnections = 0
         // Each try rebases from what was submitted, with the context as it was before this patch.
         let context = rooms[room]?.rebases[client]
         while true {
             guard let open = rooms[room] else { throw ClusterError.roomNotOpen(room) }
             let head = open.head
+            if let ifRev, head.rev != ifRev {
+                if head.rev > ifRev { return .conflict(rev: head.rev) }
+                // This node may only be behind: Redis says whether the room is at that rev.
+                guard let current = try await sequencer.head(room: room), current.epoch == open.epoch else {
+                    throw ClusterError.roomReset(room, reason: "the room's epoch changed in Redis")
+                }
+                guard current.rev == ifRev else { return .conflict(rev: current.rev) }
+                try await waitUntil(room: room, reaches: ifRev)
+                continue
+            }
             var ops = submitted
             var nextContext: RebaseContext?
             if let base {
@@ -202,7 +216,7 @@ actor ClusterRoomSync<Replica: ClusterReplica> {
                 outcome = try await sequencer.append(room: room, client: client, user: user, seq: seq, ops: ops, baseRev: head.rev,
                                                      localRejection: head.replica.rejection(of: ops))
             } catch {
-                guard case .connectionLost = error, lostConnections < 5 else { throw ClusterError.redis(error) }
+                guard case .connectionLost = error, lostConnections < 5, seq != 0 else { throw ClusterError.redis(error) }
                 // It may have been appended: the same seq again is answered `duplicate` then.
                 lostConnections += 1
                 continue
@@ -213,11 +227,11 @@ actor ClusterRoomSync<Replica: ClusterReplica> {
             case .duplicate, .behind, .lost: break
             }
             switch outcome {
-            case .applied(let epoch, let rev):
+            case .applied(let epoch, let rev, let usedSeq):
                 try requireEpoch(epoch, of: room, open: open)
                 // The base check means rev = head.rev + 1: the head plus this patch is the room at rev.
                 var next = head.replica
-                if (try? next.fold(SequencedPatch(epoch: epoch, rev: rev, user: user, client: client, seq: seq, ops: ops))) != nil,
+                if (try? next.fold(SequencedPatch(epoch: epoch, rev: rev, user: user, client: client, seq: usedSeq, ops: ops))) != nil,
                    let folded = rooms[room]?.rev, folded < rev {
                     rooms[room]?.speculative = (rev, next)
                 } else {
@@ -229,6 +243,7 @@ actor ClusterRoomSync<Replica: ClusterReplica> {
                 return .duplicate(rev: rev)
             case .behind(let epoch, let rev):
                 try requireEpoch(epoch, of: room, open: open)
+                if ifRev != nil { return .conflict(rev: rev) }
                 contentionRetries += 1
                 rooms[room]?.speculative = nil
                 try await waitUntil(room: room, reaches: rev)

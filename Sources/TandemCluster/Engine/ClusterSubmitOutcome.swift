@@ -6,4 +6,6 @@ enum ClusterSubmitOutcome: Sendable, Equatable {
     case duplicate(rev: Int64)
     /// Not applied (semantic or structural); nothing changed.
     case rejected(reason: String)
+    /// Not applied: the submission named an `ifRev` and the room is at `rev`.
+    case conflict(rev: Int64)
 }

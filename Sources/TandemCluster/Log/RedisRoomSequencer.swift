@@ -1,3 +1,4 @@
+import Foundation
 import TandemRedis
 import TandemWire
 
@@ -22,15 +23,21 @@ struct RedisRoomSequencer: Sendable {
         /// Whether Redis keeps every acknowledged write across a restart (`appendonly yes` with
         /// `appendfsync always`). When false, a Redis restart gives every room a new epoch on its next use.
         var trustsPersistence: Bool
+        /// Revs between two stored snapshots (the engine stores one at each multiple).
+        var snapshotInterval: Int64 = 1_000
+        /// How long a deleted room's marker stays (nodes that serve it learn of the deletion within it).
+        var deletionMarkerSeconds: Int
 
-        /// Defaults: prefix `tandem`, 10,000 revs of log, 100 ops, 256 KiB, persistence not trusted.
+        /// Defaults: prefix `tandem`, 10,000 revs of log, 100 ops, 256 KiB, persistence not trusted, a day of
+        /// deletion marker.
         init(keyPrefix: String = "tandem", logLength: Int = 10_000, maxOps: Int = 100, maxPatchBytes: Int = 256 << 10,
-                    trustsPersistence: Bool = false) {
+                    trustsPersistence: Bool = false, deletionMarkerSeconds: Int = 86_400) {
             self.keyPrefix = keyPrefix
             self.logLength = logLength
             self.maxOps = maxOps
             self.maxPatchBytes = maxPatchBytes
             self.trustsPersistence = trustsPersistence
+            self.deletionMarkerSeconds = deletionMarkerSeconds
         }
     }
 
@@ -39,17 +46,20 @@ struct RedisRoomSequencer: Sendable {
     /// The limits applied.
     let settings: Settings
     private let random: any RandomByteSource
+    private let now: @Sendable () -> Int64
 
-    /// A sequencer over `client`; `random` makes new epochs.
-    init(client: RedisClient, settings: Settings = Settings(), random: any RandomByteSource = SecureRandom()) {
+    /// A sequencer over `client`; `random` makes new epochs, `now` (unix ms) dates each appended patch.
+    init(client: RedisClient, settings: Settings = Settings(), random: any RandomByteSource = SecureRandom(),
+         now: @escaping @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970 * 1_000) }) {
         self.client = client
         self.settings = settings
         self.random = random
+        self.now = now
     }
 
-    /// The four keys of `room`, in the order the scripts expect.
+    /// The keys of `room`, in the order the scripts expect.
     func keys(room: String) -> [String] {
-        ["meta", "clients", "log", "snapshot"].map { "\(settings.keyPrefix):{\(room)}:\($0)" }
+        ["meta", "clients", "log", "snapshot", "snapshots", "deleted"].map { "\(settings.keyPrefix):{\(room)}:\($0)" }
     }
 
     /// The room's epoch and rev, creating the room (with a new random epoch) when Redis has no trace of it.
@@ -91,14 +101,15 @@ struct RedisRoomSequencer: Sendable {
         let arguments: [RedisArgument] = [
             RedisArgument(newEpoch()), RedisArgument(clientID), RedisArgument(user), RedisArgument(seq), RedisArgument(bytes: ops),
             RedisArgument(baseRev ?? -1), RedisArgument(Int64(settings.maxOps)), RedisArgument(Int64(settings.maxPatchBytes)),
-            RedisArgument(Int64(settings.logLength)), trusted, RedisArgument(localRejection ?? ""),
+            RedisArgument(Int64(settings.logLength)), trusted, RedisArgument(localRejection ?? ""), RedisArgument(now()),
         ]
         let reply = try await client.evaluate(RoomSequencerScripts.append, keys: keys(room: room), arguments: arguments)
-        guard let fields = reply.array, fields.count == 5, let status = fields[0].string, let epoch = fields[1].string, let rev = fields[2].integer else {
+        guard let fields = reply.array, fields.count == 6, let status = fields[0].string, let epoch = fields[1].string, let rev = fields[2].integer,
+              let usedSeq = fields[5].integer else {
             throw .unexpectedReply(command: "append patch script", reply: "\(reply)")
         }
         switch status {
-        case "applied": return .applied(epoch: epoch, rev: rev)
+        case "applied": return .applied(epoch: epoch, rev: rev, seq: usedSeq)
         case "duplicate": return .duplicate(epoch: epoch, rev: rev)
         case "behind": return .behind(epoch: epoch, rev: rev)
         case "rejected": return .rejected(epoch: epoch, reason: fields[4].string ?? "")
@@ -126,14 +137,75 @@ struct RedisRoomSequencer: Sendable {
     /// exist, creates it in a new epoch at rev 0 with `state` as its snapshot and each client's last seq.
     /// - Returns: whether it seeded (false: the room exists; someone else seeded or created it first).
     /// - Throws: `RedisError`.
+    /// - Parameter epoch: the epoch of the copy: a room deleted in that epoch is not brought back.
     @discardableResult
-    func seed(room: String, state: [UInt8], lastSeqs: [String: Int64]) async throws(RedisError) -> Bool {
-        var arguments: [RedisArgument] = [RedisArgument(newEpoch()), trusted, RedisArgument(bytes: state)]
+    func seed(room: String, state: [UInt8], epoch: String, lastSeqs: [String: Int64]) async throws(RedisError) -> SeedOutcome {
+        var arguments: [RedisArgument] = [RedisArgument(newEpoch()), trusted, RedisArgument(bytes: state), RedisArgument(epoch)]
         for (client, seq) in lastSeqs.sorted(by: { $0.key < $1.key }) {
             arguments.append(RedisArgument(client))
             arguments.append(RedisArgument(seq))
         }
-        return try await client.evaluate(RoomSequencerScripts.seed, keys: keys(room: room), arguments: arguments).integer == 1
+        switch try await client.evaluate(RoomSequencerScripts.seed, keys: keys(room: room), arguments: arguments).integer {
+        case 1: return .seeded
+        case 2: return .deleted
+        default: return .exists
+        }
+    }
+
+    /// What `seed` did.
+    enum SeedOutcome: Sendable, Equatable {
+        /// The room is back, in a new epoch, from the copy.
+        case seeded
+        /// The room exists in Redis: nothing was lost, or another node was first.
+        case exists
+        /// A backend deleted the room in the copy's epoch: it stays deleted.
+        case deleted
+    }
+
+    /// Deletes the room: its epoch, progress, log and snapshots; for `deletionMarkerSeconds` a marker says
+    /// which epoch was deleted. - Returns: whether there was a room.
+    /// - Throws: `RedisError`.
+    func delete(room: String) async throws(RedisError) -> Bool {
+        try await client.evaluate(RoomSequencerScripts.delete, keys: keys(room: room),
+                                  arguments: [RedisArgument(Int64(settings.deletionMarkerSeconds))]).integer == 1
+    }
+
+    /// The epoch a backend deleted the room in, while its marker lasts.
+    /// - Throws: `RedisError`.
+    func deletedEpoch(room: String) async throws(RedisError) -> String? {
+        try await client.send(["GET", RedisArgument(keys(room: room)[5])]).string
+    }
+
+    /// The room's epoch and rev as Redis holds them, without creating the room (nil when there is none).
+    /// - Throws: `RedisError`.
+    func head(room: String) async throws(RedisError) -> (epoch: String, rev: Int64)? {
+        let reply = try await client.send(["HMGET", RedisArgument(keys(room: room)[0]), "epoch", "rev"])
+        guard let fields = reply.array, fields.count == 2 else { throw .unexpectedReply(command: "HMGET", reply: "\(reply)") }
+        guard let epoch = fields[0].string, let rev = fields[1].integer else { return nil }
+        return (epoch, rev)
+    }
+
+    /// The oldest rev the room's log still holds (nil when it is empty).
+    /// - Throws: `RedisError`.
+    func oldestLoggedRev(room: String) async throws(RedisError) -> Int64? {
+        let reply = try await client.send(["XRANGE", RedisArgument(keys(room: room)[2]), "-", "+", "COUNT", "1"])
+        guard let entries = reply.array else { throw .unexpectedReply(command: "XRANGE", reply: "\(reply)") }
+        return entries.first.flatMap(Self.patch(from:))?.rev
+    }
+
+    /// The newest retained snapshot at or before `rev` (the newest one kept in `snapshot` counts too).
+    /// - Throws: `RedisError`.
+    func snapshot(room: String, atOrBefore rev: Int64) async throws(RedisError) -> RoomSnapshot? {
+        let keys = keys(room: room)
+        let reply = try await client.send(["HKEYS", RedisArgument(keys[4])])
+        guard let fields = reply.array else { throw .unexpectedReply(command: "HKEYS", reply: "\(reply)") }
+        let kept = fields.compactMap({ $0.string.flatMap { Int64($0) } }).filter({ $0 <= rev }).max()
+        // A room whose snapshots predate the kept ones has only the newest.
+        if let newest = try await snapshot(room: room), newest.rev <= rev, newest.rev >= (kept ?? -1) { return newest }
+        guard let kept else { return nil }
+        let state = try await client.send(["HGET", RedisArgument(keys[4]), RedisArgument(kept)])
+        guard case .bulkString(let bytes) = state else { return nil }
+        return RoomSnapshot(epoch: "", rev: kept, state: bytes)
     }
 
     /// Stores `snapshot` if it belongs to the room's current epoch and is newer than the stored one.
@@ -141,8 +213,11 @@ struct RedisRoomSequencer: Sendable {
     /// - Throws: `RedisError`.
     @discardableResult
     func storeSnapshot(room: String, _ snapshot: RoomSnapshot) async throws(RedisError) -> Bool {
+        // Kept: the snapshots the retained log still rebuilds from (one interval's worth before its oldest rev).
+        let oldest = snapshot.rev - Int64(settings.logLength) - settings.snapshotInterval
         let reply = try await client.evaluate(RoomSequencerScripts.storeSnapshot, keys: keys(room: room),
-                                              arguments: [RedisArgument(snapshot.epoch), RedisArgument(snapshot.rev), RedisArgument(bytes: snapshot.state)])
+                                              arguments: [RedisArgument(snapshot.epoch), RedisArgument(snapshot.rev), RedisArgument(bytes: snapshot.state),
+                                                          RedisArgument(oldest)])
         return reply.integer == 1
     }
 
@@ -178,7 +253,7 @@ struct RedisRoomSequencer: Sendable {
     static func patch(from entry: RESPValue) -> SequencedPatch? {
         guard let parts = entry.array, parts.count == 2, let id = parts[0].string, let fields = parts[1].array,
               let rev = Int64(id.prefix { $0 != "-" }) else { return nil }
-        var epoch: String?, user: String?, client: String?, seq: Int64?, ops: [UInt8]?
+        var epoch: String?, user: String?, client: String?, seq: Int64?, ops: [UInt8]?, time: Int64 = 0
         for index in stride(from: 0, to: fields.count - 1, by: 2) {
             switch fields[index].string {
             case "epoch": epoch = fields[index + 1].string
@@ -186,11 +261,12 @@ struct RedisRoomSequencer: Sendable {
             case "client": client = fields[index + 1].string
             case "seq": seq = fields[index + 1].integer
             case "ops": if case .bulkString(let bytes) = fields[index + 1] { ops = bytes }
+            case "time": time = fields[index + 1].integer ?? 0
             default: break
             }
         }
         guard let epoch, let user, let client, let seq, let ops else { return nil }
-        return SequencedPatch(epoch: epoch, rev: rev, user: user, client: client, seq: seq, ops: ops)
+        return SequencedPatch(epoch: epoch, rev: rev, user: user, client: client, seq: seq, ops: ops, time: time)
     }
 
     private var trusted: RedisArgument { settings.trustsPersistence ? "1" : "0" }

@@ -5,35 +5,46 @@ import TandemRedis
 ///
 /// Keys of room R (the hash tag keeps them in one Redis Cluster slot): `P:{R}:meta` (hash: epoch, rev, run: the Redis run id of the last write),
 /// `P:{R}:clients` (hash: client id → "lastSeq:lastRev"), `P:{R}:log` (stream; entry id "rev-0",
-/// fields epoch, user, client, seq, ops), `P:{R}:snapshot` (hash: epoch, rev, state).
+/// fields epoch, user, client, seq, ops, time), `P:{R}:snapshot` (hash: epoch, rev, state: the newest),
+/// `P:{R}:snapshots` (hash: rev → state, the snapshots the retained history is rebuilt from) and
+/// `P:{R}:deleted` (string: the epoch of the room a backend deleted, for a day, so that nodes close
+/// its connections as deleted and do not bring it back).
 enum RoomSequencerScripts {
     /// Makes sure the room exists and returns `{epoch, rev, origin}` (origin as `ensure` says). A room
     /// whose meta key is gone (first use, or a Redis restart without persistence) starts over with the
     /// candidate epoch and without any leftover clients, log or snapshot.
-    /// KEYS: meta, clients, log, snapshot. ARGV: epoch candidate, trusted persistence ("1" or "0").
+    /// KEYS: meta, clients, log, snapshot, snapshots, deleted. ARGV: epoch candidate, trusted persistence ("1" or "0").
     static let open = RedisScript(prelude + """
     local epoch, rev, created = ensure(ARGV[1], ARGV[2])
     return {epoch, rev, created}
     """)
 
     /// Sequences one patch: exactly-once by client seq, optional compare-with-base-rev, structural
-    /// validation, append to the capped log, rev + 1. Returns `{status, epoch, rev, created, reason}`
+    /// validation, append to the capped log, rev + 1. Returns `{status, epoch, rev, created, reason, seq}`
     /// with status `applied`, `duplicate` (rev is the original one), `behind` (rev is the current one),
     /// `rejected` (reason says why; nothing changed) or `lost` (the room's meta is gone: nothing is
-    /// created here, so a node can re-seed the room first).
-    /// KEYS: meta, clients, log, snapshot. ARGV: epoch candidate, client, user, seq, ops (JSON array),
+    /// created here, so a node can re-seed the room first). Seq 0 asks the script to give the patch the
+    /// client's next seq (writes without a connection, which nothing resends: the HTTP API's); `seq` in
+    /// the reply is the one used.
+    /// KEYS: meta, clients, log, snapshot, snapshots, deleted. ARGV: epoch candidate, client, user, seq, ops (JSON array),
     /// base rev (-1: any), max ops, max patch bytes, log length, trusted persistence ("1" or "0"),
-    /// the node's own rejection reason (empty when the node found the patch valid).
+    /// the node's own rejection reason (empty when the node found the patch valid), the time (unix ms).
     static let append = RedisScript(prelude + """
-    if redis.call('EXISTS', KEYS[1]) == 0 then return {'lost', '', 0, 0, ''} end
+    if redis.call('EXISTS', KEYS[1]) == 0 then return {'lost', '', 0, 0, '', 0} end
     local epoch, rev, created = ensure(ARGV[1], ARGV[10])
     local client, user, seq, ops = ARGV[2], ARGV[3], tonumber(ARGV[4]), ARGV[5]
-    local function reply(status, at, reason) return {status, epoch, at, created, reason or ''} end
+    local function reply(status, at, reason) return {status, epoch, at, created, reason or '', int(seq)} end
+    local last = redis.call('HGET', KEYS[2], client)
+    if seq == 0 then
+      seq = 1
+      if last then seq = tonumber(string.sub(last, 1, string.find(last, ':', 1, true) - 1)) + 1 end
+      last = nil
+    end
     -- Lua numbers are doubles: beyond 2^53 a seq would be rounded and printed in exponent form.
     if not seq or seq < 1 or seq > 9007199254740991 or seq ~= math.floor(seq) then
+      seq = 0
       return reply('rejected', rev, 'seq must be a whole number from 1 to 2^53 - 1')
     end
-    local last = redis.call('HGET', KEYS[2], client)
     if last then
       local sep = string.find(last, ':', 1, true)
       local lastSeq, lastRev = tonumber(string.sub(last, 1, sep - 1)), tonumber(string.sub(last, sep + 1))
@@ -73,32 +84,54 @@ enum RoomSequencerScripts {
     end
     rev = rev + 1
     redis.call('HSET', KEYS[1], 'rev', int(rev))
-    redis.call('XADD', KEYS[3], 'MAXLEN', ARGV[9], int(rev) .. '-0', 'epoch', epoch, 'user', user, 'client', client, 'seq', int(seq), 'ops', ops)
+    redis.call('XADD', KEYS[3], 'MAXLEN', ARGV[9], int(rev) .. '-0', 'epoch', epoch, 'user', user, 'client', client, 'seq', int(seq), 'ops', ops,
+      'time', ARGV[12])
     redis.call('HSET', KEYS[2], client, int(seq) .. ':' .. int(rev))
     return reply('applied', rev)
     """)
 
     /// Brings back a room Redis lost, from a node's copy: only when the room's meta is gone, creates it
     /// in a new epoch at rev 0 with the copy as its snapshot and the clients' progress (each at rev 0).
-    /// Returns 1 when it seeded, 0 when the room exists (someone was first, or nothing was lost).
-    /// KEYS: meta, clients, log, snapshot. ARGV: epoch candidate, trusted persistence, state, then
-    /// client id and last seq pairs.
+    /// Returns 1 when it seeded, 0 when the room exists (someone was first, or nothing was lost), 2 when
+    /// the node's copy is of a room a backend deleted (it must not come back).
+    /// KEYS: meta, clients, log, snapshot, snapshots, deleted. ARGV: epoch candidate, trusted persistence,
+    /// state, the epoch of the node's copy, then client id and last seq pairs.
     static let seed = RedisScript(prelude + """
     if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
+    if redis.call('GET', KEYS[6]) == ARGV[4] then return 2 end
     local epoch = ensure(ARGV[1], ARGV[2])
     redis.call('HSET', KEYS[4], 'epoch', epoch, 'rev', 0, 'state', ARGV[3])
-    for i = 4, #ARGV - 1, 2 do redis.call('HSET', KEYS[2], ARGV[i], ARGV[i + 1] .. ':0') end
+    redis.call('HSET', KEYS[5], '0', ARGV[3])
+    for i = 5, #ARGV - 1, 2 do redis.call('HSET', KEYS[2], ARGV[i], ARGV[i + 1] .. ':0') end
     return 1
     """)
 
-    /// Stores a document snapshot if it is for the room's current epoch and newer than the stored one.
+    /// Deletes a room (a backend's `DELETE`): its meta, progress, log and snapshots, leaving a marker of
+    /// its epoch for ARGV[1] seconds so that the nodes serving it close its connections as deleted and
+    /// none brings it back from memory. Returns 1, or 0 when there was no room.
+    /// KEYS: meta, clients, log, snapshot, snapshots, deleted. ARGV: how long the marker stays (seconds).
+    static let delete = RedisScript("""
+    local epoch = redis.call('HGET', KEYS[1], 'epoch')
+    if not epoch then return 0 end
+    redis.call('DEL', KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5])
+    redis.call('SET', KEYS[6], epoch, 'EX', ARGV[1])
+    return 1
+    """)
+
+    /// Stores a document snapshot if it is for the room's current epoch and newer than the stored one,
+    /// also among the snapshots the history is rebuilt from, dropping those older than ARGV[4].
     /// Returns 1 when stored, 0 when not.
-    /// KEYS: meta, clients, log, snapshot. ARGV: epoch, rev, state.
+    /// KEYS: meta, clients, log, snapshot, snapshots, deleted. ARGV: epoch, rev, state, oldest snapshot rev to keep.
     static let storeSnapshot = RedisScript("""
     if redis.call('HGET', KEYS[1], 'epoch') ~= ARGV[1] then return 0 end
     local stored = tonumber(redis.call('HGET', KEYS[4], 'rev') or '-1')
     if redis.call('HGET', KEYS[4], 'epoch') == ARGV[1] and stored >= tonumber(ARGV[2]) then return 0 end
     redis.call('HSET', KEYS[4], 'epoch', ARGV[1], 'rev', ARGV[2], 'state', ARGV[3])
+    redis.call('HSET', KEYS[5], ARGV[2], ARGV[3])
+    local oldest = tonumber(ARGV[4])
+    for _, field in ipairs(redis.call('HKEYS', KEYS[5])) do
+      if tonumber(field) < oldest then redis.call('HDEL', KEYS[5], field) end
+    end
     return 1
     """)
 
@@ -120,7 +153,7 @@ enum RoomSequencerScripts {
         redis.call('HSET', KEYS[1], 'epoch', candidate)
         return candidate, rev, 2
       end
-      redis.call('DEL', KEYS[2], KEYS[3], KEYS[4])
+      redis.call('DEL', KEYS[2], KEYS[3], KEYS[4], KEYS[5])
       redis.call('HSET', KEYS[1], 'epoch', candidate, 'rev', 0, 'run', run)
       return candidate, 0, 1
     end

@@ -15,15 +15,18 @@ struct SequencedPatch: Sendable, Equatable {
     var seq: Int64
     /// The ops, a JSON array, exactly as submitted.
     var ops: [UInt8]
+    /// When the author's node appended it (unix ms; 0 for entries logged without a time).
+    var time: Int64
 
     /// Creates a log entry.
-    init(epoch: String, rev: Int64, user: String, client: String, seq: Int64, ops: [UInt8]) {
+    init(epoch: String, rev: Int64, user: String, client: String, seq: Int64, ops: [UInt8], time: Int64 = 0) {
         self.epoch = epoch
         self.rev = rev
         self.user = user
         self.client = client
         self.seq = seq
         self.ops = ops
+        self.time = time
     }
 
     /// The patch as rooms sequence and send it: its ops parsed, the logged bytes kept as their encoding.

@@ -1,8 +1,9 @@
 
 /// What the sequencer did with one submitted patch.
 enum SequencerOutcome: Sendable, Equatable {
-    /// Appended at `rev` (the room's new rev) in `epoch`.
-    case applied(epoch: String, rev: Int64)
+    /// Appended at `rev` (the room's new rev) in `epoch`, with `seq` (the one submitted, or the one the
+    /// script gave a patch submitted with seq 0).
+    case applied(epoch: String, rev: Int64, seq: Int64)
     /// The client's seq had been applied before, at `rev`; nothing changed.
     case duplicate(epoch: String, rev: Int64)
     /// The room's rev is `rev`, not the base rev the patch was checked against; catch up and retry.

@@ -15,9 +15,11 @@ final class ClusterNode: Sendable {
     struct Settings: Sendable {
         var endpoint: RedisEndpoint
         var nodeID: String
-        /// Revs kept in each room's log in Redis: the resume window.
+        /// Revs kept in each room's log in Redis: the resume window and the history the rooms API reads.
         var logLength: Int
         var limits: PatchLimits
+        /// Revs between two snapshots stored in Redis (what a load and `state?rev=` start from).
+        var snapshotInterval: Int64 = 1_000
         /// How long one blocking read of the logs waits: a room opened meanwhile is followed from the next read.
         var followTimeout: Duration = .milliseconds(200)
         /// How often the follower reads every followed room's epoch, to notice a room Redis lost while
@@ -51,13 +53,15 @@ final class ClusterNode: Sendable {
         let redis = RedisClient.Configuration(endpoint: settings.endpoint)
         sequencerClient = RedisClient(configuration: redis, group: group)
         followerClient = RedisClient(configuration: redis, group: group)
-        let sequencerSettings = RedisRoomSequencer.Settings(logLength: settings.logLength, maxOps: settings.limits.maxOps,
+        var sequencerSettings = RedisRoomSequencer.Settings(logLength: settings.logLength, maxOps: settings.limits.maxOps,
                                                             maxPatchBytes: max(settings.limits.maxDocument, 1 << 16))
+        sequencerSettings.snapshotInterval = settings.snapshotInterval
         let limits = settings.limits
         let engine = ClusterRoomSync<ClusterDocumentReplica>(
-            sequencer: RedisRoomSequencer(client: sequencerClient, settings: sequencerSettings),
+            sequencer: RedisRoomSequencer(client: sequencerClient, settings: sequencerSettings, now: wallClock),
             follower: RoomLogFollower(sequencer: RedisRoomSequencer(client: followerClient, settings: sequencerSettings),
                                       blockTimeout: settings.followTimeout, epochCheckInterval: settings.epochCheckInterval),
+            snapshotInterval: settings.snapshotInterval,
             makeReplica: { try ClusterDocumentReplica(snapshot: $0, limits: limits) })
         self.engine = engine
         followLoop = Task { await engine.run() }
@@ -108,7 +112,7 @@ final class ClusterNode: Sendable {
     /// Sequences one patch through the room's queue (so a connection's patches reach Redis in arrival
     /// order) and calls `completion` with the outcome once this node has folded it. `base`: the rev the
     /// ops were made on, when the client said.
-    func submit(room: String, client: String, user: String, seq: Int64, ops: [PatchOp], base: Int64? = nil,
+    func submit(room: String, client: String, user: String, seq: Int64, ops: [PatchOp], base: Int64? = nil, ifRev: Int64? = nil,
                 completion: @escaping @Sendable (Result<ClusterSubmitOutcome, ClusterError>) -> Void) {
         var encoded: [UInt8] = []
         PatchOp.write(ops, into: &encoded)
@@ -120,24 +124,37 @@ final class ClusterNode: Sendable {
                 return
             }
             do throws(ClusterError) {
-                completion(.success(try await engine.submit(room: room, client: client, user: user, seq: seq, ops: bytes, base: base)))
+                completion(.success(try await engine.submit(room: room, client: client, user: user, seq: seq, ops: bytes, base: base, ifRev: ifRev)))
             } catch {
                 completion(.failure(error))
             }
         }
     }
 
-    /// After a reset: if Redis lost the room, brings it back from this node's copy (a new epoch whose
-    /// snapshot is `state`, with each client's last seq), ahead of any reload of the room on this node.
-    /// A no-op when the room exists in Redis; when several nodes try, the first one's copy wins.
-    func reseed(_ room: String, state: [UInt8], lastSeqs: [String: Int64]) {
-        links.link(for: room).queue.enqueue { [engine, logger] in
-            do throws(RedisError) {
-                if try await engine.sequencer.seed(room: room, state: state, lastSeqs: lastSeqs) {
-                    logger.warning("cluster.room_reseeded", LogField("room", room), LogField("bytes", "\(state.count)"))
+    /// After a reset, ahead of any reload of the room on this node: a room a backend deleted closes its
+    /// connections as deleted (4004); otherwise, if Redis lost the room, this node's copy brings it back
+    /// (a new epoch whose snapshot is the copy, with each client's last seq; when several nodes try, the
+    /// first one's copy wins), and the connections are closed to reconnect.
+    private func reset(_ room: Room, reason: String) {
+        let copy = room.contentsForReseed()
+        let epoch = copy?.epoch ?? room.epoch
+        links.link(for: room.name).queue.enqueue { [engine, logger] in
+            let deleted = (try? await engine.sequencer.deletedEpoch(room: room.name)) == epoch
+            if !deleted, let copy {
+                do throws(RedisError) {
+                    if try await engine.sequencer.seed(room: room.name, state: copy.state, epoch: copy.epoch, lastSeqs: copy.lastSeqs) == .seeded {
+                        logger.warning("cluster.room_reseeded", LogField("room", room.name), LogField("bytes", "\(copy.state.count)"))
+                    }
+                } catch {
+                    logger.error("cluster.reseed_failed", LogField("room", room.name), LogField("error", error.description))
                 }
-            } catch {
-                logger.error("cluster.reseed_failed", LogField("room", room), LogField("error", error.description))
+            }
+            if deleted {
+                logger.info("room.deleted", LogField("room", room.name))
+                room.stopServing(.roomDeleted, error: .roomDeleted, message: "room '\(room.name)' was deleted")
+            } else {
+                logger.error("cluster.room_reset", LogField("room", room.name), LogField("reason", reason))
+                room.failAll(message: "the room's history was reset in the cluster (\(reason)); reconnect to get the current state")
             }
         }
     }
@@ -206,12 +223,6 @@ final class ClusterNode: Sendable {
         }
     }
 
-    private func reset(_ room: Room, reason: String) {
-        logger.error("cluster.room_reset", LogField("room", room.name), LogField("reason", reason))
-        // If Redis lost the room (a restart without persistence), this node's copy brings it back.
-        if let seed = room.contentsForReseed() { reseed(room.name, state: seed.state, lastSeqs: seed.lastSeqs) }
-        room.failAll(message: "the room's history was reset in the cluster (\(reason)); reconnect to get the current state")
-    }
 
     /// Stops following `room` on this node; a later load opens it again. Call it when the `Room` is
     /// unloaded, before a new load of the same room can be requested: the queue keeps that order.

@@ -20,6 +20,12 @@ struct ClusterRoomSequencer: RoomSequencer {
             return .answer(.reject(seq: patch.seq, code: error.code, message: error.description))
         }
         let seq = patch.seq, client = patch.author.client
+        if client == Room.httpClient { return submitHTTP(patch, room: room) }
+        // Seq 0 would ask Redis for the next seq, which only the HTTP API's writes may do.
+        guard seq >= 1 else {
+            let error = PatchError.invalidOp(op: 0, reason: "seq must be 1 or more")
+            return .answer(.reject(seq: seq, code: error.code, message: error.description))
+        }
         node.submit(room: name, client: client, user: patch.author.user, seq: seq, ops: patch.ops, base: patch.base) { [name, node] result in
             switch result {
             case .success(.applied):
@@ -29,11 +35,35 @@ struct ClusterRoomSequencer: RoomSequencer {
             case .success(.rejected(let reason)):
                 let (code, message) = ClusterRejection.decode(reason)
                 room.settle(.reject(seq: seq, code: code, message: message), seq: seq, client: client)
+            case .success(.conflict):
+                break // only the HTTP API's writes name an `ifRev`
             case .failure(let error):
                 if case .roomReset = error { return } // the reset closes everyone
                 node.logger.error("cluster.submit_failed", LogField("room", name), LogField("client", client), LogField("error", error.description))
                 room.abandon(seq: seq, client: client,
                              message: "the cluster could not sequence your change (\(error.description)); reconnect to resume")
+            }
+        }
+        return .awaiting
+    }
+
+    /// A write of the HTTP API: the nodes share the client id `http`, so Redis gives it the next seq (no
+    /// node could pick one another node does not pick too), and the room learns its rev from the outcome.
+    private func submitHTTP(_ patch: SubmittedPatch, room: Room) -> SubmitDecision {
+        let seq = patch.seq
+        node.submit(room: name, client: Room.httpClient, user: patch.author.user, seq: 0, ops: patch.ops, ifRev: patch.ifRev) { result in
+            switch result {
+            case .success(.applied(let rev)):
+                room.httpSequenced(seq: seq, .applied(rev: rev))
+            case .success(.conflict(let rev)):
+                room.httpSequenced(seq: seq, .conflict(rev: rev))
+            case .success(.rejected(let reason)):
+                let (code, message) = ClusterRejection.decode(reason)
+                room.httpSequenced(seq: seq, .refused(code, message: message))
+            case .success(.duplicate):
+                room.httpSequenced(seq: seq, .failed("the cluster took the write for a duplicate"))
+            case .failure(let error):
+                room.httpSequenced(seq: seq, .failed("the cluster could not sequence the write; whether it was applied is unknown (read the room's history, or write with ifRev): \(error.description)"))
             }
         }
         return .awaiting

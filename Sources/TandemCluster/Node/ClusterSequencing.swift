@@ -9,6 +9,7 @@ struct ClusterSequencing: SequencingService {
     let settings: RoomCore.Settings
 
     var summary: String { "\(node.settings.endpoint) as \(node.settings.nodeID)" }
+    var sharedRooms: (any SharedRooms)? { ClusterSharedRooms(node: node) }
     var nodeID: String? { node.settings.nodeID }
 
     func load(_ room: String, completion: @escaping @Sendable (Result<(RoomCore, any RoomSequencer), StorageError>) -> Void) {
@@ -62,7 +63,9 @@ extension RoomSequencing {
             let node = ClusterNode(
                 settings: ClusterNode.Settings(
                     endpoint: endpoint, nodeID: configuration.nodeID ?? "node-\(RoomRegistry.randomEpoch())",
-                    logLength: configuration.historyWindow, limits: context.rooms.core.limits,
+                    // The shared log is both the resume window and the history the rooms API reads.
+                    logLength: max(configuration.historyWindow, configuration.retainedRevisions), limits: context.rooms.core.limits,
+                    snapshotInterval: Int64(configuration.snapshotInterval),
                     presence: .init(ttl: .milliseconds(configuration.clusterPresenceTTLMilliseconds),
                                     interval: .milliseconds(configuration.clusterPresenceIntervalMilliseconds))),
                 group: context.group, logger: context.logger, wallClock: context.rooms.wallClock)

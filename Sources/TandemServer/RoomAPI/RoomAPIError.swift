@@ -21,8 +21,6 @@ enum RoomAPIError: Error, Sendable {
     case conflict(expected: Int64, rev: Int64)
     /// The ops were refused, with the protocol's reject code.
     case refused(RejectCode, message: String)
-    /// Cluster mode does not serve this API yet.
-    case clusterUnsupported
     /// The server could not do it.
     case failed(String)
 
@@ -42,7 +40,6 @@ enum RoomAPIError: Error, Sendable {
             case .forbidden: 403
             default: 422
             }
-        case .clusterUnsupported: 501
         case .failed: 500
         }
     }
@@ -57,7 +54,6 @@ enum RoomAPIError: Error, Sendable {
         case .pastHead: "past_head"
         case .conflict: "conflict"
         case .refused(let code, _): code.wireValue
-        case .clusterUnsupported: "not_implemented"
         case .failed: "internal"
         }
     }
@@ -75,7 +71,6 @@ enum RoomAPIError: Error, Sendable {
         case .pastHead(let rev, let head): "the room's stored history ends at rev \(head), before rev \(rev)"
         case .conflict(let expected, let rev): "the room is at rev \(rev), not \(expected); read it again and retry"
         case .refused(_, let message): message
-        case .clusterUnsupported: "the rooms API is not served in cluster mode yet; use a participant's connection"
         case .failed(let reason): "the server could not do it (\(reason)); try again"
         }
     }

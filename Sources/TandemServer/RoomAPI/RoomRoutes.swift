@@ -21,8 +21,8 @@ final class RoomRoutes: Sendable {
         var registry: RoomRegistry
         var rooms: RoomSettings
         var configuration: ServerConfiguration
-        /// Whether the server runs in a cluster (where this API is not served yet).
-        var clustered: Bool
+        /// Where rooms shared with other servers are read and deleted (a cluster's Redis); nil alone.
+        var shared: (any SharedRooms)?
     }
 
     /// Patches per history page when the request names no `limit`, and the most it may name.
@@ -65,7 +65,6 @@ final class RoomRoutes: Sendable {
     /// Answers one request of this API through `responder`, now or after a storage read or a commit.
     func handle(_ request: HTTPRequest, responder: HTTPResponder) {
         do throws(RoomAPIError) {
-            guard !context.clustered else { throw .clusterUnsupported }
             switch (Self.endpoint(request.path), request.method) {
             case (.room(let room)?, "GET"): try read(room, request, responder)
             case (.room(let room)?, "DELETE"): try delete(room, request, responder)
@@ -100,14 +99,24 @@ final class RoomRoutes: Sendable {
         let query = Self.query(request)
         let after = try Self.integer(query["after"], name: "after", default: 0, in: 0...Self.maxCount)
         let limit = try Self.integer(query["limit"], name: "limit", default: Int64(Self.defaultPageSize), in: 1...Int64(Self.maxPageSize))
+        if let shared = context.shared {
+            Task {
+                do throws(SequencingError) {
+                    guard let page = try await shared.history(room, after: after, limit: Int(limit)) else {
+                        return responder.respond(RoomAPIError.unknownRoom(room).response)
+                    }
+                    responder.respond(Self.historyPage(page, after: after))
+                } catch {
+                    responder.respond(RoomAPIError.failed(error.description).response)
+                }
+            }
+            return
+        }
         let commits = context.commits
         head(of: room, responder) { head in
-            guard after + 1 >= head.oldestStoredRev || after >= head.rev else {
-                return responder.respond(RoomAPIError.notRetained(after: after, oldest: head.oldestStoredRev - 1).response)
-            }
-            guard after < head.rev else {
-                responder.respond(.json(status: 200, .object(["epoch": .string(head.epoch), "patches": .array([]), "next": .null])))
-                return
+            guard after < head.rev, after + 1 >= head.oldestStoredRev else {
+                return responder.respond(Self.historyPage(SharedHistory(epoch: head.epoch, rev: head.rev, oldestStoredRev: head.oldestStoredRev, patches: []),
+                                                          after: after))
             }
             commits.read({ (store) throws(StorageError) -> [StoredPatch] in
                 try store.patches(room: room, after: after, limit: Int(min(limit, head.rev - after)))
@@ -116,30 +125,56 @@ final class RoomRoutes: Sendable {
                 case .failure(let error):
                     responder.respond(RoomAPIError.failed(error.description).response)
                 case .success(let patches):
-                    var page: [JSONValue] = []
-                    page.reserveCapacity(patches.count)
-                    for patch in patches {
-                        guard let ops = try? JSONValue.parseStored(patch.ops) else {
-                            return responder.respond(RoomAPIError.failed("the stored patch at rev \(patch.rev) is unreadable").response)
-                        }
-                        page.append(.object([
-                            "rev": .number(Double(patch.rev)), "time": .number(Double(patch.time)), "user": .string(patch.user),
-                            "client": .string(patch.client), "seq": .number(Double(patch.seq)), "ops": ops,
-                        ]))
-                    }
-                    let last = patches.last?.rev ?? after
-                    responder.respond(.json(status: 200, .object([
-                        "epoch": .string(head.epoch), "patches": .array(page), "next": last < head.rev ? .number(Double(last)) : .null,
-                    ])))
+                    responder.respond(Self.historyPage(SharedHistory(epoch: head.epoch, rev: head.rev, oldestStoredRev: head.oldestStoredRev,
+                                                                     patches: patches), after: after))
                 }
             }
         }
+    }
+
+    /// A history page's answer: 410 when `after` is older than what is kept, else the patches with
+    /// `next` (null once the page reaches the head).
+    private static func historyPage(_ page: SharedHistory, after: Int64) -> HTTPResponse {
+        guard after + 1 >= page.oldestStoredRev || after >= page.rev else {
+            return RoomAPIError.notRetained(after: after, oldest: page.oldestStoredRev - 1).response
+        }
+        var patches: [JSONValue] = []
+        patches.reserveCapacity(page.patches.count)
+        for patch in page.patches {
+            guard let ops = try? JSONValue.parseStored(patch.ops) else {
+                return RoomAPIError.failed("the stored patch at rev \(patch.rev) is unreadable").response
+            }
+            patches.append(.object([
+                "rev": .number(Double(patch.rev)), "time": .number(Double(patch.time)), "user": .string(patch.user),
+                "client": .string(patch.client), "seq": .number(Double(patch.seq)), "ops": ops,
+            ]))
+        }
+        let last = page.patches.last?.rev ?? after
+        return .json(status: 200, .object([
+            "epoch": .string(page.epoch), "patches": .array(patches), "next": last < page.rev ? .number(Double(last)) : .null,
+        ]))
     }
 
     private func state(_ room: String, _ request: HTTPRequest, _ responder: HTTPResponder) throws(RoomAPIError) {
         _ = try authorize(request, room: room, writes: false)
         guard let text = Self.query(request)["rev"] else { throw .request(.invalidField("name the rev: state?rev=N")) }
         let rev = try Self.integer(text, name: "rev", default: 0, in: 0...Self.maxCount)
+        if let shared = context.shared {
+            Task {
+                do throws(SequencingError) {
+                    switch try await shared.state(room, at: rev) {
+                    case .unknownRoom: responder.respond(RoomAPIError.unknownRoom(room).response)
+                    case .pastHead(let head): responder.respond(RoomAPIError.pastHead(rev: rev, head: head).response)
+                    case .notRetained(let oldest): responder.respond(RoomAPIError.stateNotRetained(rev: rev, oldest: oldest).response)
+                    case .state(let epoch, let state):
+                        responder.respond(.json(status: 200, .object(["epoch": .string(epoch), "rev": .number(Double(rev)), "state": state])))
+                    }
+                } catch {
+                    responder.respond(RoomAPIError.failed(error.description).response)
+                }
+            }
+            return
+        }
         // The newest stored snapshot at or before the rev, and the patches from it to the rev: at most a
         // snapshot interval of them (what is not durable yet is not in storage and answers 404 until it is).
         context.commits.read({ (store) throws(StorageError) -> StoredRead? in
@@ -168,6 +203,20 @@ final class RoomRoutes: Sendable {
     private func delete(_ room: String, _ request: HTTPRequest, _ responder: HTTPResponder) throws(RoomAPIError) {
         let claims = try authorize(request, room: room, writes: true)
         guard claims.role == .host else { throw .request(.notHost(role: claims.role.rawValue)) }
+        if let shared = context.shared {
+            let registry = context.registry
+            Task {
+                do throws(SequencingError) {
+                    let existed = try await shared.delete(room)
+                    // The other nodes learn it from the log; this one closes its connections now.
+                    registry.closeDeleted(room)
+                    responder.respond(existed ? .json(status: 200, .object(["room": .string(room), "deleted": true])) : RoomAPIError.unknownRoom(room).response)
+                } catch {
+                    responder.respond(RoomAPIError.failed(error.description).response)
+                }
+            }
+            return
+        }
         let deletion = context.registry.delete(room, commits: context.commits) { result in
             switch result {
             case .success(true): responder.respond(.json(status: 200, .object(["room": .string(room), "deleted": true])))
@@ -255,9 +304,22 @@ final class RoomRoutes: Sendable {
         }
     }
 
+    /// A room not in memory, from the shared store or else this server's.
+    private func stored(_ room: String, withState: Bool, _ responder: HTTPResponder, _ answer: @escaping @Sendable (Room.Snapshot) -> Void) {
+        guard let shared = context.shared else { return storedHere(room, withState: withState, responder, answer) }
+        Task {
+            do throws(SequencingError) {
+                guard let snapshot = try await shared.room(room) else { return responder.respond(RoomAPIError.unknownRoom(room).response) }
+                answer(snapshot)
+            } catch {
+                responder.respond(RoomAPIError.failed(error.description).response)
+            }
+        }
+    }
+
     /// The head of a room that is not in memory, read from storage without loading the room (its state
     /// `.null` unless `withState`).
-    private func stored(_ room: String, withState: Bool, _ responder: HTTPResponder, _ answer: @escaping @Sendable (Room.Snapshot) -> Void) {
+    private func storedHere(_ room: String, withState: Bool, _ responder: HTTPResponder, _ answer: @escaping @Sendable (Room.Snapshot) -> Void) {
         context.commits.read({ (store) throws(StorageError) -> StoredRead? in
             guard let head = try store.head(of: room) else { return nil }
             return withState ? try Self.read(store, head: head, room: room, stateAt: head.rev) : StoredRead(head: head)

@@ -81,8 +81,10 @@ package final class Room: Sendable {
         var awaiting: [ClientSeq: Awaiting] = [:]
         /// Participants connected to other nodes, by client id (never one connected here).
         var remote: [String: Participant] = [:]
-        /// Writes of the HTTP API whose outcome the sequencer reports later, by seq.
+        /// Writes of the HTTP API applied at a known rev, answered when that rev is released.
         var httpWrites: [Int64: @Sendable (HTTPWriteOutcome) -> Void] = [:]
+        /// Writes of the HTTP API whose rev the sequencer reports later (`httpSequenced`), by their seq here.
+        var httpUnsequenced: [Int64: @Sendable (HTTPWriteOutcome) -> Void] = [:]
         /// The seq the next HTTP write gets (writes still sequencing have theirs already).
         var nextHTTPSeq: Int64 = 1
     }
@@ -114,6 +116,14 @@ package final class Room: Sendable {
         package var participants: [Participant]
         /// The oldest rev whose patch is still stored.
         package var oldestStoredRev: Int64
+
+        package init(epoch: String, rev: Int64, state: JSONValue, participants: [Participant], oldestStoredRev: Int64) {
+            self.epoch = epoch
+            self.rev = rev
+            self.state = state
+            self.participants = participants
+            self.oldestStoredRev = oldestStoredRev
+        }
     }
 
     /// The room's name.
@@ -213,6 +223,8 @@ package final class Room: Sendable {
                 state.awaiting[ClientSeq(client: client, seq: seq)] = Awaiting(connection: connection, arrival: arrival, sent: base == nil ? nil : ops)
             case .answer(let message):
                 answer(message, to: client, connection: connection, in: &state)
+            case .conflict:
+                break // only the HTTP API's writes name an `ifRev`
             }
         }
     }
@@ -225,14 +237,20 @@ package final class Room: Sendable {
                             completion: @escaping @Sendable (HTTPWriteOutcome) -> Void) {
         let outcome: HTTPWriteOutcome? = state.withLock { state in
             guard !state.retired, !state.broken else { return .retired }
-            if let ifRev, ifRev != state.core.rev { return .conflict(rev: state.core.rev) }
             let seq = max(state.nextHTTPSeq, state.core.lastSeq(of: Self.httpClient) + 1)
             state.nextHTTPSeq = seq + 1
             let author = SessionIdentity(user: user, client: Self.httpClient, role: role)
-            switch sequencer.submit(SubmittedPatch(seq: seq, ops: ops, base: nil, author: author), core: &state.core, room: self) {
-            case .awaiting:
-                state.httpWrites[seq] = completion
+            let before = state.core.rev
+            switch sequencer.submit(SubmittedPatch(seq: seq, ops: ops, base: nil, author: author, ifRev: ifRev), core: &state.core, room: self) {
+            case .awaiting where state.core.rev > before:
+                // A sequencer that gives revs itself applied it at once: answered when that rev is released.
+                state.httpWrites[state.core.rev] = completion
                 return nil
+            case .awaiting:
+                state.httpUnsequenced[seq] = completion
+                return nil
+            case .conflict(let rev):
+                return .conflict(rev: rev)
             case .answer(.reject(_, let code, let message)):
                 metrics.rejects.increment(code.wireValue)
                 return .refused(code, message: message)
@@ -335,8 +353,9 @@ package final class Room: Sendable {
             for case .answer(let answer) in state.gate.removeAll() { answer(false) }
             state.awaiting.removeAll()
             state.retired = true
-            let writes = state.httpWrites.values
+            let writes = Array(state.httpWrites.values) + Array(state.httpUnsequenced.values)
             state.httpWrites.removeAll()
+            state.httpUnsequenced.removeAll()
             for write in writes { write(.failed(message)) }
             return sinks
         }
@@ -404,6 +423,20 @@ package final class Room: Sendable {
         }
     }
 
+    /// The sequencer's outcome for the HTTP write submitted here with `seq` (one whose rev the sequencer
+    /// learns later): applied at a rev is answered once that rev is released here (at once when it is).
+    package func httpSequenced(seq: Int64, _ outcome: HTTPWriteOutcome) {
+        let ready: (@Sendable (HTTPWriteOutcome) -> Void)? = state.withLock { state in
+            guard let write = state.httpUnsequenced.removeValue(forKey: seq) else { return nil }
+            if case .applied(let rev) = outcome, rev > state.gate.releasedRev {
+                state.httpWrites[rev] = write
+                return nil
+            }
+            return write
+        }
+        ready?(outcome)
+    }
+
     /// An awaited patch's outcome is unknown (its sequencing failed): the author's connection is closed
     /// with `message`, so that it resends the patch after reconnecting.
     package func abandon(seq: Int64, client: String, message: String) {
@@ -420,20 +453,29 @@ package final class Room: Sendable {
 
     /// Stops serving this instance: everyone is closed with `message` (they resume against a fresh load).
     package func failAll(message: String = "the server could not store a change; reconnect to resume") {
+        stopServing(.internalError, error: .internal, message: message)
+    }
+
+    /// Stops serving this instance with `code` and an `error` message before it (a deleted room: 4004),
+    /// and lets the registry drop it.
+    package func stopServing(_ code: CloseCode, error: ErrorCode, message: String) {
         state.withLock { $0.broken = true }
-        closeAll(.internalError, error: .internal, message: message)
+        closeAll(code, error: error, message: message)
         onIdle(self)
     }
 
     /// The room's document and each client's last seq, when the room holds anything (so a cluster that
     /// lost the room can be given it back); nil for an empty, unwritten room or one no longer served.
-    package func contentsForReseed() -> (state: [UInt8], lastSeqs: [String: Int64])? {
+    package func contentsForReseed() -> (state: [UInt8], epoch: String, lastSeqs: [String: Int64])? {
         state.withLock { state in
             guard !state.retired, !state.broken,
                   state.core.rev > 0 || !state.core.progress.isEmpty || state.core.document.root != .emptyObject else { return nil }
-            return (state.core.document.root.serializedBytes(), state.core.progress.mapValues(\.lastSeq))
+            return (state.core.document.root.serializedBytes(), state.core.epoch, state.core.progress.mapValues(\.lastSeq))
         }
     }
+
+    /// The epoch this instance serves.
+    package var epoch: String { state.withLock { $0.core.epoch } }
 
     // MARK: - Participants elsewhere
 
@@ -513,7 +555,7 @@ package final class Room: Sendable {
                 answer(true)
             }
         }
-        if event.client == Self.httpClient, let write = state.httpWrites.removeValue(forKey: event.seq) { write(.applied(rev: event.rev)) }
+        if event.client == Self.httpClient, let write = state.httpWrites.removeValue(forKey: event.rev) { write(.applied(rev: event.rev)) }
         return author?.arrival
     }
 

@@ -114,6 +114,14 @@ package final class RoomRegistry: Sendable {
         return outcome.0
     }
 
+    /// The room was deleted elsewhere (a cluster's shared store): its loaded instance, if any, stops
+    /// serving, every connection closed with 4004 after an `error` `room_deleted`.
+    func closeDeleted(_ name: String) {
+        guard let room = loadedRoom(name) else { return }
+        room.stopServing(.roomDeleted, error: .roomDeleted, message: "room '\(name)' was deleted")
+        logger.info("room.deleted", LogField("room", name))
+    }
+
     /// Closes every connection of every room (server shutdown).
     func closeAll(_ code: CloseCode, error: ErrorCode, message: String) {
         let loaded: [Room] = rooms.withLock { rooms in

@@ -14,6 +14,7 @@ struct LocalRoomSequencer: RoomSequencer {
 
     func submit(_ patch: SubmittedPatch, core: inout RoomCore, room: Room) -> SubmitDecision {
         let client = patch.author.client
+        if let ifRev = patch.ifRev, ifRev != core.rev { return .conflict(rev: core.rev) }
         switch core.submit(seq: patch.seq, ops: patch.ops, base: patch.base, author: patch.author, now: wallClock()) {
         case .applied(let event, let writes, _):
             commits.write(writes) { result in

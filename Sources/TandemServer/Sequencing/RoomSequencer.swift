@@ -37,6 +37,8 @@ package struct SubmittedPatch: Sendable {
     package var base: Int64?
     /// Who sent it.
     package var author: SessionIdentity
+    /// Apply only while the room is at this rev (the HTTP API's compare-and-set), else `.conflict`.
+    package var ifRev: Int64? = nil
 }
 
 /// What the room does for the author of a submitted patch.
@@ -47,6 +49,8 @@ package enum SubmitDecision: Sendable {
     case awaiting
     /// Answer now (a reject, or the ack of a duplicate): sent after every patch applied before it.
     case answer(ServerMessage)
+    /// Not applied: the patch named an `ifRev` and the room is at `rev`.
+    case conflict(rev: Int64)
 }
 
 /// Why a sequencer could not give what the room asked.

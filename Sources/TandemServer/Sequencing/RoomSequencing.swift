@@ -65,4 +65,13 @@ package protocol SequencingService: Sendable {
 
     /// Finishes the work under way and stops (server shutdown, after every connection closed).
     func shutdown() async
+
+    /// Where the rooms API reads and deletes rooms this server shares with others; nil alone (the API
+    /// uses this server's store).
+    var sharedRooms: (any SharedRooms)? { get }
+}
+
+extension SequencingService {
+    /// None: the rooms live in this server's store.
+    package var sharedRooms: (any SharedRooms)? { nil }
 }
