@@ -228,7 +228,10 @@ actor ClusterRoomSync<Replica: ClusterReplica> {
             }
             switch outcome {
             case .applied(let epoch, let rev, let usedSeq):
-                try requireEpoch(epoch, of: room, open: open)
+                guard epoch == open.epoch else {
+                    reset(room, reason: "the room's epoch changed in Redis")
+                    throw ClusterError.appliedThenReset(room, rev: rev)
+                }
                 // The base check means rev = head.rev + 1: the head plus this patch is the room at rev.
                 var next = head.replica
                 if (try? next.fold(SequencedPatch(epoch: epoch, rev: rev, user: user, client: client, seq: usedSeq, ops: ops))) != nil,

@@ -38,7 +38,10 @@ struct ClusterRoomSequencer: RoomSequencer {
             case .success(.conflict):
                 break // only the HTTP API's writes name an `ifRev`
             case .failure(let error):
-                if case .roomReset = error { return } // the reset closes everyone
+                switch error {
+                case .roomReset, .appliedThenReset: return // the reset closes everyone; the client resends
+                default: break
+                }
                 node.logger.error("cluster.submit_failed", LogField("room", name), LogField("client", client), LogField("error", error.description))
                 room.abandon(seq: seq, client: client,
                              message: "the cluster could not sequence your change (\(error.description)); reconnect to resume")
@@ -62,6 +65,13 @@ struct ClusterRoomSequencer: RoomSequencer {
                 room.httpSequenced(seq: seq, .refused(code, message: message))
             case .success(.duplicate):
                 room.httpSequenced(seq: seq, .failed("the cluster took the write for a duplicate"))
+            case .failure(.appliedThenReset(_, let rev)):
+                // In the log, but this instance will not release it: answered now.
+                room.httpSequenced(seq: seq, .applied(rev: rev), waitingForRelease: false)
+            case .failure(.roomReset), .failure(.roomNotOpen):
+                // Not appended (Redis lost or deleted the room, or this instance was reset): a fresh load
+                // of the room takes the write.
+                room.httpSequenced(seq: seq, .retired)
             case .failure(let error):
                 room.httpSequenced(seq: seq, .failed("the cluster could not sequence the write; whether it was applied is unknown (read the room's history, or write with ifRev): \(error.description)"))
             }

@@ -86,11 +86,25 @@ final class RoomRoutes: Sendable {
 
     private func read(_ room: String, _ request: HTTPRequest, _ responder: HTTPResponder) throws(RoomAPIError) {
         _ = try authorize(request, room: room, writes: false)
-        head(of: room, withState: true, responder) { head in
+        let answer: @Sendable (Room.Snapshot) -> Void = { head in
             responder.respond(.json(status: 200, .object([
                 "room": .string(room), "epoch": .string(head.epoch), "rev": .number(Double(head.rev)), "state": head.state,
                 "participants": .array(head.participants.map(\.jsonValue)),
             ])))
+        }
+        guard let shared = context.shared else { return head(of: room, withState: true, responder, answer: answer) }
+        // Shared: what the store holds (a copy here may lag it), with who is connected here right now.
+        let loaded = context.registry.loadedRoom(room)
+        Task {
+            do throws(SequencingError) {
+                guard var snapshot = try await shared.room(room) else { return responder.respond(RoomAPIError.unknownRoom(room).response) }
+                let here = loaded?.presentParticipants() ?? []
+                let clients = Set(here.map(\.client))
+                snapshot.participants = (here + snapshot.participants.filter { !clients.contains($0.client) }).sorted { $0.client < $1.client }
+                answer(snapshot)
+            } catch {
+                responder.respond(RoomAPIError.failed(error.description).response)
+            }
         }
     }
 
@@ -249,7 +263,7 @@ final class RoomRoutes: Sendable {
         } catch {
             throw .request(error)
         }
-        submit(ops, to: room, by: claims, ifRev: ifRev, responder, attempts: 3)
+        submit(ops, to: room, by: claims, ifRev: ifRev, responder, attempts: 5)
     }
 
     /// Submits to the loaded room (loading or creating it), again when the instance found was retiring.

@@ -82,11 +82,18 @@ package final class Room: Sendable {
         /// Participants connected to other nodes, by client id (never one connected here).
         var remote: [String: Participant] = [:]
         /// Writes of the HTTP API applied at a known rev, answered when that rev is released.
-        var httpWrites: [Int64: @Sendable (HTTPWriteOutcome) -> Void] = [:]
+        var httpWrites: [Int64: HTTPWrite] = [:]
         /// Writes of the HTTP API whose rev the sequencer reports later (`httpSequenced`), by their seq here.
         var httpUnsequenced: [Int64: @Sendable (HTTPWriteOutcome) -> Void] = [:]
         /// The seq the next HTTP write gets (writes still sequencing have theirs already).
         var nextHTTPSeq: Int64 = 1
+    }
+
+    /// A write of the HTTP API waiting for its rev's release: how to answer it, and whether it is durable
+    /// already (a cluster's log took it) or only once released (a commit here).
+    struct HTTPWrite {
+        var answer: @Sendable (HTTPWriteOutcome) -> Void
+        var durable: Bool
     }
 
     /// The client id under which the room sequences writes of the HTTP API (they have no connection).
@@ -244,7 +251,7 @@ package final class Room: Sendable {
             switch sequencer.submit(SubmittedPatch(seq: seq, ops: ops, base: nil, author: author, ifRev: ifRev), core: &state.core, room: self) {
             case .awaiting where state.core.rev > before:
                 // A sequencer that gives revs itself applied it at once: answered when that rev is released.
-                state.httpWrites[state.core.rev] = completion
+                state.httpWrites[state.core.rev] = HTTPWrite(answer: completion, durable: false)
                 return nil
             case .awaiting:
                 state.httpUnsequenced[seq] = completion
@@ -353,10 +360,11 @@ package final class Room: Sendable {
             for case .answer(let answer) in state.gate.removeAll() { answer(false) }
             state.awaiting.removeAll()
             state.retired = true
-            let writes = Array(state.httpWrites.values) + Array(state.httpUnsequenced.values)
+            // A write already durable at its rev is answered as applied; one whose commit is pending is not
+            // known to be; one the sequencer still decides is answered by it (`httpSequenced`).
+            let writes = state.httpWrites
             state.httpWrites.removeAll()
-            state.httpUnsequenced.removeAll()
-            for write in writes { write(.failed(message)) }
+            for (rev, write) in writes { write.answer(write.durable ? .applied(rev: rev) : .failed(message)) }
             return sinks
         }
         for sink in sinks { sink.close(code, error: OutboundMessage(.error(code: error, message: message))) }
@@ -424,12 +432,13 @@ package final class Room: Sendable {
     }
 
     /// The sequencer's outcome for the HTTP write submitted here with `seq` (one whose rev the sequencer
-    /// learns later): applied at a rev is answered once that rev is released here (at once when it is).
-    package func httpSequenced(seq: Int64, _ outcome: HTTPWriteOutcome) {
+    /// learns later): applied at a rev is answered once that rev is released here (at once when it is, or
+    /// when not `waitingForRelease`: the sequencer knows this instance will not release it).
+    package func httpSequenced(seq: Int64, _ outcome: HTTPWriteOutcome, waitingForRelease: Bool = true) {
         let ready: (@Sendable (HTTPWriteOutcome) -> Void)? = state.withLock { state in
             guard let write = state.httpUnsequenced.removeValue(forKey: seq) else { return nil }
-            if case .applied(let rev) = outcome, rev > state.gate.releasedRev {
-                state.httpWrites[rev] = write
+            if waitingForRelease, !state.retired, !state.broken, case .applied(let rev) = outcome, rev > state.gate.releasedRev {
+                state.httpWrites[rev] = HTTPWrite(answer: write, durable: true)
                 return nil
             }
             return write
@@ -555,7 +564,7 @@ package final class Room: Sendable {
                 answer(true)
             }
         }
-        if event.client == Self.httpClient, let write = state.httpWrites.removeValue(forKey: event.rev) { write(.applied(rev: event.rev)) }
+        if event.client == Self.httpClient, let write = state.httpWrites.removeValue(forKey: event.rev) { write.answer(.applied(rev: event.rev)) }
         return author?.arrival
     }
 
