@@ -1,3 +1,4 @@
+import Synchronization
 import Testing
 @testable import TandemCluster
 import TandemRedis
@@ -290,6 +291,58 @@ struct RedisRoomSequencerTests {
             #expect(try await sequencer.snapshot(room: "r", atOrBefore: 7)?.rev == 6)
             #expect(try await sequencer.snapshot(room: "r", atOrBefore: 11)?.state == Array(#"{"n":10}"#.utf8))
             #expect(try await sequencer.snapshot(room: "r", atOrBefore: 99)?.rev == 12)
+        }
+    }
+
+    @Test("with a retention in time, a stored snapshot drops the older entries (in pages, never within the resume window, never past one without a time) and the snapshots only they needed")
+    func retentionInTimeTrimsTheLog() async throws {
+        try await RedisTestContext.with { context in
+            let clock = Atomic<Int64>(0)
+            var settings = RedisRoomSequencer.Settings(logLength: 10_000)
+            settings.snapshotInterval = 100
+            settings.retainedMilliseconds = 100_000
+            settings.resumeWindow = 50
+            let sequencer = RedisRoomSequencer(client: context.client(), settings: settings, now: { clock.load(ordering: .relaxed) })
+            let head = try await sequencer.open(room: "r")
+            func append(through last: Int64) async throws {
+                while let current = try await sequencer.head(room: "r")?.rev, current < last {
+                    clock.store((current + 1) * 1_000, ordering: .relaxed)
+                    _ = try await sequencer.append(room: "r", client: "a", user: "u", seq: current + 1, ops: Self.op)
+                }
+            }
+            func snapshot(at rev: Int64) async throws -> Bool {
+                try await sequencer.storeSnapshot(room: "r", RoomSnapshot(epoch: head.epoch, rev: rev, state: Array("{\"n\":\(rev)}".utf8)))
+            }
+            for rev in stride(from: Int64(100), through: 300, by: 100) {
+                try await append(through: rev)
+                #expect(try await snapshot(at: rev))
+            }
+            // At 200 s revs 1–99 were old, but no snapshot rebuilt rev 100 yet; at 300 s revs 1–199 are, and back to the snapshot at 100 they go.
+            #expect(try await sequencer.oldestLoggedRev(room: "r") == 101)
+            #expect(try await sequencer.snapshot(room: "r", atOrBefore: 100)?.rev == 100)
+            for rev in stride(from: Int64(400), through: 600, by: 100) {
+                try await append(through: rev)
+                // A node whose clock lags stores these: to it, nothing retained is old yet.
+                clock.store(150_000, ordering: .relaxed)
+                #expect(try await snapshot(at: rev))
+            }
+            try await append(through: 700)
+            clock.store(10_000_000, ordering: .relaxed)
+            #expect(try await snapshot(at: 700))
+            // Everything is old now, but the resume window (the newest 50 revs) stays, back to the snapshot at 600; revs 101–650 took three pages.
+            #expect(try await sequencer.oldestLoggedRev(room: "r") == 601)
+            #expect(try await sequencer.snapshot(room: "r", atOrBefore: 599) == nil, "no snapshot is kept that the retained log does not need")
+            #expect(try await sequencer.snapshot(room: "r", atOrBefore: 650)?.rev == 600)
+
+            // An entry without a time (written before entries carried one) is never dropped by age, nor anything after it.
+            let keys = sequencer.keys(room: "r")
+            _ = try await context.client().send(["XADD", RedisArgument(keys[2]), "701-0", "epoch", RedisArgument(head.epoch), "user", "u", "client", "a", "seq", "701",
+                                                 "ops", RedisArgument(bytes: Self.op)])
+            _ = try await context.client().send(["HSET", RedisArgument(keys[0]), "rev", "701"])
+            try await append(through: 900)
+            clock.store(20_000_000, ordering: .relaxed)
+            #expect(try await snapshot(at: 800))
+            #expect(try await sequencer.oldestLoggedRev(room: "r") == 701)
         }
     }
 }

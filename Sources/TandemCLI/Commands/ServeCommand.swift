@@ -115,10 +115,6 @@ enum ServeCommand {
                 throw .invalidValue(option: "redis", value: url, expected: "a redis://HOST:PORT URL, such as redis://127.0.0.1:6379")
             }
             configuration.redisURL = url
-            // The shared log is trimmed by count; a time-based trim there is not built yet.
-            guard configuration.retainedDays == nil else {
-                throw .invalidValue(option: "retain-days", value: arguments.value("retain-days") ?? "", expected: "no --retain-days with --redis (cluster history is kept by --retain revs)")
-            }
         }
         if let node = arguments.value("node-id") {
             guard configuration.redisURL != nil else {

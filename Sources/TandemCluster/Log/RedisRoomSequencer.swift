@@ -27,6 +27,11 @@ struct RedisRoomSequencer: Sendable {
         var snapshotInterval: Int64 = 1_000
         /// How long a deleted room's marker stays (nodes that serve it learn of the deletion within it).
         var deletionMarkerSeconds: Int
+        /// When set, log entries older than this many milliseconds are dropped at each stored snapshot,
+        /// except the newest `resumeWindow` revs.
+        var retainedMilliseconds: Int64?
+        /// The revs a time-based trim never drops (the resume window).
+        var resumeWindow: Int64 = 0
 
         /// Defaults: prefix `tandem`, 10,000 revs of log, 100 ops, 256 KiB, persistence not trusted, a day of
         /// deletion marker.
@@ -208,16 +213,20 @@ struct RedisRoomSequencer: Sendable {
         return RoomSnapshot(epoch: "", rev: kept, state: bytes)
     }
 
-    /// Stores `snapshot` if it belongs to the room's current epoch and is newer than the stored one.
+    /// Stores `snapshot` if it belongs to the room's current epoch and is newer than the stored one; with
+    /// `retainedMilliseconds` set, the same script drops the log's entries older than that (never inside
+    /// the resume window) and the snapshots only they needed.
     /// - Returns: whether it was stored.
     /// - Throws: `RedisError`.
     @discardableResult
     func storeSnapshot(room: String, _ snapshot: RoomSnapshot) async throws(RedisError) -> Bool {
         // Kept: the snapshots the retained log still rebuilds from (one interval's worth before its oldest rev).
         let oldest = snapshot.rev - Int64(settings.logLength) - settings.snapshotInterval
+        let cutoff = settings.retainedMilliseconds.map { now() - $0 } ?? -1
         let reply = try await client.evaluate(RoomSequencerScripts.storeSnapshot, keys: keys(room: room),
                                               arguments: [RedisArgument(snapshot.epoch), RedisArgument(snapshot.rev), RedisArgument(bytes: snapshot.state),
-                                                          RedisArgument(oldest)])
+                                                          RedisArgument(oldest), RedisArgument(max(-1, cutoff)),
+                                                          RedisArgument(snapshot.rev - settings.resumeWindow + 1)])
         return reply.integer == 1
     }
 

@@ -119,9 +119,14 @@ enum RoomSequencerScripts {
     """)
 
     /// Stores a document snapshot if it is for the room's current epoch and newer than the stored one,
-    /// also among the snapshots the history is rebuilt from, dropping those older than ARGV[4].
-    /// Returns 1 when stored, 0 when not.
-    /// KEYS: meta, clients, log, snapshot, snapshots, deleted. ARGV: epoch, rev, state, oldest snapshot rev to keep.
+    /// also among the snapshots the history is rebuilt from, dropping those older than ARGV[4]. With a
+    /// cutoff time (ARGV[5] ≥ 0) it also drops the log's entries written before it, never one at or after
+    /// the keep-from rev ARGV[6] (the resume window) and never past an entry without a time, cut back to
+    /// the newest snapshot before that point (so every retained rev still rebuilds), then the snapshots
+    /// older than it. The walk is bounded per call; what is left goes at the next snapshot. Returns 1
+    /// when stored, 0 when not.
+    /// KEYS: meta, clients, log, snapshot, snapshots, deleted. ARGV: epoch, rev, state, oldest snapshot rev
+    /// to keep, cutoff time (unix ms, -1: none), keep-from rev.
     static let storeSnapshot = RedisScript("""
     if redis.call('HGET', KEYS[1], 'epoch') ~= ARGV[1] then return 0 end
     local stored = tonumber(redis.call('HGET', KEYS[4], 'rev') or '-1')
@@ -129,6 +134,34 @@ enum RoomSequencerScripts {
     redis.call('HSET', KEYS[4], 'epoch', ARGV[1], 'rev', ARGV[2], 'state', ARGV[3])
     redis.call('HSET', KEYS[5], ARGV[2], ARGV[3])
     local oldest = tonumber(ARGV[4])
+    local cutoff, keepFrom = tonumber(ARGV[5]), tonumber(ARGV[6])
+    if cutoff >= 0 then
+      local trimTo, from, done = nil, '-', false
+      for _ = 1, 16 do
+        local entries = redis.call('XRANGE', KEYS[3], from, '+', 'COUNT', 256)
+        for _, entry in ipairs(entries) do
+          local at, time, fields = tonumber(string.match(entry[1], '^(%d+)')), nil, entry[2]
+          for i = 1, #fields, 2 do if fields[i] == 'time' then time = tonumber(fields[i + 1]) end end
+          if at >= keepFrom or not time or time >= cutoff then done = true break end
+          trimTo = at + 1
+        end
+        if done or #entries < 256 then break end
+        from = '(' .. entries[#entries][1]
+      end
+      if trimTo then
+        -- Back to the newest snapshot before the cut, so that every retained rev can still be rebuilt;
+        -- without one, nothing goes yet.
+        local floor = -1
+        for _, field in ipairs(redis.call('HKEYS', KEYS[5])) do
+          local rev = tonumber(field)
+          if rev <= trimTo - 1 and rev > floor then floor = rev end
+        end
+        if floor >= 0 then
+          redis.call('XTRIM', KEYS[3], 'MINID', string.format('%d', floor + 1) .. '-0')
+          if floor > oldest then oldest = floor end
+        end
+      end
+    end
     for _, field in ipairs(redis.call('HKEYS', KEYS[5])) do
       if tonumber(field) < oldest then redis.call('HDEL', KEYS[5], field) end
     end

@@ -20,6 +20,11 @@ final class ClusterNode: Sendable {
         var limits: PatchLimits
         /// Revs between two snapshots stored in Redis (what a load and `state?rev=` start from).
         var snapshotInterval: Int64 = 1_000
+        /// When set, history older than this many milliseconds is dropped at each snapshot, except the
+        /// newest `resumeWindow` revs (`--retain-days`).
+        var retainedMilliseconds: Int64?
+        /// The revs a client can resume across, never dropped by age (`--history`).
+        var resumeWindow: Int64 = 0
         /// How long one blocking read of the logs waits: a room opened meanwhile is followed from the next read.
         var followTimeout: Duration = .milliseconds(200)
         /// How often the follower reads every followed room's epoch, to notice a room Redis lost while
@@ -56,6 +61,8 @@ final class ClusterNode: Sendable {
         var sequencerSettings = RedisRoomSequencer.Settings(logLength: settings.logLength, maxOps: settings.limits.maxOps,
                                                             maxPatchBytes: max(settings.limits.maxDocument, 1 << 16))
         sequencerSettings.snapshotInterval = settings.snapshotInterval
+        sequencerSettings.retainedMilliseconds = settings.retainedMilliseconds
+        sequencerSettings.resumeWindow = settings.resumeWindow
         let limits = settings.limits
         let engine = ClusterRoomSync<ClusterDocumentReplica>(
             sequencer: RedisRoomSequencer(client: sequencerClient, settings: sequencerSettings, now: wallClock),

@@ -66,6 +66,8 @@ extension RoomSequencing {
                     // The shared log is both the resume window and the history the rooms API reads.
                     logLength: max(configuration.historyWindow, configuration.retainedRevisions), limits: context.rooms.core.limits,
                     snapshotInterval: Int64(configuration.snapshotInterval),
+                    retainedMilliseconds: configuration.retainedDays.map { Int64($0) * 86_400_000 },
+                    resumeWindow: Int64(configuration.historyWindow),
                     presence: .init(ttl: .milliseconds(configuration.clusterPresenceTTLMilliseconds),
                                     interval: .milliseconds(configuration.clusterPresenceIntervalMilliseconds))),
                 group: context.group, logger: context.logger, wallClock: context.rooms.wallClock)
