@@ -111,7 +111,7 @@ let package = Package(
         // probe) and the host-steal rule: tooling, not a product.
         .target(
             name: "TandemBench",
-            dependencies: ["TandemKit", "TandemProtocol", "TandemWire", "TandemClient", "TandemServer", "TandemRedis", "TandemProxy", "TandemSubprocess"],
+            dependencies: ["TandemKit", "TandemProtocol", "TandemWire", "TandemClient", "TandemServer", "TandemCluster", "TandemRedis", "TandemProxy", "TandemSubprocess"],
             swiftSettings: swiftSettings
         ),
 

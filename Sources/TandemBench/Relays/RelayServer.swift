@@ -54,7 +54,7 @@ final class RelayServerProcess: Sendable {
             return paths
         }
 
-        private static func onPath(_ program: String, environment: [String: String]) -> String? {
+        static func onPath(_ program: String, environment: [String: String]) -> String? {
             let directories = (environment["PATH"] ?? "").split(separator: ":").map(String.init) + ["/usr/bin", "/usr/local/bin"]
             return directories.map { "\($0)/\(program)" }.first { FileManager.default.isExecutableFile(atPath: $0) }
         }

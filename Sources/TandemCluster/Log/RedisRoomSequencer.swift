@@ -9,33 +9,33 @@ import TandemWire
 /// Stateless apart from its settings: every call is one script run or one read, safe from any task.
 /// A reply means Redis has applied the write in memory; how durable that is depends on Redis's
 /// persistence settings (see docs/CLUSTER.md).
-struct RedisRoomSequencer: Sendable {
+package struct RedisRoomSequencer: Sendable {
     /// Limits and names.
-    struct Settings: Sendable, Equatable {
+    package struct Settings: Sendable, Equatable {
         /// The prefix of every key (`tandem:{room}:meta`…).
-        var keyPrefix: String
+        package var keyPrefix: String
         /// Entries kept in a room's log: the resume window in revs.
-        var logLength: Int
+        package var logLength: Int
         /// The most ops one patch may carry.
-        var maxOps: Int
+        package var maxOps: Int
         /// The largest serialized ops array, in bytes.
-        var maxPatchBytes: Int
+        package var maxPatchBytes: Int
         /// Whether Redis keeps every acknowledged write across a restart (`appendonly yes` with
         /// `appendfsync always`). When false, a Redis restart gives every room a new epoch on its next use.
-        var trustsPersistence: Bool
+        package var trustsPersistence: Bool
         /// Revs between two stored snapshots (the engine stores one at each multiple).
-        var snapshotInterval: Int64 = 1_000
+        package var snapshotInterval: Int64 = 1_000
         /// How long a deleted room's marker stays (nodes that serve it learn of the deletion within it).
-        var deletionMarkerSeconds: Int
+        package var deletionMarkerSeconds: Int
         /// When set, log entries older than this many milliseconds are dropped at each stored snapshot,
         /// except the newest `resumeWindow` revs.
-        var retainedMilliseconds: Int64?
+        package var retainedMilliseconds: Int64?
         /// The revs a time-based trim never drops (the resume window).
-        var resumeWindow: Int64 = 0
+        package var resumeWindow: Int64 = 0
 
         /// Defaults: prefix `tandem`, 10,000 revs of log, 100 ops, 256 KiB, persistence not trusted, a day of
         /// deletion marker.
-        init(keyPrefix: String = "tandem", logLength: Int = 10_000, maxOps: Int = 100, maxPatchBytes: Int = 256 << 10,
+        package init(keyPrefix: String = "tandem", logLength: Int = 10_000, maxOps: Int = 100, maxPatchBytes: Int = 256 << 10,
                     trustsPersistence: Bool = false, deletionMarkerSeconds: Int = 86_400) {
             self.keyPrefix = keyPrefix
             self.logLength = logLength
@@ -47,14 +47,14 @@ struct RedisRoomSequencer: Sendable {
     }
 
     /// The connection to Redis (shared, pipelined).
-    let client: RedisClient
+    package let client: RedisClient
     /// The limits applied.
-    let settings: Settings
+    package let settings: Settings
     private let random: any RandomByteSource
     private let now: @Sendable () -> Int64
 
     /// A sequencer over `client`; `random` makes new epochs, `now` (unix ms) dates each appended patch.
-    init(client: RedisClient, settings: Settings = Settings(), random: any RandomByteSource = SecureRandom(),
+    package init(client: RedisClient, settings: Settings = Settings(), random: any RandomByteSource = SecureRandom(),
          now: @escaping @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970 * 1_000) }) {
         self.client = client
         self.settings = settings
@@ -63,13 +63,13 @@ struct RedisRoomSequencer: Sendable {
     }
 
     /// The keys of `room`, in the order the scripts expect.
-    func keys(room: String) -> [String] {
+    package func keys(room: String) -> [String] {
         ["meta", "clients", "log", "snapshot", "snapshots", "deleted"].map { "\(settings.keyPrefix):{\(room)}:\($0)" }
     }
 
     /// The room's epoch and rev, creating the room (with a new random epoch) when Redis has no trace of it.
     /// - Throws: `RedisError`.
-    func open(room: String) async throws(RedisError) -> RoomHead {
+    package func open(room: String) async throws(RedisError) -> RoomHead {
         let reply = try await client.evaluate(RoomSequencerScripts.open, keys: keys(room: room), arguments: [RedisArgument(newEpoch()), trusted])
         guard let fields = reply.array, fields.count == 3, let epoch = fields[0].string, let rev = fields[1].integer, let origin = fields[2].integer else {
             throw .unexpectedReply(command: "open room script", reply: "\(reply)")
@@ -101,7 +101,7 @@ struct RedisRoomSequencer: Sendable {
     ///   resubmitting the same seq is safe (exactly-once).
     /// - Parameter localRejection: the node's reason why the patch is invalid against its replica at
     ///   `baseRev`; the script then answers `duplicate`, `behind` or `rejected` with that reason, never `applied`.
-    func append(room: String, client clientID: String, user: String, seq: Int64, ops: [UInt8], baseRev: Int64? = nil,
+    package func append(room: String, client clientID: String, user: String, seq: Int64, ops: [UInt8], baseRev: Int64? = nil,
                        localRejection: String? = nil) async throws(RedisError) -> SequencerOutcome {
         let arguments: [RedisArgument] = [
             RedisArgument(newEpoch()), RedisArgument(clientID), RedisArgument(user), RedisArgument(seq), RedisArgument(bytes: ops),
@@ -183,7 +183,7 @@ struct RedisRoomSequencer: Sendable {
 
     /// The room's epoch and rev as Redis holds them, without creating the room (nil when there is none).
     /// - Throws: `RedisError`.
-    func head(room: String) async throws(RedisError) -> (epoch: String, rev: Int64)? {
+    package func head(room: String) async throws(RedisError) -> (epoch: String, rev: Int64)? {
         let reply = try await client.send(["HMGET", RedisArgument(keys(room: room)[0]), "epoch", "rev"])
         guard let fields = reply.array, fields.count == 2 else { throw .unexpectedReply(command: "HMGET", reply: "\(reply)") }
         guard let epoch = fields[0].string, let rev = fields[1].integer else { return nil }
@@ -219,7 +219,7 @@ struct RedisRoomSequencer: Sendable {
     /// - Returns: whether it was stored.
     /// - Throws: `RedisError`.
     @discardableResult
-    func storeSnapshot(room: String, _ snapshot: RoomSnapshot) async throws(RedisError) -> Bool {
+    package func storeSnapshot(room: String, _ snapshot: RoomSnapshot) async throws(RedisError) -> Bool {
         // Kept: the snapshots the retained log still rebuilds from (one interval's worth before its oldest rev).
         let oldest = snapshot.rev - Int64(settings.logLength) - settings.snapshotInterval
         let cutoff = settings.retainedMilliseconds.map { now() - $0 } ?? -1

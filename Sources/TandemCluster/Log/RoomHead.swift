@@ -1,18 +1,18 @@
 
 /// Where a room stands in Redis: its epoch and latest rev.
-struct RoomHead: Sendable, Equatable {
+package struct RoomHead: Sendable, Equatable {
     /// The room's epoch; a new one means the history was lost and clients need a snapshot.
-    var epoch: String
+    package var epoch: String
     /// The rev of the latest patch (0 for a new room).
-    var rev: Int64
+    package var rev: Int64
     /// True when this call created the room (first use, or its keys were gone).
-    var created: Bool
+    package var created: Bool
     /// True when this call gave the room a new epoch because Redis restarted and its persistence is not
     /// trusted; the log and rev were kept (the document can still be rebuilt), but clients need a snapshot.
-    var rotated: Bool
+    package var rotated: Bool
 
     /// Creates a head.
-    init(epoch: String, rev: Int64, created: Bool, rotated: Bool = false) {
+    package init(epoch: String, rev: Int64, created: Bool, rotated: Bool = false) {
         self.epoch = epoch
         self.rev = rev
         self.created = created

@@ -1,6 +1,6 @@
 
 /// What the sequencer did with one submitted patch.
-enum SequencerOutcome: Sendable, Equatable {
+package enum SequencerOutcome: Sendable, Equatable {
     /// Appended at `rev` (the room's new rev) in `epoch`, with `seq` (the one submitted, or the one the
     /// script gave a patch submitted with seq 0).
     case applied(epoch: String, rev: Int64, seq: Int64)
