@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 import TandemProtocol
 import TandemTestSupport
@@ -178,6 +179,99 @@ import TandemWire
         #expect(try await Self.call(node, "GET", "/v1/rooms/lobby/history?after=10", token: Self.backend, on: loop).status == 410)
         let kept = try await Self.call(node, "GET", "/v1/rooms/lobby/history?after=14", token: Self.backend, on: loop)
         #expect(kept.json?["patches"]?.arrayValue?.map { $0["rev"] } == [15, 16, 17, 18, 19, 20])
+        await alice.socket.close()
+        await node.shutdown()
+        await ClusterServerTests.shutDown(group)
+        await redis.stop()
+    }
+
+    @Test("HTTP writes through one node racing a participant's patches on another keep one order: every rev once, seen alike on both nodes and in the history")
+    func httpWritesRacingAParticipantKeepOneOrder() async throws {
+        let redis = try await RedisServerProcess.start()
+        let writerNode = try ClusterServerTests.startNode(redisPort: redis.port)
+        let httpNode = try ClusterServerTests.startNode(redisPort: redis.port)
+        let group = try EventLoopGroup(threads: 2)
+        let loop = group.next()
+        let (alice, _) = try await ClusterServerTests.join(writerNode.syncURL, user: "alice", client: "a1", loop: loop)
+        let (bob, _) = try await ClusterServerTests.join(httpNode.syncURL, user: "bob", client: "b1", role: .viewer, loop: loop)
+        let count = 30
+        async let participant: Void = {
+            for seq in 1...count { try await alice.send(.patch(seq: Int64(seq), ops: ClusterServerTests.set("a\(seq)", seq))) }
+        }()
+        let answers = try await withThrowingTaskGroup(of: (Int, Int64?).self) { tasks in
+            for index in 1...count {
+                tasks.addTask {
+                    let reply = try await Self.call(httpNode, "POST", "/v1/rooms/lobby/patch", token: Self.backend, json: Self.set("h\(index)", index), on: loop)
+                    return (reply.status, reply.json?["rev"]?.doubleValue.map { Int64($0) })
+                }
+            }
+            return try await tasks.reduce(into: []) { $0.append($1) }
+        }
+        try await participant
+        #expect(answers.allSatisfy { $0.0 == 200 }, "\(answers)")
+
+        // Alice (the writer, on one node) and Bob (on the other) see the same 60 revs, each once, in order.
+        let seenByAlice = await ClusterServerTests.updates(alice, count: 2 * count)
+        #expect(seenByAlice.map(\.rev) == Array(1...Int64(2 * count)))
+        #expect(seenByAlice.filter(\.ack).count == count)
+        var seenByBob: [PatchEvent] = []
+        while seenByBob.count < 2 * count, let message = await bob.next(timeout: .seconds(30)) {
+            if case .patch(let event) = message { seenByBob.append(event) }
+        }
+        #expect(seenByBob.map(\.rev) == Array(1...Int64(2 * count)))
+        // Every answered rev is an HTTP write at that very rev; each side's writes keep their own order.
+        let httpRevs = seenByBob.filter { $0.client == Room.httpClient }.map(\.rev)
+        #expect(Set(answers.compactMap(\.1)) == Set(httpRevs) && httpRevs.count == count)
+        #expect(seenByBob.filter { $0.client == "a1" }.map(\.seq) == Array(1...Int64(count)))
+        #expect(seenByBob.filter { $0.client == Room.httpClient }.map(\.seq) == Array(1...Int64(count)), "Redis gives `http` its seqs in rev order")
+        #expect(!seenByAlice.filter(\.ack).map(\.rev).contains { httpRevs.contains($0) }, "no rev is both alice's ack and an HTTP write")
+
+        let history = try await Self.call(writerNode, "GET", "/v1/rooms/lobby/history", token: Self.backend, on: loop)
+        let logged = history.json?["patches"]?.arrayValue ?? []
+        #expect(logged.map { $0["rev"]?.doubleValue.map { Int64($0) } } == seenByBob.map { $0.rev })
+        #expect(logged.map { $0["client"]?.stringValue } == seenByBob.map { $0.client })
+        let room = try await Self.call(httpNode, "GET", "/v1/rooms/lobby", token: Self.backend, on: loop)
+        #expect(room.json?["rev"] == .number(Double(2 * count)) && room.json?["state"]?.objectValue?.count == 2 * count, "\(room)")
+
+        await alice.socket.close()
+        await bob.socket.close()
+        for node in [writerNode, httpNode] { await node.shutdown() }
+        await ClusterServerTests.shutDown(group)
+        await redis.stop()
+    }
+
+    @Test("--retain-days: history older than that leaves Redis at the next snapshot, never within --history, back to a snapshot")
+    func retentionInDaysTrimsTheSharedLog() async throws {
+        let redis = try await RedisServerProcess.start()
+        let now = Int64(Date().timeIntervalSince1970 * 1_000)
+        let clock = Atomic<Int64>(now - 3 * 86_400_000)
+        let node = try ClusterServerTests.startNode(redisPort: redis.port, wallClock: { clock.load(ordering: .relaxed) }) {
+            $0.historyWindow = 2
+            $0.snapshotInterval = 4
+            $0.retainedDays = 1
+        }
+        let group = try EventLoopGroup(threads: 1)
+        let loop = group.next()
+        let (alice, _) = try await ClusterServerTests.join(node.syncURL, user: "alice", client: "a1", loop: loop)
+        for value in 1...8 { try await alice.send(.patch(seq: Int64(value), ops: ClusterServerTests.set("x", value))) }
+        #expect(await ClusterServerTests.revs(alice, count: 8) == Array(1...8))
+        clock.store(now, ordering: .relaxed)
+        for value in 9...12 { try await alice.send(.patch(seq: Int64(value), ops: ClusterServerTests.set("x", value))) }
+        #expect(await ClusterServerTests.revs(alice, count: 4) == Array(9...12))
+        // The snapshot at 12 is stored after the fold that reaches it; revs 1–8 are three days old and go,
+        // back to the snapshot at 8 (9–10 are new, 11–12 the resume window).
+        let deadline = ContinuousClock.now.advanced(by: .seconds(10))
+        var oldest = try await Self.call(node, "GET", "/v1/rooms/lobby/history?after=0", token: Self.backend, on: loop)
+        while oldest.status != 410, ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(20))
+            oldest = try await Self.call(node, "GET", "/v1/rooms/lobby/history?after=0", token: Self.backend, on: loop)
+        }
+        #expect(oldest.status == 410 && oldest.json?["error"] == "not_retained", "\(oldest)")
+        let kept = try await Self.call(node, "GET", "/v1/rooms/lobby/history?after=8", token: Self.backend, on: loop)
+        #expect(kept.json?["patches"]?.arrayValue?.map { $0["rev"] } == [9, 10, 11, 12], "\(kept)")
+        let past = try await Self.call(node, "GET", "/v1/rooms/lobby/state?rev=8", token: Self.backend, on: loop)
+        #expect(past.status == 200 && past.json?["state"] == ["x": 8], "\(past)")
+        #expect(try await Self.call(node, "GET", "/v1/rooms/lobby/state?rev=7", token: Self.backend, on: loop).status == 410)
         await alice.socket.close()
         await node.shutdown()
         await ClusterServerTests.shutDown(group)

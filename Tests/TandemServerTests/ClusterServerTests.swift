@@ -14,6 +14,11 @@ struct ClusterServerTests {
     static let secret = "cluster-test"
 
     static func startNode(redisPort: Int, _ adjust: (inout ServerConfiguration) -> Void = { _ in }) throws -> SyncServer {
+        try startNode(redisPort: redisPort, wallClock: { Int64(Date().timeIntervalSince1970 * 1_000) }, adjust)
+    }
+
+    /// A node whose wall clock (patch times, presence, tokens) is `wallClock`.
+    static func startNode(redisPort: Int, wallClock: @escaping @Sendable () -> Int64, _ adjust: (inout ServerConfiguration) -> Void) throws -> SyncServer {
         var configuration = ServerConfiguration()
         configuration.port = 0
         configuration.dataDirectory = SyncServerTests.temporaryDirectory()
@@ -23,7 +28,8 @@ struct ClusterServerTests {
         configuration.handshakeTimeoutMilliseconds = 60_000
         configuration.redisURL = "redis://127.0.0.1:\(redisPort)"
         adjust(&configuration)
-        return try SyncServer(configuration: configuration, sequencing: .cluster, environment: ["TANDEM_SECRET": secret], logger: .discarding)
+        return try SyncServer(configuration: configuration, sequencing: .cluster, environment: ["TANDEM_SECRET": secret], logger: .discarding,
+                              wallClock: wallClock)
     }
 
     static func token(user: String, room: String = "lobby", role: Role = .host) -> String {
