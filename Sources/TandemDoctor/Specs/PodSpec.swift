@@ -61,12 +61,7 @@ public struct PodSpec: Sendable, Equatable {
     /// Reads a `.podspec.json`.
     /// - Throws: `DoctorInputError` naming the line of invalid JSON or of a spec without a name or version.
     public init(json text: String, file: String = "podspec.json") throws(DoctorInputError) {
-        let value: JSONValue
-        do {
-            value = try JSONValue.parse(text)
-        } catch {
-            throw DoctorInputError(file: file, line: Self.line(ofByte: error.offset, in: text), reason: "\(error)")
-        }
+        let value = try DoctorInputError.parseJSON(text, file: file)
         guard case .object(let root) = value else { throw DoctorInputError(file: file, line: 1, reason: "a podspec is a JSON object") }
         guard case .string(let name)? = root["name"], !name.isEmpty, case .string(let version)? = root["version"] else {
             throw DoctorInputError(file: file, line: 1, reason: "a podspec names its \"name\" and \"version\"")
@@ -126,10 +121,5 @@ public struct PodSpec: Sendable, Equatable {
     private static func keys(_ value: JSONValue?) -> [String] {
         guard case .object(let members)? = value else { return [] }
         return members.keys.sorted()
-    }
-
-    /// The 1-based line of a byte offset.
-    static func line(ofByte offset: Int, in text: String) -> Int {
-        1 + text.utf8.prefix(offset).reduce(0) { $0 + ($1 == UInt8(ascii: "\n") ? 1 : 0) }
     }
 }

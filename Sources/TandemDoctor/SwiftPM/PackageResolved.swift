@@ -38,12 +38,7 @@ public struct PackageResolved: Sendable, Equatable {
     /// - Throws: `DoctorInputError` on invalid JSON (with its line), an unknown format, or a pin without
     ///   its identity and location.
     public init(parsing text: String, file: String = "Package.resolved") throws(DoctorInputError) {
-        let value: JSONValue
-        do {
-            value = try JSONValue.parse(text)
-        } catch {
-            throw DoctorInputError(file: file, line: PodSpec.line(ofByte: error.offset, in: text), reason: "\(error)")
-        }
+        let value = try DoctorInputError.parseJSON(text, file: file)
         guard case .object(let root) = value, case .number(let number)? = root["version"], let format = Int(exactly: number) else {
             throw DoctorInputError(file: file, line: 1, reason: "a Package.resolved is a JSON object with a numeric \"version\"")
         }
@@ -98,14 +93,14 @@ public struct PackageResolved: Sendable, Equatable {
                 inString = true
             } else if byte == UInt8(ascii: "[") || byte == UInt8(ascii: "{") {
                 if depth == 1 { seen += 1 }
-                if depth == 1 && seen == index { return PodSpec.line(ofByte: offset, in: text) }
+                if depth == 1 && seen == index { return DoctorInputError.line(ofByte: offset, in: text) }
                 depth += 1
             } else if byte == UInt8(ascii: "]") || byte == UInt8(ascii: "}") {
                 depth -= 1
                 if depth == 0 { break }
             } else if depth == 1 && byte > 0x20 && byte != UInt8(ascii: ",") {
                 seen += 1
-                if seen == index { return PodSpec.line(ofByte: offset, in: text) }
+                if seen == index { return DoctorInputError.line(ofByte: offset, in: text) }
                 while offset + 1 < bytes.count && ![UInt8(ascii: ","), UInt8(ascii: "]")].contains(bytes[offset + 1]) { offset += 1 }
             }
             offset += 1
