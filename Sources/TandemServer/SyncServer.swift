@@ -23,6 +23,8 @@ public final class SyncServer: Sendable {
     private let commits: CommitQueue
     let registry: RoomRegistry
     private let sequencing: any SequencingService
+    /// Webhooks, when the configuration names endpoints.
+    private let webhooks: (emitter: WebhookEmitter, dispatcher: WebhookDispatcher)?
     private let logger: Logger
 
     /// The port the server listens on (the real one when the configuration asked for 0).
@@ -133,8 +135,17 @@ public final class SyncServer: Sendable {
             throw error
         }
         self.sequencing = sequencing
+        do throws(ServerStartError) {
+            webhooks = try Self.webhooks(configuration, environment: environment, group: group, wallClock: wallClock, random: random,
+                                         metrics: metrics, logger: logger)
+        } catch {
+            sequencing.cancel()
+            group.shutdown()
+            commits.shutdown()
+            throw error
+        }
         registry = RoomRegistry(sequencing: sequencing, scheduler: DispatchTimerScheduler(), settings: roomSettings,
-                                metrics: metrics, logger: logger,
+                                metrics: metrics, logger: logger, webhooks: webhooks?.emitter,
                                 isDenied: { room, user in denials.deniedUntil(user, in: room, now: now()) != nil })
 
         var wire = WebSocketServerConfiguration()
@@ -161,7 +172,7 @@ public final class SyncServer: Sendable {
             book: book, denials: denials,
             throttle: AcceptThrottle(limits: .init(perAddress: configuration.failedAcceptsPerAddress, global: configuration.failedAcceptsGlobal)),
             tokens: tokens, commits: commits, registry: registry, metrics: metrics, logger: logger, configuration: configuration,
-            now: now, random: random))
+            now: now, random: random, webhooks: webhooks?.emitter))
         let rooms = RoomRoutes(context: RoomRoutes.Context(
             tokens: tokens, commits: commits, registry: registry, rooms: roomSettings, configuration: configuration,
             shared: sequencing.sharedRooms))
@@ -214,6 +225,14 @@ public final class SyncServer: Sendable {
     public func shutdown() {
         logger.info("server.stopping")
         webSockets.shutdown(code: CloseCode.goingAway.rawValue, reason: "server shutting down", timeout: .seconds(5))
+        if let webhooks {
+            // Whoever is still here is reported as left; every event emitted is in the queue before the loops stop.
+            registry.reportShutdown()
+            Self.blocking {
+                await webhooks.emitter.close()
+                await webhooks.dispatcher.shutdown()
+            }
+        }
         if sequencing.nodeID != nil {
             let sequencing = sequencing
             Self.blocking { await sequencing.shutdown() }
@@ -277,6 +296,8 @@ public enum ServerStartError: Error, Sendable, CustomStringConvertible {
     case cluster(String)
     /// The TLS certificate or key cannot be used.
     case tls(String)
+    /// The webhook secret or queue could not be loaded.
+    case webhooks(String)
 
     /// A message that says what to do.
     public var description: String {
@@ -288,6 +309,7 @@ public enum ServerStartError: Error, Sendable, CustomStringConvertible {
         case .bind(let host, let port, let reason): "cannot listen on \(host):\(port): \(reason); is another process using the port? (try --port)"
         case .cluster(let reason): "cannot join the cluster: \(reason)"
         case .tls(let reason): "cannot serve TLS: \(reason)"
+        case .webhooks(let reason): "cannot send webhooks: \(reason)"
         }
     }
 }

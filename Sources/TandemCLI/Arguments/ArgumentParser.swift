@@ -40,6 +40,7 @@ public enum ArgumentParser {
             }
             if let inlineValue {
                 parsed.values[name] = inlineValue
+                parsed.repeated[name, default: []].append(inlineValue)
             } else {
                 // A value may start with "-" only when it is a number (e.g. a negative offset).
                 guard index < arguments.count,
@@ -47,6 +48,7 @@ public enum ArgumentParser {
                       !(arguments[index].hasPrefix("-") && Double(arguments[index]) == nil)
                 else { throw .missingValue(option: name) }
                 parsed.values[name] = arguments[index]
+                parsed.repeated[name, default: []].append(arguments[index])
                 index += 1
             }
         }

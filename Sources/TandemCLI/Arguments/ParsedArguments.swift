@@ -2,6 +2,8 @@
 public struct ParsedArguments: Sendable, Equatable {
     /// Values of options given with a value, by option name; the last occurrence wins.
     public var values: [String: String]
+    /// Every value of each option given with a value, in order (for options that may be repeated).
+    public var repeated: [String: [String]] = [:]
     /// Names of flags that were present.
     public var flags: Set<String>
     /// Positional arguments in order.
@@ -19,6 +21,9 @@ public struct ParsedArguments: Sendable, Equatable {
 
     /// The raw value of an option, or `nil` when it was not given.
     public func value(_ name: String) -> String? { values[name] }
+
+    /// Every value given for `name`, in order (empty when absent).
+    public func all(_ name: String) -> [String] { repeated[name] ?? [] }
 
     /// Whether the flag was given.
     public func flag(_ name: String) -> Bool { flags.contains(name) }

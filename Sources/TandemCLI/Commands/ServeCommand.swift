@@ -36,6 +36,11 @@ enum ServeCommand {
             .value("retain", "REVS", help: "Revisions of history kept per room in storage, for the rooms API (at least --history).", default: "100000"),
             .value("retain-days", "D", help: "Also drop history older than D days (never within --history)."),
             .value("max-participants", "N", help: "Most participants in one room.", default: "100"),
+            .value("webhook", "URL", help: "POST room, participant and state events to this http:// or https:// URL (repeatable; see docs/OPERATIONS.md)."),
+            .value("webhook-secret", "S", help: "Key of the Tandem-Signature header (default: the file webhook-secret in --data, created on first start)."),
+            .value("webhook-debounce", "MS", help: "At most one state.changed per room per this many ms.", default: "1000"),
+            .value("webhook-retry-base", "MS", help: "Bound of the first retry's wait; later waits double up to 10 minutes.", default: "1000"),
+            .value("webhook-retry-hours", "H", help: "Hours an event is tried before it is dropped and counted.", default: "24"),
             .value("max-connections", "N", help: "Most open connections.", default: "50000"),
             .value("send-queue", "BYTES", help: "Bytes queued for one connection before it is closed as too slow.", default: "4194304"),
             .value("allow-origin", "ORIGIN", help: "Only this browser Origin may connect (default: any)."),
@@ -102,6 +107,14 @@ enum ServeCommand {
         if arguments.value("retain-days") != nil {
             configuration.retainedDays = try arguments.integer("retain-days", default: 0, in: 1...36_500)
         }
+        configuration.webhookURLs = arguments.all("webhook")
+        for url in configuration.webhookURLs where !(url.hasPrefix("http://") || url.hasPrefix("https://")) {
+            throw .invalidValue(option: "webhook", value: url, expected: "an http:// or https:// URL")
+        }
+        configuration.webhookSecret = arguments.value("webhook-secret")
+        configuration.webhookDebounceMilliseconds = try arguments.integer("webhook-debounce", default: configuration.webhookDebounceMilliseconds, in: 0...3_600_000)
+        configuration.webhookRetryBaseMilliseconds = try arguments.integer("webhook-retry-base", default: configuration.webhookRetryBaseMilliseconds, in: 1...600_000)
+        configuration.webhookRetryHours = try arguments.integer("webhook-retry-hours", default: configuration.webhookRetryHours, in: 1...720)
         configuration.maxParticipantsPerRoom = try arguments.integer("max-participants", default: configuration.maxParticipantsPerRoom, in: 1...100_000)
         configuration.maxConnections = try arguments.integer("max-connections", default: configuration.maxConnections, in: 1...10_000_000)
         configuration.sendQueueLimitBytes = try arguments.integer("send-queue", default: configuration.sendQueueLimitBytes, in: 65_536...(1 << 30))

@@ -92,6 +92,21 @@ public struct ServerConfiguration: Sendable, Equatable {
     /// (the delay before a join, leave or presence change is seen across nodes).
     public var clusterPresenceIntervalMilliseconds = 1_000
 
+    /// Webhooks: the endpoints every event is POSTed to (`http://` or `https://`); empty sends none.
+    /// See docs/OPERATIONS.md.
+    public var webhookURLs: [String] = []
+    /// Webhooks: the key of `Tandem-Signature`; nil uses the file `webhook-secret` in the data folder
+    /// (created on first start like `secret`).
+    public var webhookSecret: String?
+    /// Webhooks: at most one `state.changed` per room per this many milliseconds.
+    public var webhookDebounceMilliseconds = 1_000
+    /// Webhooks: the bound of the first retry's wait; later waits double up to 10 minutes.
+    public var webhookRetryBaseMilliseconds = 1_000
+    /// Webhooks: how long an event is tried before it is dropped and counted, hours.
+    public var webhookRetryHours = 24
+    /// Webhooks: how long one try may take, connecting included.
+    public var webhookTimeoutMilliseconds = 5_000
+
     /// TLS: the PEM certificate chain (leaf first) served for `wss://` and `https://` on the same port, with
     /// `tlsKeyPath`. Nil (both) serves plain text; one without the other does not start.
     public var tlsCertificatePath: String?

@@ -28,15 +28,18 @@ public struct ServerSecret: Sendable, Equatable {
         self.source = source
     }
 
-    /// Loads or creates the secret for a server whose data folder is `dataDirectory`.
+    /// Loads or creates the secret for a server whose data folder is `dataDirectory`: the variable
+    /// `variable` of `environment` when set, else the file `file` there (created when missing). The
+    /// defaults are the token secret's; the webhook secret is the file `webhook-secret`.
     /// - Throws: `ServerSecretError` when the file cannot be read or created, or holds no key.
-    public static func load(environment: [String: String], dataDirectory: String) throws(ServerSecretError) -> ServerSecret {
-        if let text = environment["TANDEM_SECRET"] {
+    public static func load(environment: [String: String], dataDirectory: String, file: String = "secret",
+                            variable: String? = "TANDEM_SECRET") throws(ServerSecretError) -> ServerSecret {
+        if let variable, let text = environment[variable] {
             let secret = ServerSecret(text: text, source: .environment)
-            guard !secret.key.isEmpty else { throw .empty("TANDEM_SECRET") }
+            guard !secret.key.isEmpty else { throw .empty(variable) }
             return secret
         }
-        let path = (dataDirectory as NSString).appendingPathComponent("secret")
+        let path = (dataDirectory as NSString).appendingPathComponent(file)
         if FileManager.default.fileExists(atPath: path) {
             guard let data = FileManager.default.contents(atPath: path),
                   let text = String(data: data, encoding: .utf8)

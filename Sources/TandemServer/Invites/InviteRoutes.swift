@@ -22,6 +22,8 @@ final class InviteRoutes: Sendable {
         /// Unix seconds.
         var now: @Sendable () -> Int64
         var random: any RandomByteSource
+        /// Told of accepted invitations and removals (nil without webhooks).
+        var webhooks: WebhookEmitter? = nil
     }
 
     /// The longest display name an accept takes, in UTF-8 bytes (the browser page checks the same bound).
@@ -172,6 +174,7 @@ final class InviteRoutes: Sendable {
                                      exp: now + Int64(context.configuration.inviteTokenTTLSeconds), name: name)
             commit([.saveInvite(invite)], responder, undo: { [context, previous] in context.book.restore(code: code, to: previous) }) { [context] in
                 context.metrics.invitesAccepted.increment()
+                context.webhooks?.inviteAccepted(room: invite.room, user: claims.sub, role: role, name: name)
                 context.logger.info("invite.accepted", LogField("room", invite.room), LogField("user", claims.sub))
                 return .json(status: 200, .object([
                     "token": .string(context.tokens.mint(claims)), "room": .string(claims.room), "role": .string(role.rawValue),
@@ -191,6 +194,7 @@ final class InviteRoutes: Sendable {
         // Deny first, then close: a join racing this request is either closed below or refused by the list.
         let floor = now + Int64(context.configuration.inviteTokenTTLSeconds)
         context.denials.deny(user, in: room, until: floor)
+        context.webhooks?.removed(room: room, user: user, by: host.sub)
         let removed = context.registry.loadedRoom(room)?.removeUser(user, reason: "the host removed you from room '\(room)'") ?? []
         let until = context.denials.deny(user, in: room, until: removed.max() ?? floor)
         let ended = context.denials.expire(now: now).map { StorageWrite.deleteDenial(room: $0.room, user: $0.user) }

@@ -33,6 +33,18 @@ public final class ServerMetrics: Sendable {
     public let invitesAccepted = Counter()
     /// Users removed from a room by a host.
     public let participantsRemoved = Counter()
+    /// Webhook deliveries queued (one per event and endpoint).
+    public let webhooksQueued = Counter()
+    /// Webhook deliveries an endpoint took (2xx).
+    public let webhooksDelivered = Counter()
+    /// Failed webhook tries that will be tried again.
+    public let webhooksRetried = Counter()
+    /// Webhook deliveries given up on (older than the retry window).
+    public let webhooksDropped = Counter()
+    /// Webhook deliveries waiting (queued, in flight or between retries).
+    public let webhooksPending = Gauge()
+    /// Seconds from an event to its delivery.
+    public let webhookLatency = Histogram(bounds: [0.01, 0.05, 0.1, 0.5, 1, 5, 30, 60, 300, 3_600])
 
     /// Creates a set of metrics, all at zero.
     public init() {}
@@ -55,6 +67,12 @@ public final class ServerMetrics: Sendable {
         text.counter("tandem_invites_created_total", "Invitations created.", invitesCreated.value)
         text.counter("tandem_invites_accepted_total", "Invitations accepted.", invitesAccepted.value)
         text.counter("tandem_participants_removed_total", "Users removed from a room by a host.", participantsRemoved.value)
+        text.counter("tandem_webhooks_queued_total", "Webhook deliveries queued (one per event and endpoint).", webhooksQueued.value)
+        text.counter("tandem_webhooks_delivered_total", "Webhook deliveries an endpoint took.", webhooksDelivered.value)
+        text.counter("tandem_webhooks_retried_total", "Failed webhook tries that will be tried again.", webhooksRetried.value)
+        text.counter("tandem_webhooks_dropped_total", "Webhook deliveries given up on after the retry window.", webhooksDropped.value)
+        text.gauge("tandem_webhooks_pending", "Webhook deliveries waiting.", webhooksPending.value)
+        text.histogram("tandem_webhook_delivery_seconds", "Seconds from an event to its delivery.", webhookLatency)
         return text.output
     }
 }

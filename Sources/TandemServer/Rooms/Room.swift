@@ -145,11 +145,14 @@ package final class Room: Sendable {
     private let onIdle: @Sendable (Room) -> Void
     /// Whether a host removed this user from the room (asked under the room's lock when they join).
     private let isDenied: @Sendable (_ room: String, _ user: String) -> Bool
+    /// Told of sessions, participants and changes under the room's lock (so in the order they happen); nil without webhooks.
+    private let webhooks: WebhookEmitter?
 
     init(core: RoomCore, sequencer: any RoomSequencer, scheduler: any TimerScheduler, settings: RoomSettings,
          metrics: ServerMetrics, logger: Logger, isDenied: @escaping @Sendable (_ room: String, _ user: String) -> Bool = { _, _ in false },
-         onIdle: @escaping @Sendable (Room) -> Void) {
+         webhooks: WebhookEmitter? = nil, onIdle: @escaping @Sendable (Room) -> Void) {
         self.isDenied = isDenied
+        self.webhooks = webhooks
         name = core.name
         state = Mutex(State(core: core, gate: ReleaseGate(releasedRev: core.rev)))
         self.sequencer = sequencer
@@ -356,6 +359,7 @@ package final class Room: Sendable {
         let sinks: [any SessionSink] = state.withLock { state in
             let sinks = state.members.values.map(\.sink)
             for member in state.members.values { if case .dropped(let timer) = member.phase { timer.cancel() } }
+            reportLeaving(state.members.values.filter(\.announced), in: state)
             state.members.removeAll()
             for case .answer(let answer) in state.gate.removeAll() { answer(false) }
             state.awaiting.removeAll()
@@ -368,6 +372,15 @@ package final class Room: Sendable {
             return sinks
         }
         for sink in sinks { sink.close(code, error: OutboundMessage(.error(code: error, message: message))) }
+    }
+
+    /// The server stops: every participant known here is reported as left and the session as ended
+    /// (a restart ends a session; whoever reconnects starts a new one). Connections are left to the server.
+    func reportShutdown() {
+        state.withLock { state in
+            reportLeaving(state.members.values.filter(\.announced), in: state)
+            for key in state.members.keys { state.members[key]?.announced = false }
+        }
     }
 
     // MARK: - What the sequencer reports
@@ -553,6 +566,7 @@ package final class Room: Sendable {
         for member in state.members.values where member.isLive {
             member.sink.send(member.connection == author?.connection && member.identity.client == event.client ? ack : frames.patch)
         }
+        webhooks?.changed(room: name, rev: event.rev, ops: event.ops)
         for held in state.gate.release(through: event.rev) {
             switch held {
             case .message(let message, let client, let connection):
@@ -643,6 +657,10 @@ package final class Room: Sendable {
         member.sink.send(OutboundMessage(.welcome(welcome)))
         if !wasAnnounced {
             broadcast(OutboundMessage(.join(member.participant)), in: state, except: client)
+            if let webhooks {
+                let alone = state.remote.isEmpty && !state.members.contains { $0.key != client && $0.value.announced }
+                webhooks.joined(room: name, member.participant, first: alone)
+            }
         }
     }
 
@@ -676,6 +694,16 @@ package final class Room: Sendable {
         if member.announced {
             broadcast(OutboundMessage(.leave(member.participant.peer)), in: state, except: client)
             sequencer.participantLeft(client)
+            webhooks?.left(room: name, member.participant, last: state.remote.isEmpty && !state.members.values.contains(where: \.announced))
+        }
+    }
+
+    /// Reports `members` as left, the last one ending the session when nobody else remains.
+    private func reportLeaving(_ members: [Member], in state: State) {
+        guard let webhooks else { return }
+        let leaving = members.sorted { $0.identity.client < $1.identity.client }
+        for (index, member) in leaving.enumerated() {
+            webhooks.left(room: name, member.participant, last: index == leaving.count - 1 && state.remote.isEmpty)
         }
     }
 

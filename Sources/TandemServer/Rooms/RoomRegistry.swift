@@ -19,11 +19,14 @@ package final class RoomRegistry: Sendable {
     private let logger: Logger
     private let unloadDelay: Duration
     private let isDenied: @Sendable (_ room: String, _ user: String) -> Bool
+    /// Given to every room (nil without webhooks).
+    let webhooks: WebhookEmitter?
 
     init(sequencing: any SequencingService, scheduler: any TimerScheduler, settings: RoomSettings, metrics: ServerMetrics, logger: Logger,
-         unloadDelay: Duration = .seconds(30),
+         unloadDelay: Duration = .seconds(30), webhooks: WebhookEmitter? = nil,
          isDenied: @escaping @Sendable (_ room: String, _ user: String) -> Bool = { _, _ in false }) {
         self.isDenied = isDenied
+        self.webhooks = webhooks
         self.sequencing = sequencing
         self.scheduler = scheduler
         self.settings = settings
@@ -122,6 +125,14 @@ package final class RoomRegistry: Sendable {
         logger.info("room.deleted", LogField("room", name))
     }
 
+    /// Reports every loaded room's participants as left and its session as ended (server shutdown).
+    func reportShutdown() {
+        let loaded: [Room] = rooms.withLock { rooms in
+            rooms.values.compactMap { if case .ready(let room) = $0 { room } else { nil } }
+        }
+        for room in loaded { room.reportShutdown() }
+    }
+
     /// Closes every connection of every room (server shutdown).
     func closeAll(_ code: CloseCode, error: ErrorCode, message: String) {
         let loaded: [Room] = rooms.withLock { rooms in
@@ -135,7 +146,7 @@ package final class RoomRegistry: Sendable {
             switch result {
             case .success(let (core, sequencer)):
                 let room = Room(core: core, sequencer: sequencer, scheduler: scheduler, settings: settings, metrics: metrics, logger: logger,
-                                isDenied: isDenied) { [weak self] room in
+                                isDenied: isDenied, webhooks: webhooks) { [weak self] room in
                     self?.roomBecameIdle(room)
                 }
                 sequencer.attach(room)

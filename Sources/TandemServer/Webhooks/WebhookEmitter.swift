@@ -1,0 +1,181 @@
+import Synchronization
+import TandemProtocol
+import TandemWire
+
+/// The rooms' side of webhooks: turns what happens in rooms into events and hands them to the
+/// dispatcher, without ever waiting for it. Calls are cheap and non-blocking (an append under a lock),
+/// so rooms make them under their own lock, which keeps each room's events in the order they happened.
+///
+/// `state.changed` is a throttle per room: the first change opens a window of `debounce`; when it
+/// closes, one event carries the newest rev and every path touched in it. A room that ends first has
+/// its pending change sent before its `room.ended`.
+package final class WebhookEmitter: Sendable {
+    /// The most paths one `state.changed` lists; beyond them it says `"pathsTruncated": true`.
+    package static let maxPaths = 256
+
+    private struct PendingChange {
+        var rev: Int64
+        var paths: Set<String>
+        var truncated: Bool
+        var timer: (any ScheduledTimer)?
+    }
+
+    private struct State {
+        var buffer: [WebhookEvent] = []
+        var changes: [String: PendingChange] = [:]
+        var closed = false
+    }
+
+    /// The state, in a box of its own so the pump task can hold it without holding the emitter.
+    private final class Box: Sendable {
+        let state = Mutex(State())
+    }
+
+    private let box = Box()
+    private let dispatcher: WebhookDispatcher
+    private let scheduler: any TimerScheduler
+    private let debounce: Duration
+    private let now: @Sendable () -> Int64
+    private let random: any RandomByteSource
+    private let logger: Logger
+    private let signal: AsyncStream<Void>.Continuation
+    private let pump: Task<Void, Never>
+
+    /// - Parameters:
+    ///   - scheduler: runs the end of each room's `state.changed` window.
+    ///   - now: unix ms, the `time` of events.
+    ///   - random: makes event ids.
+    package init(dispatcher: WebhookDispatcher, scheduler: any TimerScheduler, debounce: Duration, now: @escaping @Sendable () -> Int64,
+                 random: any RandomByteSource, logger: Logger) {
+        self.dispatcher = dispatcher
+        self.scheduler = scheduler
+        self.debounce = debounce
+        self.now = now
+        self.random = random
+        self.logger = logger
+        let (signals, signal) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
+        self.signal = signal
+        let box = box
+        pump = Task {
+            for await _ in signals {
+                let batch = box.state.withLock { state in
+                    defer { state.buffer.removeAll(keepingCapacity: true) }
+                    return state.buffer
+                }
+                do throws(WebhookQueueError) {
+                    try await dispatcher.submit(batch)
+                } catch {
+                    logger.error("webhook.queue_failed", LogField("events", "\(batch.count)"), LogField("error", error.description))
+                }
+            }
+        }
+    }
+
+    // MARK: - What rooms report
+
+    /// A participant was admitted; `first` when nobody else was in the room (a session starts).
+    package func joined(room: String, _ participant: Participant, first: Bool) {
+        let fields = WebhookEvent.participantFields(participant)
+        emit { at in
+            (first ? [self.event(.roomStarted, room: room, at: at)] : []) + [self.event(.participantJoined, room: room, at: at, fields)]
+        }
+    }
+
+    /// A participant left; `last` when nobody is in the room any more (the session ends).
+    package func left(room: String, _ participant: Participant, last: Bool) {
+        let fields = WebhookEvent.participantFields(participant)
+        emit { at in
+            var events = [self.event(.participantLeft, room: room, at: at, fields)]
+            if last { events += [self.event(.roomEnded, room: room, at: at)] }
+            return events
+        } before: { state, at in
+            last ? self.takeChange(room: room, in: &state, at: at) : []
+        }
+    }
+
+    /// A patch was applied at `rev` with `ops`.
+    package func changed(room: String, rev: Int64, ops: [PatchOp]) {
+        let due: Bool = box.state.withLock { state in
+            guard !state.closed else { return false }
+            var change = state.changes[room] ?? PendingChange(rev: rev, paths: [], truncated: false, timer: nil)
+            change.rev = max(change.rev, rev)
+            for op in ops {
+                if case .test = op { continue }
+                var touched = [op.path.description]
+                if case .move(let from, _) = op { touched.append(from.description) }
+                for path in touched where !change.paths.contains(path) {
+                    if change.paths.count < Self.maxPaths { change.paths.insert(path) } else { change.truncated = true }
+                }
+            }
+            let opens = change.timer == nil
+            state.changes[room] = change
+            return opens
+        }
+        guard due else { return }
+        let timer = scheduler.schedule(after: debounce) { [weak self] in self?.closeWindow(room: room) }
+        let stale: Bool = box.state.withLock { state in
+            guard state.changes[room] != nil, state.changes[room]?.timer == nil else { return true }
+            state.changes[room]?.timer = timer
+            return false
+        }
+        if stale { timer.cancel() }
+    }
+
+    /// A host removed `user` from the room.
+    package func removed(room: String, user: String, by host: String) {
+        emit { at in [self.event(.participantRemoved, room: room, at: at, ["user": .string(user), "by": .string(host)])] }
+    }
+
+    /// An invitation to the room was accepted by `user` with `role`.
+    package func inviteAccepted(room: String, user: String, role: Role, name: String?) {
+        var fields: [String: JSONValue] = ["user": .string(user), "role": .string(role.rawValue)]
+        if let name { fields["name"] = .string(name) }
+        emit { at in [self.event(.inviteAccepted, room: room, at: at, fields)] }
+    }
+
+    /// Sends every pending `state.changed` now, stops taking events, and waits until everything
+    /// emitted is in the dispatcher's queue (at shutdown).
+    package func close() async {
+        box.state.withLock { state in
+            let at = now()
+            for room in state.changes.keys.sorted() { state.buffer += takeChange(room: room, in: &state, at: at) }
+            state.closed = true
+        }
+        signal.yield()
+        signal.finish()
+        await pump.value
+    }
+
+    // MARK: - Internals
+
+    private func closeWindow(room: String) {
+        emit { _ in [] } before: { state, at in self.takeChange(room: room, in: &state, at: at) }
+    }
+
+    /// The room's pending change as an event (removed from the pending ones); none when there is none.
+    private func takeChange(room: String, in state: inout State, at: Int64) -> [WebhookEvent] {
+        guard let change = state.changes.removeValue(forKey: room) else { return [] }
+        change.timer?.cancel()
+        var fields: [String: JSONValue] = ["rev": .number(Double(change.rev)), "paths": .array(change.paths.sorted().map(JSONValue.string))]
+        if change.truncated { fields["pathsTruncated"] = .bool(true) }
+        return [event(.stateChanged, room: room, at: at, fields)]
+    }
+
+    private func emit(_ make: (Int64) -> [WebhookEvent],
+                      before: (inout State, Int64) -> [WebhookEvent] = { _, _ in [] }) {
+        let queued: Bool = box.state.withLock { state in
+            guard !state.closed else { return false }
+            let at = now()
+            let events = before(&state, at) + make(at)
+            guard !events.isEmpty else { return false }
+            state.buffer += events
+            return true
+        }
+        if queued { signal.yield() }
+    }
+
+    private func event(_ kind: WebhookEvent.Kind, room: String, at: Int64, _ fields: [String: JSONValue] = [:]) -> WebhookEvent {
+        let id = random.bytes(count: 16).map { byte in String(byte, radix: 16).count == 1 ? "0" + String(byte, radix: 16) : String(byte, radix: 16) }.joined()
+        return WebhookEvent(id: id, kind: kind, time: at, room: room, fields: fields)
+    }
+}
