@@ -122,6 +122,27 @@ import TandemWire
         #expect(configuration.clusterPresenceTTLMilliseconds == 6_000 && configuration.clusterPresenceIntervalMilliseconds == 500)
     }
 
+    @Test func webhookFlagsMapOntoTheConfigurationAndRepeat() throws {
+        let arguments = try ArgumentParser.parse([
+            "--webhook", "https://a.example/hook", "--webhook=http://127.0.0.1:9000/h", "--webhook-secret", "whsec",
+            "--webhook-debounce", "250", "--webhook-retry-base", "500", "--webhook-retry-hours", "6", "--retain-days", "3", "--redis", "redis://127.0.0.1:6379",
+        ], for: ServeCommand.spec)
+        let configuration = try ServeCommand.configuration(from: arguments)
+        #expect(configuration.webhookURLs == ["https://a.example/hook", "http://127.0.0.1:9000/h"])
+        #expect(configuration.webhookSecret == "whsec" && configuration.webhookDebounceMilliseconds == 250)
+        #expect(configuration.webhookRetryBaseMilliseconds == 500 && configuration.webhookRetryHours == 6)
+        #expect(configuration.retainedDays == 3, "--retain-days goes with --redis")
+        #expect(try ServeCommand.configuration(from: ParsedArguments()).webhookURLs.isEmpty)
+    }
+
+    @Test func badWebhookFlagsAreUsageErrors() async {
+        let scheme = await runTandem(["serve", "--webhook", "ftp://a.example/hook"])
+        #expect(scheme.status == ExitCode.usage)
+        #expect(scheme.console.stderr.first?.contains("an http:// or https:// URL") == true)
+        let hours = await runTandem(["serve", "--webhook", "http://a.example/", "--webhook-retry-hours", "0"])
+        #expect(hours.status == ExitCode.usage)
+    }
+
     @Test func badClusterFlagsAreUsageErrors() async {
         let scheme = await runTandem(["serve", "--redis", "http://10.0.0.7:6379"])
         #expect(scheme.status == ExitCode.usage)

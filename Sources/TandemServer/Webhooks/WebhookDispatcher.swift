@@ -156,7 +156,7 @@ package actor WebhookDispatcher {
         if at + delay - delivery.created > settings.retry.maxAgeMilliseconds {
             finish(delivery, in: lane)
             metrics.webhooksDropped.increment()
-            logger.error("webhook.dropped", LogField("endpoint", delivery.endpoint), LogField("event", delivery.eventID),
+            logger.error("webhook.dropped", LogField("endpoint", Self.redacted(delivery.endpoint)), LogField("event", delivery.eventID),
                          LogField("tries", "\(failures)"), LogField("error", reason))
             return
         }
@@ -171,8 +171,22 @@ package actor WebhookDispatcher {
         }
         lanes[lane]?[0] = retried
         metrics.webhooksRetried.increment()
-        logger.warning("webhook.retry", LogField("endpoint", delivery.endpoint), LogField("event", delivery.eventID),
+        logger.warning("webhook.retry", LogField("endpoint", Self.redacted(delivery.endpoint)), LogField("event", delivery.eventID),
                        LogField("tries", "\(failures)"), LogField("in_ms", "\(delay)"), LogField("error", reason))
+    }
+
+    /// An endpoint as logs show it: scheme, host, port and path, without credentials or query (where
+    /// receivers often put a token).
+    static func redacted(_ endpoint: String) -> String {
+        var text = Substring(endpoint)
+        if let query = text.firstIndex(where: { $0 == "?" || $0 == "#" }) { text = text[..<query] }
+        if let scheme = text.range(of: "://") {
+            let authorityEnd = text[scheme.upperBound...].firstIndex(of: "/") ?? text.endIndex
+            if let at = text[scheme.upperBound..<authorityEnd].lastIndex(of: "@") {
+                text = text[..<scheme.upperBound] + text[text.index(after: at)...]
+            }
+        }
+        return String(text)
     }
 
     private func finish(_ delivery: WebhookDelivery, in lane: Lane) {
