@@ -18,6 +18,8 @@ final class RelayServerProcess: Sendable {
     let port: Int
     private let process: ChildProcess
     private let dataDirectory: String?
+    /// The endpoint a `tandem-webhook-hanging` server sends its events to (lives as long as the server).
+    private let webhookEndpoint: HangingEndpoint?
 
     /// Where the package's files are and which programs run the servers.
     struct Paths: Sendable {
@@ -77,7 +79,7 @@ final class RelayServerProcess: Sendable {
             (executable, arguments) = (paths.goRelay, ["--port", "0"])
         case .python:
             (executable, arguments) = (paths.python, ["\(paths.root)/bench/relays/python/relay.py", "--port", "0"])
-        case .tandem, .tandemMemory, .tandemTLS, .tandemRedis, .tandemRedis2, .tandemRedisVolatile, .tandemRedis2Volatile:
+        case .tandem, .tandemMemory, .tandemTLS, .tandemWebhookHanging, .tandemRedis, .tandemRedis2, .tandemRedisVolatile, .tandemRedis2Volatile:
             let directory = NSTemporaryDirectory() + "tandem-bench-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
             data = directory
@@ -85,13 +87,17 @@ final class RelayServerProcess: Sendable {
             environment["TANDEM_SECRET"] = secret
             (executable, arguments) = (paths.tandem, Self.tandemArguments(kind: kind, dataDirectory: directory, redisURL: redisURL, nodeID: nodeID))
         }
+        let endpoint = kind == .tandemWebhookHanging ? try HangingEndpoint() : nil
+        webhookEndpoint = endpoint
+        var allArguments = arguments
+        if let endpoint { allArguments += ["--webhook", endpoint.url, "--webhook-secret", "bench"] }
         dataDirectory = data
         var log: FileHandle?
         if let folder = paths.serverLogs {
             let path = "\(folder)/\(kind.rawValue)-\(nodeID ?? "server")-\(Date().timeIntervalSince1970).log"
             if FileManager.default.createFile(atPath: path, contents: nil) { log = FileHandle(forWritingAtPath: path) }
         }
-        process = try ChildProcess(executable: executable, arguments: arguments, environment: environment, standardOutput: .pipe,
+        process = try ChildProcess(executable: executable, arguments: allArguments, environment: environment, standardOutput: .pipe,
                                    standardError: log.map { .descriptor($0.fileDescriptor) } ?? .null)
         try? log?.close()
         var text = ""

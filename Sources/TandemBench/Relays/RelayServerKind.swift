@@ -7,6 +7,9 @@ enum RelayServerKind: String, Sendable, CaseIterable {
     case python
     /// `tandem serve` with SQLite storage: every ack after its commit.
     case tandem
+    /// `tandem serve` with SQLite storage sending webhooks to an endpoint that never answers: what a
+    /// hanging receiver costs the sync path.
+    case tandemWebhookHanging = "tandem-webhook-hanging"
     /// `tandem serve --in-memory`: the same server without storage, to show what durability costs.
     case tandemMemory = "tandem-memory"
     /// `tandem serve` with SQLite storage serving TLS (`--tls-cert`), its clients on `wss://`: what TLS costs.
@@ -34,7 +37,7 @@ enum RelayServerKind: String, Sendable, CaseIterable {
     /// Tandem nodes sharing one Redis, or 0 for a single process without Redis.
     var clusterNodes: Int {
         switch self {
-        case .go, .python, .tandem, .tandemMemory, .tandemTLS: 0
+        case .go, .python, .tandem, .tandemMemory, .tandemTLS, .tandemWebhookHanging: 0
         case .tandemRedis, .tandemRedisVolatile: 1
         case .tandemRedis2, .tandemRedis2Volatile: 2
         }
@@ -46,7 +49,7 @@ enum RelayServerKind: String, Sendable, CaseIterable {
     /// The Redis persistence of a cluster deployment; nil for single processes.
     var redisPersistence: RedisPersistence? {
         switch self {
-        case .go, .python, .tandem, .tandemMemory, .tandemTLS: nil
+        case .go, .python, .tandem, .tandemMemory, .tandemTLS, .tandemWebhookHanging: nil
         case .tandemRedis, .tandemRedis2: .alwaysFsync
         case .tandemRedisVolatile, .tandemRedis2Volatile: RedisPersistence.none
         }
@@ -63,6 +66,7 @@ enum RelayServerKind: String, Sendable, CaseIterable {
         case .tandem: "Tandem (durable acks)"
         case .tandemMemory: "Tandem (--in-memory)"
         case .tandemTLS: "Tandem (durable acks, TLS)"
+        case .tandemWebhookHanging: "Tandem (durable acks, webhooks to an endpoint that never answers)"
         case .tandemRedis: "Tandem, 1 node + Redis (AOF always)"
         case .tandemRedis2: "Tandem, 2 nodes + Redis (AOF always)"
         case .tandemRedisVolatile: "Tandem, 1 node + Redis (no persistence)"
@@ -78,6 +82,7 @@ enum RelayServerKind: String, Sendable, CaseIterable {
         case .tandem: "Tandem durable"
         case .tandemMemory: "Tandem in-memory"
         case .tandemTLS: "Tandem TLS"
+        case .tandemWebhookHanging: "Tandem, hanging webhook"
         case .tandemRedis: "1 node + Redis"
         case .tandemRedis2: "2 nodes + Redis"
         case .tandemRedisVolatile: "1 node + volatile Redis"

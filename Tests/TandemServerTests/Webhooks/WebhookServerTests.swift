@@ -106,16 +106,16 @@ import TandemWire
         }
         let alice = try await harness.connect(token: harness.token(user: "alice"), client: "alice-1")
         #expect(await Self.welcomed(alice))
-        let clock = ContinuousClock()
-        let start = clock.now
         for seq in 1...200 { try await alice.send(.patch(seq: Int64(seq), ops: [.set(try JSONPointer(parsing: "/n"), .number(Double(seq)))])) }
         var acked = 0
         while acked < 200, let message = await alice.next(timeout: .seconds(30)) {
             if case .ack = message { acked += 1 }
         }
+        // Every ack came while no delivery had been answered: acks never wait for an endpoint (what it
+        // costs in latency is measured by `bench relays` with tandem-webhook-hanging).
         #expect(acked == 200)
-        #expect(clock.now - start < .seconds(5), "the acks took \(clock.now - start)")
         #expect(await receiver.next() != nil, "the endpoint was tried")
+        #expect(harness.server.metrics.webhooksDelivered.value == 0)
         await alice.socket.close()
         await harness.shutdown()
         receiver.stop()
