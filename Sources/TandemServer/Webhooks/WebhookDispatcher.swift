@@ -16,12 +16,17 @@ package actor WebhookDispatcher {
         package var retry: WebhookRetryPolicy
         /// How long one try may take, connecting included.
         package var timeout: Duration
+        /// Tries in flight to one endpoint at most (the other lanes wait their turn), so that thousands of
+        /// rooms never open thousands of connections to a struggling receiver.
+        package var maxConcurrentPerEndpoint: Int
 
-        package init(endpoints: [String], secret: [UInt8], retry: WebhookRetryPolicy = WebhookRetryPolicy(), timeout: Duration = .seconds(5)) {
+        package init(endpoints: [String], secret: [UInt8], retry: WebhookRetryPolicy = WebhookRetryPolicy(), timeout: Duration = .seconds(5),
+                     maxConcurrentPerEndpoint: Int = 32) {
             self.endpoints = endpoints
             self.secret = secret
             self.retry = retry
             self.timeout = timeout
+            self.maxConcurrentPerEndpoint = max(1, maxConcurrentPerEndpoint)
         }
     }
 
@@ -40,6 +45,9 @@ package actor WebhookDispatcher {
     private let logger: Logger
     private var lanes: [Lane: [WebhookDelivery]] = [:]
     private var workers: [Lane: Task<Void, Never>] = [:]
+    /// Tries in flight per endpoint, and the lanes waiting for a turn (in arrival order).
+    private var inFlight: [String: Int] = [:]
+    private var turns: [String: [CheckedContinuation<Void, Never>]] = [:]
     private var stopped = false
     /// Lanes get workers only from `start()` on, so what the queue held from before goes first.
     private var started = false
@@ -95,6 +103,8 @@ package actor WebhookDispatcher {
     /// Stops every lane; what is still queued stays in the queue for the next start.
     package func shutdown() async {
         stopped = true
+        for waiting in turns.values { for turn in waiting { turn.resume() } }
+        turns.removeAll()
         let running = Array(workers.values)
         for worker in running { worker.cancel() }
         for worker in running { await worker.value }
@@ -122,12 +132,34 @@ package actor WebhookDispatcher {
                     return // cancelled: shutting down
                 }
             }
+            await takeTurn(delivery.endpoint)
+            if Task.isCancelled || stopped { return }
             let result = await attempt(delivery)
+            endTurn(delivery.endpoint)
             if Task.isCancelled { return }
             settle(delivery, result, in: lane)
         }
         workers[lane] = nil
         if lanes[lane]?.isEmpty == true { lanes[lane] = nil }
+    }
+
+    private func takeTurn(_ endpoint: String) async {
+        if inFlight[endpoint, default: 0] < settings.maxConcurrentPerEndpoint {
+            inFlight[endpoint, default: 0] += 1
+            return
+        }
+        // The turn is handed over by `endTurn` with the count unchanged.
+        await withCheckedContinuation { turns[endpoint, default: []].append($0) }
+    }
+
+    private func endTurn(_ endpoint: String) {
+        if var waiting = turns[endpoint], !waiting.isEmpty {
+            let next = waiting.removeFirst()
+            turns[endpoint] = waiting
+            next.resume()
+        } else {
+            inFlight[endpoint, default: 1] -= 1
+        }
     }
 
     private func attempt(_ delivery: WebhookDelivery) async -> WebhookTransportResult {

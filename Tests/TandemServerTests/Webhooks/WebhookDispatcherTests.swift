@@ -136,4 +136,26 @@ import TandemWire
         #expect(try queue.pending().isEmpty)
         await up.dispatcher.shutdown()
     }
+
+    @Test("at most the configured tries are in flight to one endpoint; the next lane goes when one ends")
+    func triesPerEndpointAreCapped() async throws {
+        let gate = TryGate()
+        let harness = DispatcherHarness(maxConcurrent: 3) { _, _ in
+            await gate.wait()
+            return .status(200)
+        }
+        await harness.dispatcher.start()
+        try await harness.dispatcher.submit((1...10).map { DispatcherHarness.event("e\($0)", room: "room\($0)") })
+        for _ in 0..<3 { #expect(await harness.transport.attempts.next(timeout: .seconds(10)) != nil) }
+        #expect(await harness.transport.attempts.next(timeout: .milliseconds(200)) == nil, "a fourth try while three are in flight")
+        gate.openOne()
+        #expect(await harness.transport.attempts.next(timeout: .seconds(10)) != nil)
+        let deadline = ContinuousClock.now.advanced(by: .seconds(10))
+        while await harness.dispatcher.pendingCount > 0, ContinuousClock.now < deadline {
+            gate.openAll()
+            try await Task.sleep(for: .milliseconds(2))
+        }
+        #expect(harness.metrics.webhooksDelivered.value == 10)
+        await harness.dispatcher.shutdown()
+    }
 }

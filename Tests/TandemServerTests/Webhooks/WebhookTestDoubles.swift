@@ -58,13 +58,13 @@ struct DispatcherHarness {
     let dispatcher: WebhookDispatcher
     let queue: any WebhookQueue
 
-    init(endpoints: [String] = ["http://receiver.test/hook"], retry: WebhookRetryPolicy = WebhookRetryPolicy(),
+    init(endpoints: [String] = ["http://receiver.test/hook"], retry: WebhookRetryPolicy = WebhookRetryPolicy(), maxConcurrent: Int = 32,
          queue: any WebhookQueue = InMemoryWebhookQueue(), resuming: [WebhookDelivery] = [],
          respond: @escaping @Sendable (_ attempt: WebhookAttempt, _ try: Int) async -> WebhookTransportResult = { _, _ in .status(200) }) {
         let clock = clock
         transport = ScriptedTransport(clock: clock, respond: respond)
         self.queue = queue
-        dispatcher = WebhookDispatcher(settings: .init(endpoints: endpoints, secret: Array("whsec".utf8), retry: retry), queue: queue,
+        dispatcher = WebhookDispatcher(settings: .init(endpoints: endpoints, secret: Array("whsec".utf8), retry: retry, maxConcurrentPerEndpoint: maxConcurrent), queue: queue,
                                        transport: transport, clock: clock, now: { Self.start + clock.now.offset.totalMilliseconds },
                                        random: FixedBytes(), metrics: metrics, logger: .discarding, resuming: resuming)
     }
@@ -85,5 +85,28 @@ extension WebhookDispatcher {
             }
             try? await Task.sleep(for: .milliseconds(2))
         }
+    }
+}
+
+/// Holds tries until the test opens it, one at a time.
+final class TryGate: Sendable {
+    private let waiting = Mutex<[CheckedContinuation<Void, Never>]>([])
+
+    func wait() async {
+        await withCheckedContinuation { continuation in waiting.withLock { $0.append(continuation) } }
+    }
+
+    /// Lets the oldest held try answer.
+    func openOne() {
+        let next: CheckedContinuation<Void, Never>? = waiting.withLock { $0.isEmpty ? nil : $0.removeFirst() }
+        next?.resume()
+    }
+
+    func openAll() {
+        let all = waiting.withLock { waiting in
+            defer { waiting.removeAll() }
+            return waiting
+        }
+        for continuation in all { continuation.resume() }
     }
 }
