@@ -38,6 +38,7 @@ enum ServeCommand {
             .value("max-participants", "N", help: "Most participants in one room.", default: "100"),
             .value("webhook", "URL", help: "POST room, participant and state events to this http:// or https:// URL (repeatable; see docs/OPERATIONS.md)."),
             .value("webhook-secret", "S", help: "Key of the Tandem-Signature header (default: the file webhook-secret in --data, created on first start)."),
+            .value("webhook-ca", "FILE", help: "Also trust this PEM CA for https:// webhook endpoints (a private CA)."),
             .value("webhook-debounce", "MS", help: "At most one state.changed per room per this many ms.", default: "1000"),
             .value("webhook-retry-base", "MS", help: "Bound of the first retry's wait; later waits double up to 10 minutes.", default: "1000"),
             .value("webhook-retry-hours", "H", help: "Hours an event is tried before it is dropped and counted.", default: "24"),
@@ -112,6 +113,7 @@ enum ServeCommand {
             throw .invalidValue(option: "webhook", value: url, expected: "an http:// or https:// URL")
         }
         configuration.webhookSecret = arguments.value("webhook-secret")
+        configuration.webhookCAFile = arguments.value("webhook-ca")
         configuration.webhookDebounceMilliseconds = try arguments.integer("webhook-debounce", default: configuration.webhookDebounceMilliseconds, in: 0...3_600_000)
         configuration.webhookRetryBaseMilliseconds = try arguments.integer("webhook-retry-base", default: configuration.webhookRetryBaseMilliseconds, in: 1...600_000)
         configuration.webhookRetryHours = try arguments.integer("webhook-retry-hours", default: configuration.webhookRetryHours, in: 1...720)

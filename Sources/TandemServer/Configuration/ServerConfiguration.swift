@@ -104,6 +104,9 @@ public struct ServerConfiguration: Sendable, Equatable {
     public var webhookRetryBaseMilliseconds = 1_000
     /// Webhooks: how long an event is tried before it is dropped and counted, hours.
     public var webhookRetryHours = 24
+    /// Webhooks: a PEM CA certificate `https://` endpoints may also chain to (a private CA), besides the
+    /// system's trust store.
+    public var webhookCAFile: String?
     /// Webhooks: how long one try may take, connecting included.
     public var webhookTimeoutMilliseconds = 5_000
 

@@ -41,7 +41,15 @@ extension SyncServer {
             retry: WebhookRetryPolicy(baseMilliseconds: Int64(configuration.webhookRetryBaseMilliseconds),
                                       maxAgeMilliseconds: Int64(configuration.webhookRetryHours) * 3_600_000),
             timeout: .milliseconds(configuration.webhookTimeoutMilliseconds))
-        let dispatcher = WebhookDispatcher(settings: settings, queue: queue, transport: HTTPWebhookTransport(group: group), now: wallClock,
+        var tls: TLSContext?
+        if let ca = configuration.webhookCAFile {
+            do throws(TLSError) {
+                tls = try TLSContext(.client(additionalTrustRoots: [ca]))
+            } catch {
+                throw .webhooks("--webhook-ca \(ca): \(error.description)")
+            }
+        }
+        let dispatcher = WebhookDispatcher(settings: settings, queue: queue, transport: HTTPWebhookTransport(group: group, tls: tls), now: wallClock,
                                            random: random, metrics: metrics, logger: logger, resuming: pending)
         Task { await dispatcher.start() }
         let emitter = WebhookEmitter(dispatcher: dispatcher, scheduler: DispatchTimerScheduler(),

@@ -21,10 +21,15 @@ final class WebhookReceiver: Sendable {
         let value = Atomic(0)
     }
 
-    init(group: EventLoopGroup, answer: @escaping @Sendable (Int) -> Int? = { _ in 200 }) throws {
+    private let scheme: String
+
+    /// - Parameter tls: serves `https://` with this context when given.
+    init(group: EventLoopGroup, tls: TLSContext? = nil, answer: @escaping @Sendable (Int) -> Int? = { _ in 200 }) throws {
         var configuration = WebSocketServerConfiguration()
         configuration.port = 0
         configuration.host = "127.0.0.1"
+        configuration.tls = tls
+        scheme = tls == nil ? "http" : "https"
         let requests = requests
         let count = count
         server = try WebSocketServer.start(configuration: configuration, group: group, handler: { request, responder in
@@ -34,7 +39,7 @@ final class WebhookReceiver: Sendable {
         }, accept: { _, _ in nil })
     }
 
-    var url: String { "http://127.0.0.1:\(server.port)/hooks/tandem" }
+    var url: String { "\(scheme)://127.0.0.1:\(server.port)/hooks/tandem" }
 
     /// The next request's event (nil after `timeout`).
     func next(timeout: Duration = .seconds(20)) async -> Request? { await requests.next(timeout: timeout) }

@@ -121,4 +121,29 @@ import TandemWire
         receiver.stop()
         group.shutdown()
     }
+
+    @Test("an https:// endpoint of a private CA gets the events with --webhook-ca; without it the certificate is refused and nothing is delivered")
+    func httpsEndpointsOfAPrivateCA() async throws {
+        let certificates = try TestCertificates.forTests()
+        let group = try EventLoopGroup(threads: 1)
+        let receiver = try WebhookReceiver(group: group, tls: try TLSContext(.server(certificateChain: certificates.serverChain, privateKey: certificates.serverKey)))
+        #expect(receiver.url.hasPrefix("https://"))
+        let trusting = try Self.server(receiver: receiver.url) { $0.webhookCAFile = certificates.caFile }
+        let alice = try await trusting.connect(token: trusting.token(user: "alice"), client: "alice-1")
+        #expect(await Self.welcomed(alice))
+        #expect(await receiver.next()?.json?["type"] == "room.started")
+        await alice.socket.close()
+        await trusting.shutdown()
+
+        let untrusting = try Self.server(receiver: receiver.url)
+        let bob = try await untrusting.connect(token: untrusting.token(user: "bob"), client: "bob-1")
+        #expect(await Self.welcomed(bob))
+        let deadline = ContinuousClock.now.advanced(by: .seconds(10))
+        while untrusting.server.metrics.webhooksRetried.value == 0, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
+        #expect(untrusting.server.metrics.webhooksRetried.value > 0 && untrusting.server.metrics.webhooksDelivered.value == 0)
+        await bob.socket.close()
+        await untrusting.shutdown()
+        receiver.stop()
+        group.shutdown()
+    }
 }
