@@ -282,6 +282,6 @@ package struct RedisRoomSequencer: Sendable {
 
     /// 16 random bytes in hex: a new epoch candidate (used only when the room has to be created).
     private func newEpoch() -> String {
-        random.bytes(count: 16).map { byte in byte < 16 ? "0" + String(byte, radix: 16) : String(byte, radix: 16) }.joined()
+        Hex.lowercase(random.bytes(count: 16))
     }
 }

@@ -11,9 +11,6 @@ package struct RedisScript: Sendable, Equatable {
     /// A script from its source.
     package init(_ source: String) {
         self.source = source
-        self.sha1 = Digest.sha1(Array(source.utf8)).map { byte in
-            let hex = String(byte, radix: 16)
-            return byte < 16 ? "0" + hex : hex
-        }.joined()
+        self.sha1 = Hex.lowercase(Digest.sha1(Array(source.utf8)))
     }
 }

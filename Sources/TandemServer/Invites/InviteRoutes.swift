@@ -170,7 +170,7 @@ final class InviteRoutes: Sendable {
             var previous = invite
             previous.usesLeft += 1
             let role = Role(rawValue: invite.role) ?? .guest
-            let claims = TokenClaims(sub: "guest-" + hex(context.random.bytes(count: 8)), room: invite.room, role: role,
+            let claims = TokenClaims(sub: "guest-" + Hex.lowercase(context.random.bytes(count: 8)), room: invite.room, role: role,
                                      exp: now + Int64(context.configuration.inviteTokenTTLSeconds), name: name)
             commit([.saveInvite(invite)], responder, undo: { [context, previous] in context.book.restore(code: code, to: previous) }) { [context] in
                 context.metrics.invitesAccepted.increment()
@@ -258,12 +258,5 @@ final class InviteRoutes: Sendable {
         var base = context.configuration.publicURL ?? "\(context.configuration.servesTLS ? "https" : "http")://\(request.headers["Host"] ?? "\(context.configuration.host):\(context.configuration.port)")"
         while base.hasSuffix("/") { base.removeLast() }
         return "\(base)/#invite=\(code)"
-    }
-
-    private func hex(_ bytes: [UInt8]) -> String {
-        bytes.map { byte in
-            let text = String(byte, radix: 16)
-            return text.count == 1 ? "0" + text : text
-        }.joined()
     }
 }

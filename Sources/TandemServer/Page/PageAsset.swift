@@ -13,10 +13,6 @@ struct PageAsset: Sendable {
         self.path = path
         self.contentType = contentType
         body = Array(text.utf8)
-        let digest = Digest.sha256(body).prefix(8).map { byte in
-            let hex = String(byte, radix: 16)
-            return byte < 16 ? "0" + hex : hex
-        }
-        entityTag = "\"" + digest.joined() + "\""
+        entityTag = "\"" + Hex.lowercase(Digest.sha256(body).prefix(8)) + "\""
     }
 }

@@ -175,7 +175,6 @@ package final class WebhookEmitter: Sendable {
     }
 
     private func event(_ kind: WebhookEvent.Kind, room: String, at: Int64, _ fields: [String: JSONValue] = [:]) -> WebhookEvent {
-        let id = random.bytes(count: 16).map { byte in String(byte, radix: 16).count == 1 ? "0" + String(byte, radix: 16) : String(byte, radix: 16) }.joined()
-        return WebhookEvent(id: id, kind: kind, time: at, room: room, fields: fields)
+        WebhookEvent(id: Hex.lowercase(random.bytes(count: 16)), kind: kind, time: at, room: room, fields: fields)
     }
 }

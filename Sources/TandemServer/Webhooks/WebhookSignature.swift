@@ -9,7 +9,7 @@ package enum WebhookSignature {
 
     /// The header value for `body` sent at `timestamp` (unix seconds) under `secret`.
     package static func sign(body: [UInt8], timestamp: Int64, secret: [UInt8]) -> String {
-        "t=\(timestamp),v1=\(hex(tag(body: body, timestamp: timestamp, secret: secret)))"
+        "t=\(timestamp),v1=\(Hex.lowercase(tag(body: body, timestamp: timestamp, secret: secret)))"
     }
 
     /// Whether `value` is a valid signature of `body` under `secret` made at most `tolerance` seconds
@@ -24,22 +24,11 @@ package enum WebhookSignature {
             if pair[0] == "v1" { signatures.append(pair[1]) }
         }
         guard let timestamp, abs(now - timestamp) <= tolerance else { return false }
-        let expected = Array(hex(tag(body: body, timestamp: timestamp, secret: secret)).utf8)
+        let expected = Array(Hex.lowercase(tag(body: body, timestamp: timestamp, secret: secret)).utf8)
         return signatures.contains { ConstantTime.bytesEqual(Array($0.utf8), expected) }
     }
 
     private static func tag(body: [UInt8], timestamp: Int64, secret: [UInt8]) -> [UInt8] {
         Digest.hmacSHA256(key: secret, message: Array("\(timestamp).".utf8) + body)
-    }
-
-    private static func hex(_ bytes: [UInt8]) -> String {
-        let digits = Array("0123456789abcdef".utf8)
-        var text: [UInt8] = []
-        text.reserveCapacity(bytes.count * 2)
-        for byte in bytes {
-            text.append(digits[Int(byte >> 4)])
-            text.append(digits[Int(byte & 0x0f)])
-        }
-        return String(decoding: text, as: UTF8.self)
     }
 }
