@@ -197,6 +197,7 @@ public final class SyncServer: Sendable {
             throw .bind(host: configuration.host, port: configuration.port, "\(error)")
         }
         routes.markReady()
+        if let dispatcher = webhooks?.dispatcher { Task { await dispatcher.start() } }
         logger.info("server.started", LogField("url", syncURL), LogField("data", configuration.inMemoryStorage ? "memory" : configuration.dataDirectory),
                     LogField("cluster", sequencing.summary))
     }

@@ -4,7 +4,8 @@ import TandemWire
 extension SyncServer {
     /// The emitter and dispatcher of a configuration that names webhook endpoints (nil when it names
     /// none): the secret from the configuration or the data folder, the queue in the data folder (in
-    /// memory with `--in-memory`), and what the queue held from before, resumed.
+    /// memory with `--in-memory`), and what the queue held from before, to resume once the server
+    /// listens (`dispatcher.start()`): a server that fails to start delivers nothing.
     static func webhooks(_ configuration: ServerConfiguration, environment: [String: String], group: EventLoopGroup,
                          wallClock: @escaping @Sendable () -> Int64, random: any RandomByteSource, metrics: ServerMetrics,
                          logger: Logger) throws(ServerStartError) -> (emitter: WebhookEmitter, dispatcher: WebhookDispatcher)? {
@@ -51,7 +52,6 @@ extension SyncServer {
         }
         let dispatcher = WebhookDispatcher(settings: settings, queue: queue, transport: HTTPWebhookTransport(group: group, tls: tls), now: wallClock,
                                            random: random, metrics: metrics, logger: logger, resuming: pending)
-        Task { await dispatcher.start() }
         let emitter = WebhookEmitter(dispatcher: dispatcher, scheduler: DispatchTimerScheduler(),
                                      debounce: .milliseconds(configuration.webhookDebounceMilliseconds), now: wallClock, random: random, logger: logger)
         return (emitter, dispatcher)
