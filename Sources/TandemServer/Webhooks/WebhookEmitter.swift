@@ -95,8 +95,8 @@ package final class WebhookEmitter: Sendable {
 
     /// A patch was applied at `rev` with `ops`.
     package func changed(room: String, rev: Int64, ops: [PatchOp]) {
-        let due: Bool = box.state.withLock { state in
-            guard !state.closed else { return false }
+        box.state.withLock { state in
+            guard !state.closed else { return }
             var change = state.changes[room] ?? PendingChange(rev: rev, paths: [], truncated: false, timer: nil)
             change.rev = max(change.rev, rev)
             for op in ops {
@@ -107,18 +107,12 @@ package final class WebhookEmitter: Sendable {
                     if change.paths.count < Self.maxPaths { change.paths.insert(path) } else { change.truncated = true }
                 }
             }
-            let opens = change.timer == nil
+            // Scheduling never runs the work in place, so the window opens under the lock.
+            if change.timer == nil {
+                change.timer = scheduler.schedule(after: debounce) { [weak self] in self?.closeWindow(room: room) }
+            }
             state.changes[room] = change
-            return opens
         }
-        guard due else { return }
-        let timer = scheduler.schedule(after: debounce) { [weak self] in self?.closeWindow(room: room) }
-        let stale: Bool = box.state.withLock { state in
-            guard state.changes[room] != nil, state.changes[room]?.timer == nil else { return true }
-            state.changes[room]?.timer = timer
-            return false
-        }
-        if stale { timer.cancel() }
     }
 
     /// A host removed `user` from the room.
