@@ -3,6 +3,9 @@ import Synchronization
 /// The queue in its own SQLite file in the data folder (`webhooks.sqlite`), apart from the rooms'
 /// database so that a backlog of events never slows the rooms' commits. Each `add` is one transaction
 /// with `synchronous=FULL`: once it returns, the deliveries survive a crash of the process or machine.
+/// Removals and reschedules are not fsynced (`synchronous=NORMAL`; WAL keeps them atomic): a power cut
+/// can only undo them, and an undone removal means the event is sent again, which at-least-once allows.
+/// Fsyncing each removal would make it about 40 times slower (18 µs against 700 µs here).
 ///
 /// Thread-safety: the connection is only touched under `lock` (hence `@unchecked Sendable`).
 package final class SQLiteWebhookQueue: WebhookQueue, @unchecked Sendable {
@@ -16,7 +19,7 @@ package final class SQLiteWebhookQueue: WebhookQueue, @unchecked Sendable {
             let database = try SQLiteDatabase(path: path)
             try database.execute("""
             PRAGMA journal_mode=WAL;
-            PRAGMA synchronous=FULL;
+            PRAGMA synchronous=NORMAL;
             CREATE TABLE IF NOT EXISTS deliveries (
               seq INTEGER PRIMARY KEY AUTOINCREMENT, endpoint TEXT NOT NULL, room TEXT NOT NULL, event TEXT NOT NULL,
               body BLOB NOT NULL, created INTEGER NOT NULL, failures INTEGER NOT NULL, due INTEGER NOT NULL);
@@ -29,7 +32,9 @@ package final class SQLiteWebhookQueue: WebhookQueue, @unchecked Sendable {
 
     package func add(_ deliveries: [WebhookDelivery]) throws(WebhookQueueError) -> [WebhookDelivery] {
         try run("add") { (database) throws(SQLiteError) in
-            try database.transaction { () throws(SQLiteError) in
+            try database.execute("PRAGMA synchronous=FULL")
+            defer { try? database.execute("PRAGMA synchronous=NORMAL") }
+            return try database.transaction { () throws(SQLiteError) in
                 let insert = try database.prepare("INSERT INTO deliveries (endpoint, room, event, body, created, failures, due) VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING seq")
                 var stored: [WebhookDelivery] = []
                 for delivery in deliveries {
