@@ -41,12 +41,16 @@ package final class WebhookEmitter: Sendable {
     private let signal: AsyncStream<Void>.Continuation
     private let pump: Task<Void, Never>
 
+    /// The longest wait between two tries to write events the queue refused (a full or failing disk).
+    package static let maxQueueRetryWait: Duration = .seconds(5)
+
     /// - Parameters:
     ///   - scheduler: runs the end of each room's `state.changed` window.
     ///   - now: unix ms, the `time` of events.
     ///   - random: makes event ids.
+    ///   - clock: what the waits between tries to write to a failing queue sleep on.
     package init(dispatcher: WebhookDispatcher, scheduler: any TimerScheduler, debounce: Duration, now: @escaping @Sendable () -> Int64,
-                 random: any RandomByteSource, logger: Logger) {
+                 random: any RandomByteSource, logger: Logger, clock: any Clock<Duration> = ContinuousClock()) {
         self.dispatcher = dispatcher
         self.scheduler = scheduler
         self.debounce = debounce
@@ -56,16 +60,31 @@ package final class WebhookEmitter: Sendable {
         let (signals, signal) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
         self.signal = signal
         let box = box
+        // Events the queue refuses are kept, in order, and written again (waits doubling from 100 ms to
+        // 5 s) with what came after them; only a queue still failing at shutdown loses them, logged.
         pump = Task {
-            for await _ in signals {
-                let batch = box.state.withLock { state in
+            var iterator = signals.makeAsyncIterator()
+            var pending: [WebhookEvent] = []
+            var wait = Duration.milliseconds(100)
+            while true {
+                if pending.isEmpty, await iterator.next() == nil { return }
+                pending += box.state.withLock { state in
                     defer { state.buffer.removeAll(keepingCapacity: true) }
                     return state.buffer
                 }
+                guard !pending.isEmpty else { continue }
                 do throws(WebhookQueueError) {
-                    try await dispatcher.submit(batch)
+                    try await dispatcher.submit(pending)
+                    pending = []
+                    wait = .milliseconds(100)
                 } catch {
-                    logger.error("webhook.queue_failed", LogField("events", "\(batch.count)"), LogField("error", error.description))
+                    logger.error("webhook.queue_failed", LogField("events", "\(pending.count)"), LogField("error", error.description))
+                    if box.state.withLock({ $0.closed }) {
+                        logger.error("webhook.lost", LogField("events", "\(pending.count)"), LogField("error", "the queue still fails at shutdown"))
+                        return
+                    }
+                    try? await clock.sleep(for: wait)
+                    wait = min(wait * 2, Self.maxQueueRetryWait)
                 }
             }
         }

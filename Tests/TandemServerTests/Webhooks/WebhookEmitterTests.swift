@@ -9,14 +9,16 @@ import TandemWire
 /// What rooms report becomes events in the order it happened; `state.changed` is throttled per room.
 @Suite struct WebhookEmitterTests {
     struct Harness {
-        let dispatch = DispatcherHarness()
+        let dispatch: DispatcherHarness
         let timers = ManualTimerScheduler()
         let emitter: WebhookEmitter
 
-        init() {
-            let dispatch = dispatch
+        init(queue: any WebhookQueue = InMemoryWebhookQueue()) {
+            let dispatch = DispatcherHarness(queue: queue)
+            self.dispatch = dispatch
             emitter = WebhookEmitter(dispatcher: dispatch.dispatcher, scheduler: timers, debounce: .seconds(1),
-                                     now: { DispatcherHarness.start + dispatch.clock.now.offset.totalMilliseconds }, random: SecureRandom(), logger: .discarding)
+                                     now: { DispatcherHarness.start + dispatch.clock.now.offset.totalMilliseconds }, random: SecureRandom(), logger: .discarding,
+                                     clock: dispatch.clock)
         }
 
         func next() async -> JSONValue? { await dispatch.transport.attempts.next(timeout: .seconds(10))?.json }
@@ -78,6 +80,24 @@ import TandemWire
         await harness.emitter.close()
         let event = try #require(await harness.next())
         #expect(event["paths"]?.arrayValue?.count == WebhookEmitter.maxPaths && event["pathsTruncated"] == true)
+        await harness.dispatch.dispatcher.shutdown()
+    }
+
+    @Test("events the queue refuses (a full disk) are kept and written again, with what came after, in order; none is lost")
+    func aFailingQueueLosesNothing() async throws {
+        let harness = Harness(queue: FailingQueue(failures: 2))
+        await harness.dispatch.dispatcher.start()
+        harness.emitter.joined(room: "lobby", Self.alice, first: true)
+        await harness.dispatch.clock.waitForSleepers(1)
+        harness.emitter.left(room: "lobby", Self.alice, last: true)
+        harness.dispatch.clock.advance(by: .milliseconds(100))
+        await harness.dispatch.clock.waitForSleepers(1)
+        #expect(harness.dispatch.metrics.webhooksQueued.value == 0, "refused twice so far")
+        harness.dispatch.clock.advance(by: .milliseconds(200))
+        var types: [JSONValue?] = []
+        for _ in 0..<4 { types.append(await harness.next()?["type"]) }
+        #expect(types == ["room.started", "participant.joined", "participant.left", "room.ended"])
+        await harness.emitter.close()
         await harness.dispatch.dispatcher.shutdown()
     }
 }

@@ -110,3 +110,24 @@ final class TryGate: Sendable {
         for continuation in all { continuation.resume() }
     }
 }
+
+/// A queue whose first `failures` adds fail (a full disk), then works.
+final class FailingQueue: WebhookQueue {
+    private let inner = InMemoryWebhookQueue()
+    private let left: Mutex<Int>
+
+    init(failures: Int) { left = Mutex(failures) }
+
+    func add(_ deliveries: [WebhookDelivery]) throws(WebhookQueueError) -> [WebhookDelivery] {
+        let fails = left.withLock { left in
+            defer { left = max(0, left - 1) }
+            return left > 0
+        }
+        if fails { throw WebhookQueueError("disk full") }
+        return try inner.add(deliveries)
+    }
+
+    func remove(seq: Int64) throws(WebhookQueueError) { try inner.remove(seq: seq) }
+    func reschedule(seq: Int64, failures: Int, due: Int64) throws(WebhookQueueError) { try inner.reschedule(seq: seq, failures: failures, due: due) }
+    func pending() throws(WebhookQueueError) -> [WebhookDelivery] { try inner.pending() }
+}
