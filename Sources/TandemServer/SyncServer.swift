@@ -227,10 +227,12 @@ public final class SyncServer: Sendable {
         logger.info("server.stopping")
         webSockets.shutdown(code: CloseCode.goingAway.rawValue, reason: "server shutting down", timeout: .seconds(5))
         if let webhooks {
-            // Whoever is still here is reported as left; every event emitted is in the queue before the loops stop.
+            // Whoever is still here is reported as left; every event emitted is in the queue before the loops
+            // stop, and what is pending gets up to 2 s to go out (the rest waits in the queue for the next start).
             registry.reportShutdown()
             Self.blocking {
                 await webhooks.emitter.close()
+                await webhooks.dispatcher.drain(within: .seconds(2))
                 await webhooks.dispatcher.shutdown()
             }
         }

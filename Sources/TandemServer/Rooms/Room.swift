@@ -359,7 +359,7 @@ package final class Room: Sendable {
         let sinks: [any SessionSink] = state.withLock { state in
             let sinks = state.members.values.map(\.sink)
             for member in state.members.values { if case .dropped(let timer) = member.phase { timer.cancel() } }
-            reportLeaving(state.members.values.filter(\.announced), in: state)
+            reportEveryoneLeaving(in: state)
             state.members.removeAll()
             for case .answer(let answer) in state.gate.removeAll() { answer(false) }
             state.awaiting.removeAll()
@@ -378,7 +378,7 @@ package final class Room: Sendable {
     /// (a restart ends a session; whoever reconnects starts a new one). Connections are left to the server.
     func reportShutdown() {
         state.withLock { state in
-            reportLeaving(state.members.values.filter(\.announced), in: state)
+            reportEveryoneLeaving(in: state)
             for key in state.members.keys { state.members[key]?.announced = false }
         }
     }
@@ -698,10 +698,11 @@ package final class Room: Sendable {
         }
     }
 
-    /// Reports `members` as left, the last one ending the session when nobody else remains.
-    private func reportLeaving(_ members: [Member], in state: State) {
+    /// Reports every announced member as left, the last one ending the session unless others are
+    /// connected to other nodes.
+    private func reportEveryoneLeaving(in state: State) {
         guard let webhooks else { return }
-        let leaving = members.sorted { $0.identity.client < $1.identity.client }
+        let leaving = state.members.values.filter(\.announced).sorted { $0.identity.client < $1.identity.client }
         for (index, member) in leaving.enumerated() {
             webhooks.left(room: name, member.participant, last: index == leaving.count - 1 && state.remote.isEmpty)
         }

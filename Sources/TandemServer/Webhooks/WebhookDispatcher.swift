@@ -48,6 +48,8 @@ package actor WebhookDispatcher {
     /// Tries in flight per endpoint, and the lanes waiting for a turn (in arrival order).
     private var inFlight: [String: Int] = [:]
     private var turns: [String: [CheckedContinuation<Void, Never>]] = [:]
+    /// Callers of `drain` waiting for nothing to be pending.
+    private var drained: [CheckedContinuation<Void, Never>] = []
     private var stopped = false
     /// Lanes get workers only from `start()` on, so what the queue held from before goes first.
     private var started = false
@@ -100,9 +102,29 @@ package actor WebhookDispatcher {
     /// Deliveries waiting here (in flight included).
     package var pendingCount: Int { lanes.values.reduce(0) { $0 + $1.count } }
 
+    /// Waits until nothing is pending or `timeout` passed (at shutdown: what was just emitted gets a
+    /// chance to go before the process exits; an endpoint that is down costs the whole timeout).
+    package func drain(within timeout: Duration) async {
+        guard started, !stopped, pendingCount > 0 else { return }
+        let clock = clock
+        let timer = Task { [weak self] in
+            try? await clock.sleep(for: timeout)
+            await self?.endDrain()
+        }
+        await withCheckedContinuation { drained.append($0) }
+        timer.cancel()
+    }
+
+    private func endDrain() {
+        let waiting = drained
+        drained.removeAll()
+        for waiter in waiting { waiter.resume() }
+    }
+
     /// Stops every lane; what is still queued stays in the queue for the next start.
     package func shutdown() async {
         stopped = true
+        endDrain()
         for waiting in turns.values { for turn in waiting { turn.resume() } }
         turns.removeAll()
         let running = Array(workers.values)
@@ -230,6 +252,7 @@ package actor WebhookDispatcher {
         }
         lanes[lane]?.removeFirst()
         metrics.webhooksPending.add(-1)
+        if pendingCount == 0 { endDrain() }
     }
 }
 

@@ -156,4 +156,25 @@ import TandemWire
         receiver.stop()
         group.shutdown()
     }
+
+    @Test("a shutdown reports whoever is still connected as left and the room as ended, before the server stops")
+    func aShutdownEndsTheSessions() async throws {
+        let group = try EventLoopGroup(threads: 1)
+        let receiver = try WebhookReceiver(group: group)
+        let harness = try Self.server(receiver: receiver.url)
+        let alice = try await harness.connect(token: harness.token(user: "alice"), client: "alice-1")
+        #expect(await Self.welcomed(alice))
+        let bob = try await harness.connect(token: harness.token(user: "bob", role: .guest), client: "bob-1")
+        #expect(await Self.welcomed(bob))
+        var types: [String] = []
+        while types.count < 3, let request = await receiver.next() { types.append(request.json?["type"]?.stringValue ?? "") }
+        #expect(types == ["room.started", "participant.joined", "participant.joined"])
+        await harness.shutdown()
+        var ending: [JSONValue] = []
+        while ending.count < 3, let request = await receiver.next() { ending.append(request.json ?? .null) }
+        #expect(ending.map { $0["type"]?.stringValue ?? "" } == ["participant.left", "participant.left", "room.ended"])
+        #expect(Set(ending.prefix(2).compactMap { $0["client"]?.stringValue }) == ["alice-1", "bob-1"])
+        receiver.stop()
+        group.shutdown()
+    }
 }
