@@ -24,7 +24,7 @@ public final class SyncServer: Sendable {
     let registry: RoomRegistry
     private let sequencing: any SequencingService
     /// Webhooks, when the configuration names endpoints.
-    private let webhooks: (emitter: WebhookEmitter, dispatcher: WebhookDispatcher)?
+    private let webhooks: (any WebhookService)?
     private let logger: Logger
 
     /// The port the server listens on (the real one when the configuration asked for 0).
@@ -136,7 +136,7 @@ public final class SyncServer: Sendable {
         }
         self.sequencing = sequencing
         do throws(ServerStartError) {
-            webhooks = try Self.webhooks(configuration, environment: environment, group: group, wallClock: wallClock, random: random,
+            webhooks = try Self.webhooks(configuration, sequencing: sequencing, group: group, wallClock: wallClock, random: random,
                                          metrics: metrics, logger: logger)
         } catch {
             sequencing.cancel()
@@ -145,7 +145,7 @@ public final class SyncServer: Sendable {
             throw error
         }
         registry = RoomRegistry(sequencing: sequencing, scheduler: DispatchTimerScheduler(), settings: roomSettings,
-                                metrics: metrics, logger: logger, webhooks: webhooks?.emitter,
+                                metrics: metrics, logger: logger, webhooks: webhooks?.reporter,
                                 isDenied: { room, user in denials.deniedUntil(user, in: room, now: now()) != nil })
 
         var wire = WebSocketServerConfiguration()
@@ -172,7 +172,7 @@ public final class SyncServer: Sendable {
             book: book, denials: denials,
             throttle: AcceptThrottle(limits: .init(perAddress: configuration.failedAcceptsPerAddress, global: configuration.failedAcceptsGlobal)),
             tokens: tokens, commits: commits, registry: registry, metrics: metrics, logger: logger, configuration: configuration,
-            now: now, random: random, webhooks: webhooks?.emitter))
+            now: now, random: random, webhooks: webhooks?.reporter))
         let rooms = RoomRoutes(context: RoomRoutes.Context(
             tokens: tokens, commits: commits, registry: registry, rooms: roomSettings, configuration: configuration,
             shared: sequencing.sharedRooms))
@@ -197,7 +197,7 @@ public final class SyncServer: Sendable {
             throw .bind(host: configuration.host, port: configuration.port, "\(error)")
         }
         routes.markReady()
-        if let dispatcher = webhooks?.dispatcher { Task { await dispatcher.start() } }
+        if let webhooks { Task { await webhooks.start() } }
         logger.info("server.started", LogField("url", syncURL), LogField("data", configuration.inMemoryStorage ? "memory" : configuration.dataDirectory),
                     LogField("cluster", sequencing.summary))
     }
@@ -230,11 +230,7 @@ public final class SyncServer: Sendable {
             // Whoever is still here is reported as left; every event emitted is in the queue before the loops
             // stop, and what is pending gets up to 2 s to go out (the rest waits in the queue for the next start).
             registry.reportShutdown()
-            Self.blocking {
-                await webhooks.emitter.close()
-                await webhooks.dispatcher.drain(within: .seconds(2))
-                await webhooks.dispatcher.shutdown()
-            }
+            Self.blocking { await webhooks.stop(grace: .seconds(2)) }
         }
         if sequencing.nodeID != nil {
             let sequencing = sequencing

@@ -417,7 +417,7 @@ struct ClusterServerTests {
         let node = ClusterNode(settings: ClusterNode.Settings(endpoint: RedisEndpoint(host: "127.0.0.1", port: redis.port), nodeID: "n1",
                                                               logLength: 10_000, limits: PatchLimits()),
                                group: group, logger: .discarding, wallClock: { 0 })
-        let harness = ServerHarness(configuration: settings) { _, rooms in ClusterSequencing(node: node, settings: rooms.core) }
+        let harness = ServerHarness(configuration: settings) { _, rooms in ClusterSequencing(node: node, settings: rooms.core, group: group) }
         let (alice, aliceSink, _) = await harness.join(user: "alice", client: "a1")
         alice.send(.patch(seq: 1, ops: Self.set("one", 1)))
         #expect(await aliceSink.nextMessage(ofType: "ack", timeout: .seconds(30)) == .ack(seq: 1, rev: 1, duplicate: false))

@@ -80,6 +80,11 @@ final class ClusterNode: Sendable {
         }
     }
 
+    /// The participants connected to this node, per room.
+    func presentParticipants() -> [(room: String, participant: Participant)] {
+        links.rooms().flatMap { room in room.presentParticipants().map { (room.name, $0) } }
+    }
+
     /// Opens `room` in the engine (creating it in Redis if needed) and calls `completion` with the room's
     /// state at the rev the engine holds; later revs wait in the link until a `Room` is attached.
     func load(_ room: String, settings core: RoomCore.Settings, completion: @escaping @Sendable (Result<(RoomCore, ClusterRoomLink), ClusterError>) -> Void) {

@@ -1,16 +1,29 @@
 import Foundation
 import TandemRedis
 import TandemServer
+import TandemWire
 
 /// Sequencing across nodes that share a Redis: each room is opened from its log in Redis and
 /// sequenced by a `ClusterRoomSequencer` of this node's `ClusterNode`.
 struct ClusterSequencing: SequencingService {
     let node: ClusterNode
     let settings: RoomCore.Settings
+    /// The loops a webhook service's own Redis connection runs on.
+    let group: EventLoopGroup
 
     var summary: String { "\(node.settings.endpoint) as \(node.settings.nodeID)" }
     var sharedRooms: (any SharedRooms)? { ClusterSharedRooms(node: node) }
     var nodeID: String? { node.settings.nodeID }
+
+    /// Webhooks decided in Redis and delivered by the node holding the lease, over a Redis connection
+    /// of their own (a delivery round never waits behind patches, nor patches behind it).
+    func webhooks(_ setup: WebhookSetup) -> (any WebhookService)? {
+        let client = RedisClient(configuration: RedisClient.Configuration(endpoint: node.settings.endpoint), group: group)
+        return ClusterWebhooks(client: client, nodeID: node.settings.nodeID, setup: setup,
+                               settings: ClusterWebhooks.Settings(ttl: node.settings.presence.ttl.totalMilliseconds)) { [node] in
+            node.presentParticipants()
+        }
+    }
 
     func load(_ room: String, completion: @escaping @Sendable (Result<(RoomCore, any RoomSequencer), StorageError>) -> Void) {
         node.load(room, settings: settings) { [node] result in
@@ -71,7 +84,7 @@ extension RoomSequencing {
                     presence: .init(ttl: .milliseconds(configuration.clusterPresenceTTLMilliseconds),
                                     interval: .milliseconds(configuration.clusterPresenceIntervalMilliseconds))),
                 group: context.group, logger: context.logger, wallClock: context.rooms.wallClock)
-            return ClusterSequencing(node: node, settings: context.rooms.core)
+            return ClusterSequencing(node: node, settings: context.rooms.core, group: context.group)
         }
     }
 }

@@ -23,7 +23,7 @@ final class InviteRoutes: Sendable {
         var now: @Sendable () -> Int64
         var random: any RandomByteSource
         /// Told of accepted invitations and removals (nil without webhooks).
-        var webhooks: WebhookEmitter? = nil
+        var webhooks: (any WebhookReporter)? = nil
     }
 
     /// The longest display name an accept takes, in UTF-8 bytes (the browser page checks the same bound).

@@ -146,11 +146,11 @@ package final class Room: Sendable {
     /// Whether a host removed this user from the room (asked under the room's lock when they join).
     private let isDenied: @Sendable (_ room: String, _ user: String) -> Bool
     /// Told of sessions, participants and changes under the room's lock (so in the order they happen); nil without webhooks.
-    private let webhooks: WebhookEmitter?
+    private let webhooks: (any WebhookReporter)?
 
     init(core: RoomCore, sequencer: any RoomSequencer, scheduler: any TimerScheduler, settings: RoomSettings,
          metrics: ServerMetrics, logger: Logger, isDenied: @escaping @Sendable (_ room: String, _ user: String) -> Bool = { _, _ in false },
-         webhooks: WebhookEmitter? = nil, onIdle: @escaping @Sendable (Room) -> Void) {
+         webhooks: (any WebhookReporter)? = nil, onIdle: @escaping @Sendable (Room) -> Void) {
         self.isDenied = isDenied
         self.webhooks = webhooks
         name = core.name
@@ -566,7 +566,8 @@ package final class Room: Sendable {
         for member in state.members.values where member.isLive {
             member.sink.send(member.connection == author?.connection && member.identity.client == event.client ? ack : frames.patch)
         }
-        webhooks?.changed(room: name, rev: event.rev, ops: event.ops)
+        webhooks?.changed(room: name, rev: event.rev, ops: event.ops,
+                          authoredHere: author != nil || state.members[event.client] != nil || state.httpWrites[event.rev] != nil)
         for held in state.gate.release(through: event.rev) {
             switch held {
             case .message(let message, let client, let connection):

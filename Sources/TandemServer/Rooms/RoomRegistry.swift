@@ -20,10 +20,10 @@ package final class RoomRegistry: Sendable {
     private let unloadDelay: Duration
     private let isDenied: @Sendable (_ room: String, _ user: String) -> Bool
     /// Given to every room (nil without webhooks).
-    let webhooks: WebhookEmitter?
+    let webhooks: (any WebhookReporter)?
 
     init(sequencing: any SequencingService, scheduler: any TimerScheduler, settings: RoomSettings, metrics: ServerMetrics, logger: Logger,
-         unloadDelay: Duration = .seconds(30), webhooks: WebhookEmitter? = nil,
+         unloadDelay: Duration = .seconds(30), webhooks: (any WebhookReporter)? = nil,
          isDenied: @escaping @Sendable (_ room: String, _ user: String) -> Bool = { _, _ in false }) {
         self.isDenied = isDenied
         self.webhooks = webhooks

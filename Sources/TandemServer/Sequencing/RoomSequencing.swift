@@ -69,9 +69,16 @@ package protocol SequencingService: Sendable {
     /// Where the rooms API reads and deletes rooms this server shares with others; nil alone (the API
     /// uses this server's store).
     var sharedRooms: (any SharedRooms)? { get }
+
+    /// The webhooks of servers that share rooms (each event decided once and delivered by one of
+    /// them); nil alone (the server's own queue).
+    func webhooks(_ setup: WebhookSetup) -> (any WebhookService)?
 }
 
 extension SequencingService {
     /// None: the rooms live in this server's store.
     package var sharedRooms: (any SharedRooms)? { nil }
+
+    /// None: the server delivers its own events.
+    package func webhooks(_ setup: WebhookSetup) -> (any WebhookService)? { nil }
 }

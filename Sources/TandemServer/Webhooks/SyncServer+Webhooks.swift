@@ -2,19 +2,20 @@ import Foundation
 import TandemWire
 
 extension SyncServer {
-    /// The emitter and dispatcher of a configuration that names webhook endpoints (nil when it names
-    /// none): the secret from the configuration or the data folder, the queue in the data folder (in
-    /// memory with `--in-memory`), and what the queue held from before, to resume once the server
-    /// listens (`dispatcher.start()`): a server that fails to start delivers nothing.
-    static func webhooks(_ configuration: ServerConfiguration, environment: [String: String], group: EventLoopGroup,
+    /// The webhooks of a configuration that names endpoints (nil when it names none): the secret from
+    /// the configuration or the data folder; in a cluster the sequencing's own service, alone an emitter
+    /// and a dispatcher over the queue in the data folder (in memory with `--in-memory`), resuming what
+    /// it held once the server listens (`start()`): a server that fails to start delivers nothing.
+    static func webhooks(_ configuration: ServerConfiguration, sequencing: any SequencingService, group: EventLoopGroup,
                          wallClock: @escaping @Sendable () -> Int64, random: any RandomByteSource, metrics: ServerMetrics,
-                         logger: Logger) throws(ServerStartError) -> (emitter: WebhookEmitter, dispatcher: WebhookDispatcher)? {
+                         logger: Logger) throws(ServerStartError) -> (any WebhookService)? {
         guard !configuration.webhookURLs.isEmpty else { return nil }
-        guard configuration.redisURL == nil else {
-            throw .webhooks("webhooks are not sent in cluster mode yet (each event must be delivered by exactly one node); run without --webhook or without --redis")
-        }
         for url in configuration.webhookURLs where !(url.hasPrefix("http://") || url.hasPrefix("https://")) {
             throw .webhooks("\(url) is not an http:// or https:// URL")
+        }
+        // Records of a cluster's queue separate their parts with U+001F.
+        for url in configuration.webhookURLs where url.unicodeScalars.contains(where: { $0.value < 0x20 }) {
+            throw .webhooks("\(url) holds a control character")
         }
         let secret: [UInt8]
         if let text = configuration.webhookSecret {
@@ -27,21 +28,6 @@ extension SyncServer {
                 throw .webhooks(error.description)
             }
         }
-        let queue: any WebhookQueue
-        let pending: [WebhookDelivery]
-        do throws(WebhookQueueError) {
-            queue = configuration.inMemoryStorage
-                ? InMemoryWebhookQueue()
-                : try SQLiteWebhookQueue(path: (configuration.dataDirectory as NSString).appendingPathComponent("webhooks.sqlite"))
-            pending = try queue.pending()
-        } catch {
-            throw .webhooks(error.description)
-        }
-        let settings = WebhookDispatcher.Settings(
-            endpoints: configuration.webhookURLs, secret: secret,
-            retry: WebhookRetryPolicy(baseMilliseconds: Int64(configuration.webhookRetryBaseMilliseconds),
-                                      maxAgeMilliseconds: Int64(configuration.webhookRetryHours) * 3_600_000),
-            timeout: .milliseconds(configuration.webhookTimeoutMilliseconds))
         var tls: TLSContext?
         if let ca = configuration.webhookCAFile {
             do throws(TLSError) {
@@ -50,10 +36,33 @@ extension SyncServer {
                 throw .webhooks("--webhook-ca \(ca): \(error.description)")
             }
         }
-        let dispatcher = WebhookDispatcher(settings: settings, queue: queue, transport: HTTPWebhookTransport(group: group, tls: tls), now: wallClock,
+        let setup = WebhookSetup(
+            settings: WebhookDispatcher.Settings(
+                endpoints: configuration.webhookURLs, secret: secret,
+                retry: WebhookRetryPolicy(baseMilliseconds: Int64(configuration.webhookRetryBaseMilliseconds),
+                                          maxAgeMilliseconds: Int64(configuration.webhookRetryHours) * 3_600_000),
+                timeout: .milliseconds(configuration.webhookTimeoutMilliseconds)),
+            transport: HTTPWebhookTransport(group: group, tls: tls), debounce: .milliseconds(configuration.webhookDebounceMilliseconds),
+            wallClock: wallClock, random: random, metrics: metrics, logger: logger)
+        if let shared = sequencing.webhooks(setup) { return shared }
+        let queue: any WebhookQueue
+        let pending: [WebhookDelivery]
+        do throws(WebhookQueueError) {
+            if configuration.inMemoryStorage {
+                queue = InMemoryWebhookQueue()
+                pending = []
+            } else {
+                let stored = try SQLiteWebhookQueue(path: (configuration.dataDirectory as NSString).appendingPathComponent("webhooks.sqlite"))
+                queue = stored
+                pending = try stored.pending()
+            }
+        } catch {
+            throw .webhooks(error.description)
+        }
+        let dispatcher = WebhookDispatcher(settings: setup.settings, queue: queue, transport: setup.transport, now: wallClock,
                                            random: random, metrics: metrics, logger: logger, resuming: pending)
-        let emitter = WebhookEmitter(dispatcher: dispatcher, scheduler: DispatchTimerScheduler(),
-                                     debounce: .milliseconds(configuration.webhookDebounceMilliseconds), now: wallClock, random: random, logger: logger)
-        return (emitter, dispatcher)
+        let emitter = WebhookEmitter(dispatcher: dispatcher, scheduler: DispatchTimerScheduler(), debounce: setup.debounce, now: wallClock,
+                                     random: random, logger: logger)
+        return LocalWebhooks(emitter: emitter, dispatcher: dispatcher)
     }
 }

@@ -81,9 +81,10 @@ package actor WebhookDispatcher {
         for lane in lanes.keys where workers[lane] == nil { workers[lane] = Task { await self.drain(lane) } }
     }
 
-    /// Queues `events` for every endpoint, durably, then starts their lanes.
+    /// Queues `events` for every endpoint, durably, then starts their lanes. Calls must not overlap
+    /// (the emitter makes them one after the other), so that deliveries keep the events' order.
     /// - Throws: `WebhookQueueError` when the queue cannot be written (nothing of `events` was queued).
-    package func submit(_ events: [WebhookEvent]) throws(WebhookQueueError) {
+    package func submit(_ events: [WebhookEvent]) async throws(WebhookQueueError) {
         guard !stopped, !events.isEmpty else { return }
         let at = now()
         var deliveries: [WebhookDelivery] = []
@@ -93,7 +94,13 @@ package actor WebhookDispatcher {
                 deliveries.append(WebhookDelivery(endpoint: endpoint, room: event.room, eventID: event.id, body: body, created: event.time, due: at))
             }
         }
-        let stored = try queue.add(deliveries)
+        accept(try await queue.add(deliveries))
+    }
+
+    /// Starts the lanes of deliveries already in the queue (made there by someone else, e.g. a
+    /// cluster's lease holder turning events into deliveries), in `seq` order.
+    package func accept(_ stored: [WebhookDelivery]) {
+        guard !stopped, !stored.isEmpty else { return }
         metrics.webhooksQueued.increment(by: stored.count)
         metrics.webhooksPending.add(stored.count)
         for delivery in stored { enqueue(delivery) }
@@ -159,7 +166,7 @@ package actor WebhookDispatcher {
             let result = await attempt(delivery)
             endTurn(delivery.endpoint)
             if Task.isCancelled { return }
-            settle(delivery, result, in: lane)
+            await settle(delivery, result, in: lane)
         }
         workers[lane] = nil
         if lanes[lane]?.isEmpty == true { lanes[lane] = nil }
@@ -193,12 +200,12 @@ package actor WebhookDispatcher {
         return await transport.post(url: delivery.endpoint, headers: headers, body: delivery.body, timeout: settings.timeout)
     }
 
-    private func settle(_ delivery: WebhookDelivery, _ result: WebhookTransportResult, in lane: Lane) {
+    private func settle(_ delivery: WebhookDelivery, _ result: WebhookTransportResult, in lane: Lane) async {
         let at = now()
         if case .status(let status) = result, (200..<300).contains(status) {
-            finish(delivery, in: lane)
             metrics.webhooksDelivered.increment()
             metrics.webhookLatency.observe(Double(max(0, at - delivery.created)) / 1_000)
+            await finish(delivery, in: lane)
             return
         }
         let reason = switch result {
@@ -208,25 +215,25 @@ package actor WebhookDispatcher {
         let failures = delivery.failures + 1
         let delay = settings.retry.delay(afterFailures: failures, using: &random)
         if at + delay - delivery.created > settings.retry.maxAgeMilliseconds {
-            finish(delivery, in: lane)
             metrics.webhooksDropped.increment()
             logger.error("webhook.dropped", LogField("endpoint", Self.redacted(delivery.endpoint)), LogField("event", delivery.eventID),
                          LogField("tries", "\(failures)"), LogField("error", reason))
+            await finish(delivery, in: lane)
             return
         }
         var retried = delivery
         retried.failures = failures
         retried.due = at + delay
-        do throws(WebhookQueueError) {
-            try queue.reschedule(seq: delivery.seq, failures: failures, due: retried.due)
-        } catch {
-            // The try is still retried from memory; after a restart it would only come sooner.
-            logger.error("webhook.queue_failed", LogField("error", error.description))
-        }
         lanes[lane]?[0] = retried
         metrics.webhooksRetried.increment()
         logger.warning("webhook.retry", LogField("endpoint", Self.redacted(delivery.endpoint)), LogField("event", delivery.eventID),
                        LogField("tries", "\(failures)"), LogField("in_ms", "\(delay)"), LogField("error", reason))
+        do throws(WebhookQueueError) {
+            try await queue.reschedule(seq: delivery.seq, failures: failures, due: retried.due)
+        } catch {
+            // The try is still retried from memory; after a restart it would only come sooner.
+            logger.error("webhook.queue_failed", LogField("error", error.description))
+        }
     }
 
     /// An endpoint as logs show it: scheme, host, port and path, without credentials or query (where
@@ -243,16 +250,18 @@ package actor WebhookDispatcher {
         return String(text)
     }
 
-    private func finish(_ delivery: WebhookDelivery, in lane: Lane) {
+    /// Takes the lane's first delivery off (in memory first: the lane's worker is the only one that
+    /// removes, and it waits here), then out of the queue.
+    private func finish(_ delivery: WebhookDelivery, in lane: Lane) async {
+        if lanes[lane]?.isEmpty == false { lanes[lane]?.removeFirst() }
+        metrics.webhooksPending.add(-1)
+        if pendingCount == 0 { endDrain() }
         do throws(WebhookQueueError) {
-            try queue.remove(seq: delivery.seq)
+            try await queue.remove(seq: delivery.seq)
         } catch {
             // Left in the queue, it is delivered again after a restart: at-least-once still holds.
             logger.error("webhook.queue_failed", LogField("error", error.description))
         }
-        lanes[lane]?.removeFirst()
-        metrics.webhooksPending.add(-1)
-        if pendingCount == 0 { endDrain() }
     }
 }
 

@@ -9,7 +9,7 @@ import TandemWire
 /// `state.changed` is a throttle per room: the first change opens a window of `debounce`; when it
 /// closes, one event carries the newest rev and every path touched in it. A room that ends first has
 /// its pending change sent before its `room.ended`.
-package final class WebhookEmitter: Sendable {
+package final class WebhookEmitter: WebhookReporter {
     /// The most paths one `state.changed` lists; beyond them it says `"pathsTruncated": true`.
     package static let maxPaths = 256
 
@@ -112,19 +112,14 @@ package final class WebhookEmitter: Sendable {
         }
     }
 
-    /// A patch was applied at `rev` with `ops`.
-    package func changed(room: String, rev: Int64, ops: [PatchOp]) {
+    /// A patch was applied at `rev` with `ops` (alone, every patch is authored here).
+    package func changed(room: String, rev: Int64, ops: [PatchOp], authoredHere: Bool = true) {
         box.state.withLock { state in
             guard !state.closed else { return }
             var change = state.changes[room] ?? PendingChange(rev: rev, paths: [], truncated: false, timer: nil)
             change.rev = max(change.rev, rev)
-            for op in ops {
-                if case .test = op { continue }
-                var touched = [op.path.description]
-                if case .move(let from, _) = op { touched.append(from.description) }
-                for path in touched where !change.paths.contains(path) {
-                    if change.paths.count < Self.maxPaths { change.paths.insert(path) } else { change.truncated = true }
-                }
+            for path in WebhookEvent.touchedPaths(ops) where !change.paths.contains(path) {
+                if change.paths.count < Self.maxPaths { change.paths.insert(path) } else { change.truncated = true }
             }
             // Scheduling never runs the work in place, so the window opens under the lock.
             if change.timer == nil {

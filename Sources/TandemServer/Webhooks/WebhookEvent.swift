@@ -51,6 +51,18 @@ package struct WebhookEvent: Sendable, Equatable {
         return JSONValue.object(object).serializedBytes()
     }
 
+    /// The paths `ops` touch, as `state.changed` lists them: every op's path, a move's source too,
+    /// `test` ops none.
+    package static func touchedPaths(_ ops: [PatchOp]) -> [String] {
+        var paths: [String] = []
+        for op in ops {
+            if case .test = op { continue }
+            paths.append(op.path.description)
+            if case .move(let from, _) = op { paths.append(from.description) }
+        }
+        return paths
+    }
+
     /// The fields describing a participant: `user`, `client`, `role` and `name` when it has one.
     package static func participantFields(_ participant: Participant) -> [String: JSONValue] {
         var fields: [String: JSONValue] = ["user": .string(participant.user), "client": .string(participant.client),

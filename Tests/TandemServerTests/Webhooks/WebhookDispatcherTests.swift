@@ -19,7 +19,7 @@ import TandemWire
         for failures in 0..<4 {
             if failures > 0 {
                 await harness.clock.waitForSleepers(1)
-                let due = try #require(try harness.queue.pending().first?.due)
+                let due = try #require(try await harness.queue.pending().first?.due)
                 waits.append(due - DispatcherHarness.start - tries[tries.count - 1].at.totalMilliseconds)
                 harness.clock.advance(by: .milliseconds(WebhookRetryPolicy().bound(afterFailures: failures)))
             }
@@ -31,7 +31,7 @@ import TandemWire
         #expect(waits == [502, 1_004, 2_008], "\(waits)")
         await harness.dispatcher.waitUntilIdle()
         #expect(harness.metrics.webhooksDelivered.value == 1 && harness.metrics.webhooksRetried.value == 3 && harness.metrics.webhooksPending.value == 0)
-        #expect(try harness.queue.pending().isEmpty)
+        #expect(try await harness.queue.pending().isEmpty)
         await harness.dispatcher.shutdown()
     }
 
