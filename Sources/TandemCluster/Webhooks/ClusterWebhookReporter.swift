@@ -14,19 +14,7 @@ import TandemWire
 /// (waits doubling from 100 ms to 5 s) with what came after it; only one still failing at shutdown
 /// is lost, logged.
 final class ClusterWebhookReporter: WebhookReporter {
-    private struct State {
-        var facts: [WebhookFact] = []
-        var closed = false
-    }
-
-    /// The state, in a box of its own so the pump task can hold it without holding the reporter.
-    private final class Box: Sendable {
-        let state = Mutex(State())
-    }
-
-    private let box = Box()
-    private let signal: AsyncStream<Void>.Continuation
-    private let pump: Task<Void, Never>
+    private let pump: WebhookBatchPump<WebhookFact>
 
     /// - Parameters:
     ///   - nodeTTL: how long each report keeps the node counted alive (ms).
@@ -34,35 +22,9 @@ final class ClusterWebhookReporter: WebhookReporter {
     ///   - random: the events' ids.
     init(log: RedisWebhookLog, nodeID: String, nodeTTL: Int64, now: @escaping @Sendable () -> Int64, random: any RandomByteSource,
          logger: Logger, clock: any Clock<Duration> = ContinuousClock()) {
-        let (signals, signal) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
-        self.signal = signal
-        let box = box
-        pump = Task {
-            var iterator = signals.makeAsyncIterator()
-            var pending: [WebhookFact] = []
-            var wait = Duration.milliseconds(100)
-            while true {
-                if pending.isEmpty, await iterator.next() == nil { return }
-                pending += box.state.withLock { state in
-                    defer { state.facts.removeAll(keepingCapacity: true) }
-                    return state.facts
-                }
-                guard !pending.isEmpty else { continue }
-                do throws(RedisError) {
-                    let at = now()
-                    try await log.report(pending, node: nodeID, now: at, nodeExpiry: at + nodeTTL, idPrefix: Hex.lowercase(random.bytes(count: 10)))
-                    pending = []
-                    wait = .milliseconds(100)
-                } catch {
-                    logger.error("webhook.report_failed", LogField("facts", "\(pending.count)"), LogField("error", error.description))
-                    if box.state.withLock({ $0.closed }) {
-                        logger.error("webhook.lost", LogField("facts", "\(pending.count)"), LogField("error", "Redis still fails at shutdown"))
-                        return
-                    }
-                    try? await clock.sleep(for: wait)
-                    wait = min(wait * 2, WebhookEmitter.maxQueueRetryWait)
-                }
-            }
+        pump = WebhookBatchPump(what: "facts", logger: logger, clock: clock) { facts in
+            let at = now()
+            try await log.report(facts, node: nodeID, now: at, nodeExpiry: at + nodeTTL, idPrefix: Hex.lowercase(random.bytes(count: 10)))
         }
     }
 
@@ -96,19 +58,14 @@ final class ClusterWebhookReporter: WebhookReporter {
 
     /// Stops taking facts and waits until every one reported is in Redis (or given up on).
     func close() async {
-        box.state.withLock { $0.closed = true }
-        signal.yield()
-        signal.finish()
-        await pump.value
+        await pump.close()
     }
 
     private func append(_ fact: WebhookFact) {
-        let queued: Bool = box.state.withLock { state in
-            guard !state.closed else { return false }
-            if let index = state.facts.lastIndex(where: { $0.room == fact.room }), state.facts[index].absorb(fact) { return true }
-            state.facts.append(fact)
+        pump.update { facts in
+            if let index = facts.lastIndex(where: { $0.room == fact.room }), facts[index].absorb(fact) { return true }
+            facts.append(fact)
             return true
         }
-        if queued { signal.yield() }
     }
 }

@@ -21,28 +21,17 @@ package final class WebhookEmitter: WebhookReporter {
     }
 
     private struct State {
-        var buffer: [WebhookEvent] = []
         var changes: [String: PendingChange] = [:]
         var closed = false
     }
 
-    /// The state, in a box of its own so the pump task can hold it without holding the emitter.
-    private final class Box: Sendable {
-        let state = Mutex(State())
-    }
-
-    private let box = Box()
-    private let dispatcher: WebhookDispatcher
+    private let state = Mutex(State())
     private let scheduler: any TimerScheduler
     private let debounce: Duration
     private let now: @Sendable () -> Int64
     private let random: any RandomByteSource
-    private let logger: Logger
-    private let signal: AsyncStream<Void>.Continuation
-    private let pump: Task<Void, Never>
-
-    /// The longest wait between two tries to write events the queue refused (a full or failing disk).
-    package static let maxQueueRetryWait: Duration = .seconds(5)
+    /// Events go to the dispatcher's queue from here; ones it refuses (a full disk) wait in order.
+    private let pump: WebhookBatchPump<WebhookEvent>
 
     /// - Parameters:
     ///   - scheduler: runs the end of each room's `state.changed` window.
@@ -51,43 +40,11 @@ package final class WebhookEmitter: WebhookReporter {
     ///   - clock: what the waits between tries to write to a failing queue sleep on.
     package init(dispatcher: WebhookDispatcher, scheduler: any TimerScheduler, debounce: Duration, now: @escaping @Sendable () -> Int64,
                  random: any RandomByteSource, logger: Logger, clock: any Clock<Duration> = ContinuousClock()) {
-        self.dispatcher = dispatcher
         self.scheduler = scheduler
         self.debounce = debounce
         self.now = now
         self.random = random
-        self.logger = logger
-        let (signals, signal) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
-        self.signal = signal
-        let box = box
-        // Events the queue refuses are kept, in order, and written again (waits doubling from 100 ms to
-        // 5 s) with what came after them; only a queue still failing at shutdown loses them, logged.
-        pump = Task {
-            var iterator = signals.makeAsyncIterator()
-            var pending: [WebhookEvent] = []
-            var wait = Duration.milliseconds(100)
-            while true {
-                if pending.isEmpty, await iterator.next() == nil { return }
-                pending += box.state.withLock { state in
-                    defer { state.buffer.removeAll(keepingCapacity: true) }
-                    return state.buffer
-                }
-                guard !pending.isEmpty else { continue }
-                do throws(WebhookQueueError) {
-                    try await dispatcher.submit(pending)
-                    pending = []
-                    wait = .milliseconds(100)
-                } catch {
-                    logger.error("webhook.queue_failed", LogField("events", "\(pending.count)"), LogField("error", error.description))
-                    if box.state.withLock({ $0.closed }) {
-                        logger.error("webhook.lost", LogField("events", "\(pending.count)"), LogField("error", "the queue still fails at shutdown"))
-                        return
-                    }
-                    try? await clock.sleep(for: wait)
-                    wait = min(wait * 2, Self.maxQueueRetryWait)
-                }
-            }
-        }
+        pump = WebhookBatchPump(what: "events", logger: logger, clock: clock) { events in try await dispatcher.submit(events) }
     }
 
     // MARK: - What rooms report
@@ -114,7 +71,7 @@ package final class WebhookEmitter: WebhookReporter {
 
     /// A patch was applied at `rev` with `ops` (alone, every patch is authored here).
     package func changed(room: String, rev: Int64, ops: [PatchOp], authoredHere: Bool = true) {
-        box.state.withLock { state in
+        state.withLock { state in
             guard !state.closed else { return }
             var change = state.changes[room] ?? PendingChange(rev: rev, paths: [], truncated: false, timer: nil)
             change.rev = max(change.rev, rev)
@@ -144,14 +101,14 @@ package final class WebhookEmitter: WebhookReporter {
     /// Sends every pending `state.changed` now, stops taking events, and waits until everything
     /// emitted is in the dispatcher's queue (at shutdown).
     package func close() async {
-        box.state.withLock { state in
+        state.withLock { state in
             let at = now()
-            for room in state.changes.keys.sorted() { state.buffer += takeChange(room: room, in: &state, at: at) }
+            var events: [WebhookEvent] = []
+            for room in state.changes.keys.sorted() { events += takeChange(room: room, in: &state, at: at) }
             state.closed = true
+            pump.update { $0 += events; return !events.isEmpty }
         }
-        signal.yield()
-        signal.finish()
-        await pump.value
+        await pump.close()
     }
 
     // MARK: - Internals
@@ -171,15 +128,13 @@ package final class WebhookEmitter: WebhookReporter {
 
     private func emit(_ make: (Int64) -> [WebhookEvent],
                       before: (inout State, Int64) -> [WebhookEvent] = { _, _ in [] }) {
-        let queued: Bool = box.state.withLock { state in
-            guard !state.closed else { return false }
+        state.withLock { state in
+            guard !state.closed else { return }
             let at = now()
             let events = before(&state, at) + make(at)
-            guard !events.isEmpty else { return false }
-            state.buffer += events
-            return true
+            // Handed over under the lock, so events leave in the order they were decided.
+            pump.update { $0 += events; return !events.isEmpty }
         }
-        if queued { signal.yield() }
     }
 
     private func event(_ kind: WebhookEvent.Kind, room: String, at: Int64, _ fields: [String: JSONValue] = [:]) -> WebhookEvent {
