@@ -83,12 +83,14 @@ private final class WeakLinkServer: Sendable {
         let group = try EventLoopGroup(threads: 1)
         defer { group.shutdown() }
         // A 2 s heartbeat; pongs come back at once, except the 2nd and 4th, which come with the pong of
-        // the ping after them: late past the client's deadline however slow a loaded machine made the
-        // round trips it measured.
+        // the ping after them (the one the client retries when the deadline passes).
         let server = try WeakLinkServer(group: group, interval: 2_000, latePongs: [2, 4])
         let session = SyncSession(
             url: server.url, clientID: "a1", tokenProvider: { "t" },
-            configuration: SyncSessionConfiguration(reconnect: ReconnectPolicy(backoff: ReconnectBackoff(base: 0.01, cap: 0.02))),
+            // The pong deadline pinned to 1 s: round trips a loaded machine stretches cannot move it past
+            // the held pongs, nor the retried ping past the 2 × interval silence that ends a link.
+            configuration: SyncSessionConfiguration(reconnect: ReconnectPolicy(backoff: ReconnectBackoff(base: 0.01, cap: 0.02)),
+                                                    rtt: RTTEstimator(minimumTimeout: 1, maximumTimeout: 1, initialTimeout: 1)),
             transport: WireTransport(group: group))
         let events = StreamLog(session.events)
         await session.start()
