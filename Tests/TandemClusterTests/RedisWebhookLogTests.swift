@@ -5,7 +5,7 @@ import TandemRedis
 import TandemServer
 import TandemTestSupport
 
-@Suite("Webhooks of a cluster in Redis", .enabled(if: RedisServerProcess.isEnabled, "redis-server is not installed"))
+@Suite("Webhooks of a cluster in Redis", .serialized, .enabled(if: RedisServerProcess.isEnabled, "redis-server is not installed"))
 struct RedisWebhookLogTests {
     static let endpoints = ["http://a.test/hook", "http://b.test/hook"]
 
