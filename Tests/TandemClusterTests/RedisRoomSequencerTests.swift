@@ -9,6 +9,85 @@ import TandemWire
 struct RedisRoomSequencerTests {
     static let op = Array(#"[{"op":"set","path":"/n","value":1}]"#.utf8)
 
+    @Test("a batch is sequenced in one call: each entry as alone, and after the first one that ends otherwise than expected the rest are skipped")
+    func batchesStopAtTheFirstSurprise() async throws {
+        try await RedisTestContext.with { context in
+            let sequencer = RedisRoomSequencer(client: context.client())
+            let head = try await sequencer.open(room: "r")
+            func entry(_ client: String, _ seq: Int64, refused: String? = nil) -> SequencerEntry {
+                SequencerEntry(client: client, user: "u", seq: seq, ops: Self.op, localRejection: refused)
+            }
+            let e = head.epoch
+            // All as expected, the node's own reject included: revs continue over it.
+            #expect(try await sequencer.append(room: "r", [entry("a", 1), entry("b", 1, refused: "no"), entry("a", 2)], baseRev: 0)
+                    == [.applied(epoch: e, rev: 1, seq: 1), .rejected(epoch: e, reason: "no"), .applied(epoch: e, rev: 2, seq: 2)])
+            // A duplicate in the middle: what follows was checked against a state that does not exist.
+            #expect(try await sequencer.append(room: "r", [entry("c", 1), entry("a", 2), entry("c", 2)], baseRev: 2)
+                    == [.applied(epoch: e, rev: 3, seq: 1), .duplicate(epoch: e, rev: 2), .skipped])
+            // Behind at the first entry: nothing is looked at.
+            #expect(try await sequencer.append(room: "r", [entry("c", 2), entry("c", 3)], baseRev: 2) == [.behind(epoch: e, rev: 3), .skipped])
+            // A structural reject the node did not expect stops the batch too.
+            let bad = SequencerEntry(client: "c", user: "u", seq: 2, ops: Array("x".utf8))
+            #expect(try await sequencer.append(room: "r", [bad, entry("c", 3)], baseRev: 3) == [.rejected(epoch: e, reason: "ops must be a JSON array"), .skipped])
+            #expect(try await sequencer.patches(room: "r", after: 0).map { "\($0.client)\($0.seq)" } == ["a1", "a2", "c1"])
+            #expect(try await sequencer.head(room: "r")?.rev == 3)
+            _ = try await context.client().send(["FLUSHALL"])
+            #expect(try await sequencer.append(room: "r", [entry("a", 3), entry("a", 4)], baseRev: nil) == [.lost, .lost])
+        }
+    }
+
+    @Test("every appended batch, epoch change and deletion is told on the room's change channel with what followers need")
+    func changesAreTold() async throws {
+        try await RedisTestContext.with { context in
+            let sequencer = RedisRoomSequencer(client: context.client(), now: { 42 })
+            let messages = Mailbox<[UInt8]>()
+            let subscriber = try await RedisSubscriber.connect(to: context.endpoint, on: context.group.next(), receive: { push in
+                if case .message(_, let payload) = push { messages.push(payload) }
+            }, closed: { _ in })
+            subscriber.subscribe([sequencer.changesChannel(room: "r")])
+            let admin = try await context.connect()
+            try await Self.waitUntil { (try? await admin.send(["PUBSUB", "SHARDCHANNELS"]).array?.count) == 1 }
+            let head = try await sequencer.open(room: "r")
+            _ = try await sequencer.append(room: "r", [SequencerEntry(client: "c", user: "u", seq: 1, ops: Self.op),
+                                                       SequencerEntry(client: "d", user: "v", seq: 7, ops: Array("[]".utf8))], baseRev: 0)
+            _ = try await sequencer.append(room: "r", [SequencerEntry(client: "c", user: "u", seq: 1, ops: Self.op)], baseRev: nil)
+            try await sequencer.publish(room: "r", RoomSignal(node: "n", payload: [0, 58, 255]))
+            #expect(try await sequencer.delete(room: "r"))
+            try await Self.waitUntil { messages.all.count == 4 }
+            #expect(messages.all.map(RoomChangeMessage.init) == [
+                .epoch(head.epoch),
+                .patches([SequencedPatch(epoch: head.epoch, rev: 1, user: "u", client: "c", seq: 1, ops: Self.op, time: 42),
+                          SequencedPatch(epoch: head.epoch, rev: 2, user: "v", client: "d", seq: 7, ops: Array("[]".utf8), time: 42)]),
+                .signal(RoomSignal(node: "n", payload: [0, 58, 255])),
+                .epoch(nil),
+            ], "a batch with nothing appended tells nothing")
+            subscriber.close()
+        }
+    }
+
+    /// Polls a condition every few milliseconds, bounded by 30 s.
+    static func waitUntil(_ condition: () async -> Bool) async throws {
+        let clock = ContinuousClock()
+        let deadline = clock.now.advanced(by: .seconds(30))
+        while clock.now < deadline {
+            if await condition() { return }
+            try await Task.sleep(for: .milliseconds(2))
+        }
+        Issue.record("condition not met within 30 s")
+    }
+
+    @Test("change messages round-trip through their wire form; malformed ones decode to nil")
+    func changeMessagesRoundTrip() {
+        let messages: [RoomChangeMessage] = [
+            .patches([SequencedPatch(epoch: "e", rev: 9, user: "ü:1", client: "c", seq: 3, ops: Array("[1:2]".utf8), time: 5)]),
+            .epoch("abc"), .epoch(nil), .signal(RoomSignal(node: "n", payload: [])),
+        ]
+        for message in messages { #expect(RoomChangeMessage(message.encoded) == message) }
+        for bad in ["", "X1:a", "E", "E1:", "E2:a", "E1:ab", "P1:e1:9", "Sa:b", "E99999999999:a", "S1:n"] {
+            #expect(RoomChangeMessage(Array(bad.utf8)) == nil, "\(bad)")
+        }
+    }
+
     @Test("concurrent writers on several connections get contiguous revs, each patch logged once in rev order")
     func concurrentWritersGetContiguousRevs() async throws {
         try await RedisTestContext.with { context in

@@ -45,7 +45,8 @@ struct ClusterNodeShutdownTests {
         await node.shutdown(drainTimeout: .seconds(45))
         let atReturn = tally.withLock { $0 }
         #expect(atReturn.applied + atReturn.shuttingDown == count, "room work was still running after shutdown returned")
-        #expect(atReturn.shuttingDown > 0, "the backlog should be failed, not sent, once the node is closing")
+        // Handed to the engine before the node closed: group commit sends the backlog in a few script calls.
+        #expect(atReturn.applied == count, "\(atReturn)")
         #expect(atReturn.other.isEmpty)
 
         // Work handed in after shutdown fails at once, without Redis.

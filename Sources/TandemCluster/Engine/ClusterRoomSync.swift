@@ -1,3 +1,4 @@
+import Synchronization
 import TandemProtocol
 import TandemRedis
 import TandemServer
@@ -16,29 +17,60 @@ import TandemServer
 /// whose connection to Redis died is resubmitted with the same seq, which exactly-once makes safe.
 /// `run()` must be running for submissions to complete.
 ///
-/// Pipelining: `.applied` returns as soon as Redis appended the patch, before the follower brings it
-/// back. The next submission is then checked against the replica plus this node's own patches not
-/// folded yet (the *speculative head*) and appended with that head's rev as its base, so a node that
-/// is the room's only writer sends one patch per Redis round trip instead of one per round trip plus
-/// follower delay. If another node got in between, Redis answers `behind` and the node falls back to
-/// the folded replica.
+/// Group commit: a room's submissions queue while a batch of it is at Redis; when the batch's reply
+/// comes, everything queued meanwhile goes in the next batch, one script call (`RedisRoomSequencer.append`
+/// with several entries). Each patch is checked against the replica plus this node's own appended but
+/// not yet folded patches, those earlier in the batch included (the *speculative head*), and the batch
+/// is appended after that head's rev, so a node that is the room's only writer sends one script call
+/// per Redis round trip, whatever the patch rate, and never waits for the follower to bring its own
+/// patches back. If another node got in between, Redis answers `behind` and the node falls back to the
+/// folded replica; a patch whose outcome differs from the expected one stops the batch there, and the
+/// rest go again.
 actor ClusterRoomSync<Replica: ClusterReplica> {
+    /// A patch waiting to be sequenced, and who hears the outcome.
+    struct Submission: Sendable {
+        var client: String
+        var user: String
+        var seq: Int64
+        var ops: [UInt8]
+        var base: Int64?
+        var ifRev: Int64?
+        /// Called once, on the engine's executor, with the outcome (see `submit`).
+        var completion: @Sendable (Result<ClusterSubmitOutcome, ClusterError>) -> Void
+        /// How often its connection to Redis died with it in flight.
+        var lostConnections = 0
+    }
+
     private struct OpenRoom {
+        /// Tells this opening of the room from a later one (a batch in flight when the room was reset).
+        var generation: Int
         var epoch: String
         var rev: Int64
         var replica: Replica
         var listener: @Sendable (ClusterRoomEvent) -> Void
-        var waiters: [(rev: Int64, continuation: CheckedContinuation<Void, any Error>)] = []
+        /// Called when the replica reaches `rev` (nil), or with the reason the room was reset.
+        var waiters: [(rev: Int64, resume: (ClusterError?) -> Void)] = []
         /// The replica with this node's appended but not yet folded patches applied, and the rev it is at.
         var speculative: (rev: Int64, replica: Replica)?
 
         /// What the next patch is checked against and appended after.
         var head: (rev: Int64, replica: Replica) { speculative ?? (rev, replica) }
-        /// The last submission's task: the next one starts after it.
-        var tail: Task<Void, Never>?
+        /// Submissions taken from the intake (or sent back by Redis) and not sent yet, in order.
+        var queue: [Submission] = []
         /// Per client of this node that sends a `base`: what its next patch is rebased over.
         var rebases: [String: RebaseContext] = [:]
     }
+
+    /// Submissions in call order per room, before the room's pump takes them, and which rooms have a pump.
+    private struct Intake {
+        var rooms: [String: [Submission]] = [:]
+        var pumping: Set<String> = []
+        var outstanding = 0
+    }
+
+    /// The most patches and bytes of ops one script call carries.
+    static var maxBatchCount: Int { 256 }
+    static var maxBatchBytes: Int { 1 << 20 }
 
     /// Sequences, reads and stores snapshots (the node's shared, pipelined client).
     let sequencer: RedisRoomSequencer
@@ -49,6 +81,9 @@ actor ClusterRoomSync<Replica: ClusterReplica> {
     private(set) var contentionRetries = 0
     private var follower: RoomLogFollower?
     private var rooms: [String: OpenRoom] = [:]
+    private var generations = 0
+    private let wakeFollower: @Sendable () -> Void
+    private nonisolated let intake = Mutex(Intake())
     private var followChanges: [String: RoomHead?] = [:]
     /// The follow loop, parked while there is no room to follow.
     private var idle: CheckedContinuation<Void, Never>?
@@ -67,6 +102,7 @@ actor ClusterRoomSync<Replica: ClusterReplica> {
         self.makeReplica = makeReplica
         self.sequencer = sequencer
         self.follower = follower
+        wakeFollower = follower.wake
         self.snapshotInterval = snapshotInterval
         self.clock = clock
         self.retryDelay = retryDelay
@@ -100,7 +136,8 @@ actor ClusterRoomSync<Replica: ClusterReplica> {
             }
             // Another open of the same room may have finished while this one awaited.
             if let open = rooms[room] { return RoomHead(epoch: open.epoch, rev: open.rev, created: false) }
-            rooms[room] = OpenRoom(epoch: head.epoch, rev: rev, replica: replica, listener: listener)
+            generations += 1
+            rooms[room] = OpenRoom(generation: generations, epoch: head.epoch, rev: rev, replica: replica, listener: listener)
             followChanges[room] = RoomHead(epoch: head.epoch, rev: rev, created: false)
             wakeFollowLoop()
             return RoomHead(epoch: head.epoch, rev: rev, created: head.created, rotated: head.rotated)
@@ -131,22 +168,33 @@ actor ClusterRoomSync<Replica: ClusterReplica> {
     /// - Throws: `ClusterError` (`.roomReset` when the room's history broke meanwhile).
     func submit(room: String, client: String, user: String, seq: Int64, ops: [UInt8], base: Int64? = nil,
                 ifRev: Int64? = nil) async throws(ClusterError) -> ClusterSubmitOutcome {
-        guard var open = rooms[room] else { throw .roomNotOpen(room) }
-        let previous = open.tail
-        let work = Task { () async throws -> ClusterSubmitOutcome in
-            await previous?.value
-            return try await self.process(room: room, client: client, user: user, seq: seq, submitted: ops, base: base, ifRev: ifRev)
+        let result = await withCheckedContinuation { continuation in
+            enqueue(room: room, Submission(client: client, user: user, seq: seq, ops: ops, base: base, ifRev: ifRev) { continuation.resume(returning: $0) })
         }
-        open.tail = Task { _ = await work.result }
-        rooms[room] = open
-        do {
-            return try await work.value
-        } catch let error as ClusterError {
-            throw error
-        } catch {
-            throw .roomReset(room, reason: "\(error)")
-        }
+        return try result.get()
     }
+
+    /// Queues `submission` for `room` without waiting: submissions of one room are sequenced in the order
+    /// of these calls (so a client's seqs reach Redis in order), in batches. `.applied` is reported as
+    /// soon as Redis appended the patch (the fold that follows releases it); `.duplicate` and
+    /// `.rejected` only once every patch this node appended to the room before it has been folded.
+    nonisolated func enqueue(room: String, _ submission: Submission) {
+        var submission = submission
+        let completion = submission.completion
+        submission.completion = { [self] result in
+            intake.withLock { $0.outstanding -= 1 }
+            completion(result)
+        }
+        let start = intake.withLock { state in
+            state.outstanding += 1
+            state.rooms[room, default: []].append(submission)
+            return state.pumping.insert(room).inserted
+        }
+        if start { Task { await self.pump(room) } }
+    }
+
+    /// Submissions queued or in flight, over all rooms.
+    nonisolated var outstandingSubmissions: Int { intake.withLock { $0.outstanding } }
 
     /// Follows the logs of the open rooms until the task is cancelled: one blocking read at a time,
     /// folding what arrives. Redis failures are retried (the client reconnects with backoff). Run it
@@ -160,6 +208,7 @@ actor ClusterRoomSync<Replica: ClusterReplica> {
             }
             followChanges = [:]
             if follower.positions.isEmpty {
+                follower.settle()
                 await withTaskCancellationHandler {
                     await withCheckedContinuation { idle = $0 }
                 } onCancel: {
@@ -173,25 +222,206 @@ actor ClusterRoomSync<Replica: ClusterReplica> {
                 try? await clock.sleep(for: retryDelay)
             }
         }
+        follower.close()
         self.follower = follower
     }
 
     private func wakeFollowLoop() {
         idle?.resume()
         idle = nil
+        wakeFollower()
     }
 
     // MARK: - Internals
 
-    private func process(room: String, client: String, user: String, seq: Int64, submitted: [UInt8], base: Int64?,
-                         ifRev: Int64?) async throws -> ClusterSubmitOutcome {
+    /// Sequences `room`'s submissions, batch after batch, until none are left; one pump per room at a time.
+    private func pump(_ room: String) async {
+        while true {
+            let queued = !(rooms[room]?.queue.isEmpty ?? true)
+            let arrived = intake.withLock { state in
+                let items = state.rooms.removeValue(forKey: room) ?? []
+                if items.isEmpty, !queued { state.pumping.remove(room) }
+                return items
+            }
+            guard rooms[room] != nil else {
+                for submission in arrived { submission.completion(.failure(.roomNotOpen(room))) }
+                if arrived.isEmpty { return }
+                continue
+            }
+            rooms[room]?.queue += arrived
+            guard let next = rooms[room]?.queue.first else { return }
+            if next.ifRev != nil {
+                rooms[room]?.queue.removeFirst()
+                let outcome: Result<ClusterSubmitOutcome, ClusterError>
+                do {
+                    outcome = .success(try await processConditional(room: room, next))
+                } catch let error as ClusterError {
+                    outcome = .failure(error)
+                } catch {
+                    outcome = .failure(.roomReset(room, reason: "\(error)"))
+                }
+                next.completion(outcome)
+            } else {
+                await sequenceBatch(room)
+            }
+        }
+    }
+
+    /// Sends the longest run of queued submissions without an `ifRev` (bounded) in one script call and
+    /// settles each by its outcome; those Redis did not look at go back to the front of the queue.
+    private func sequenceBatch(_ room: String) async {
+        guard var open = rooms[room] else { return }
+        var count = 0, bytes = 0
+        for submission in open.queue.prefix(Self.maxBatchCount) {
+            guard submission.ifRev == nil, count == 0 || bytes + submission.ops.count <= Self.maxBatchBytes else { break }
+            count += 1
+            bytes += submission.ops.count
+        }
+        let batch = Array(open.queue.prefix(count))
+        open.queue.removeFirst(count)
+        rooms[room] = open
+
+        // Each patch is checked against the head with the batch's earlier (valid) patches applied.
+        let head = open.head
+        var replica = head.replica, rev = head.rev
+        var rebases = open.rebases
+        var entries: [SequencerEntry] = [], contexts: [RebaseContext?] = []
+        entries.reserveCapacity(count)
+        for submission in batch {
+            var ops = submission.ops, refusal: String?
+            var context = rebases[submission.client]
+            if let base = submission.base {
+                do throws(PatchError) {
+                    (ops, context) = try replica.rebase(submission.ops, base: base, latest: rev, client: submission.client, context: context)
+                } catch {
+                    refusal = ClusterRejection.encode(error)
+                }
+            }
+            if refusal == nil { refusal = replica.rejection(of: ops) }
+            if refusal == nil {
+                do {
+                    try replica.fold(SequencedPatch(epoch: open.epoch, rev: rev + 1, user: submission.user, client: submission.client, seq: submission.seq, ops: ops))
+                    rev += 1
+                } catch {
+                    refusal = ClusterRejection.encode(.invalidOp(op: 0, reason: "\(error)"))
+                }
+            }
+            rebases[submission.client] = context
+            contexts.append(context)
+            entries.append(SequencerEntry(client: submission.client, user: submission.user, seq: submission.seq, ops: ops, localRejection: refusal))
+        }
+
+        let outcomes: [SequencerOutcome]
+        do {
+            outcomes = try await sequencer.append(room: room, entries, baseRev: head.rev)
+        } catch {
+            guard rooms[room]?.generation == open.generation else {
+                for submission in batch { submission.completion(.failure(.roomReset(room, reason: "the room was reset on this node"))) }
+                return
+            }
+            var retry: [Submission] = []
+            for var submission in batch {
+                // It may have been appended: the same seq again is answered `duplicate` then.
+                if case .connectionLost = error, submission.seq != 0, submission.lostConnections < 5 {
+                    submission.lostConnections += 1
+                    retry.append(submission)
+                } else {
+                    submission.completion(.failure(.redis(error)))
+                }
+            }
+            rooms[room]?.queue.insert(contentsOf: retry, at: 0)
+            return
+        }
+        settle(batch, outcomes: outcomes, entries: entries, contexts: contexts, room: room, open: open, head: head)
+        if let rev = outcomes.lazy.compactMap({ if case .behind(_, let rev) = $0 { rev } else { nil } }).first {
+            // Another node appended first: wait until this node has folded what it did, then check again.
+            try? await waitUntil(room: room, reaches: rev)
+        }
+    }
+
+    /// Hands each submission of a batch its outcome, or puts it back in the queue (`behind`, `skipped`).
+    private func settle(_ batch: [Submission], outcomes: [SequencerOutcome], entries: [SequencerEntry], contexts: [RebaseContext?],
+                        room: String, open: OpenRoom, head: (rev: Int64, replica: Replica)) {
+        let epoch = outcomes.lazy.compactMap(\.epoch).first
+        guard let current = rooms[room], current.generation == open.generation, epoch == nil || epoch == open.epoch,
+              !outcomes.contains(.lost) else {
+            if rooms[room]?.generation == open.generation {
+                reset(room, reason: outcomes.contains(.lost) ? "Redis lost the room" : "the room's epoch changed in Redis")
+            }
+            for (submission, outcome) in zip(batch, outcomes) {
+                if case .applied(_, let rev, _) = outcome {
+                    submission.completion(.failure(.appliedThenReset(room, rev: rev)))
+                } else {
+                    submission.completion(.failure(.roomReset(room, reason: outcome == .lost ? "Redis lost the room" : "the room's epoch changed in Redis")))
+                }
+            }
+            return
+        }
+        // Revs this node appended before each answer: a duplicate or reject waits until they are folded.
+        var appendedBefore = open.speculative?.rev ?? 0
+        var retry: [Submission] = []
+        var expectedPrefix = 0
+        var lastApplied: Int64?
+        for (index, (submission, outcome)) in zip(batch, outcomes).enumerated() {
+            let expected = entries[index].localRejection == nil ? "applied" : "rejected"
+            if retry.isEmpty, outcome.status == expected { expectedPrefix = index + 1 }
+            switch outcome {
+            case .applied(_, let rev, _):
+                rooms[room]?.rebases[submission.client] = contexts[index]
+                lastApplied = rev
+                appendedBefore = rev
+                submission.completion(.success(.applied(rev: rev)))
+            case .rejected(_, let reason):
+                rooms[room]?.rebases[submission.client] = contexts[index]
+                settle(submission, .rejected(reason: reason), room: room, after: appendedBefore)
+            case .duplicate(_, let rev):
+                settle(submission, .duplicate(rev: rev), room: room, after: max(rev, appendedBefore))
+            case .behind:
+                contentionRetries += 1
+                retry.append(submission)
+            case .skipped, .lost:
+                retry.append(submission)
+            }
+        }
+        if outcomes.contains(where: { if case .behind = $0 { true } else { false } }) {
+            rooms[room]?.speculative = nil
+        } else if let lastApplied {
+            // The head plus the patches Redis applied as expected is the room at `lastApplied`.
+            var replica = head.replica
+            for entry in entries.prefix(expectedPrefix) where entry.localRejection == nil {
+                do {
+                    try replica.fold(SequencedPatch(epoch: open.epoch, rev: 0, user: entry.user, client: entry.client, seq: entry.seq, ops: entry.ops))
+                } catch {
+                    rooms[room]?.speculative = nil
+                    break
+                }
+            }
+            if let folded = rooms[room]?.rev, folded < lastApplied, expectedPrefix > 0 {
+                rooms[room]?.speculative = (lastApplied, replica)
+            } else {
+                rooms[room]?.speculative = nil
+            }
+        }
+        rooms[room]?.queue.insert(contentsOf: retry, at: 0)
+    }
+
+    /// Completes `submission` with `outcome` once the replica has folded `rev`.
+    private func settle(_ submission: Submission, _ outcome: ClusterSubmitOutcome, room: String, after rev: Int64) {
+        guard let open = rooms[room], open.rev < rev else {
+            submission.completion(.success(outcome))
+            return
+        }
+        rooms[room]?.waiters.append((rev, { error in submission.completion(error.map { .failure($0) } ?? .success(outcome)) }))
+    }
+
+    /// A write that names the rev the room must be at (the HTTP API's `ifRev`), on its own.
+    private func processConditional(room: String, _ submission: Submission) async throws -> ClusterSubmitOutcome {
+        guard let ifRev = submission.ifRev else { throw ClusterError.roomNotOpen(room) }
         var lostConnections = 0
-        // Each try rebases from what was submitted, with the context as it was before this patch.
-        let context = rooms[room]?.rebases[client]
         while true {
             guard let open = rooms[room] else { throw ClusterError.roomNotOpen(room) }
             let head = open.head
-            if let ifRev, head.rev != ifRev {
+            if head.rev != ifRev {
                 if head.rev > ifRev { return .conflict(rev: head.rev) }
                 // This node may only be behind: Redis says whether the room is at that rev.
                 guard let current = try await sequencer.head(room: room), current.epoch == open.epoch else {
@@ -201,40 +431,24 @@ actor ClusterRoomSync<Replica: ClusterReplica> {
                 try await waitUntil(room: room, reaches: ifRev)
                 continue
             }
-            var ops = submitted
-            var nextContext: RebaseContext?
-            if let base {
-                do throws(PatchError) {
-                    (ops, nextContext) = try head.replica.rebase(submitted, base: base, latest: head.rev, client: client, context: context)
-                } catch {
-                    try await waitUntil(room: room, reaches: open.speculative?.rev ?? 0)
-                    return .rejected(reason: ClusterRejection.encode(error))
-                }
-            }
+            let ops = submission.ops
             let outcome: SequencerOutcome
             do {
-                outcome = try await sequencer.append(room: room, client: client, user: user, seq: seq, ops: ops, baseRev: head.rev,
-                                                     localRejection: head.replica.rejection(of: ops))
+                outcome = try await sequencer.append(room: room, client: submission.client, user: submission.user, seq: submission.seq, ops: ops,
+                                                     baseRev: head.rev, localRejection: head.replica.rejection(of: ops))
             } catch {
-                guard case .connectionLost = error, lostConnections < 5, seq != 0 else { throw ClusterError.redis(error) }
-                // It may have been appended: the same seq again is answered `duplicate` then.
+                guard case .connectionLost = error, lostConnections < 5, submission.seq != 0 else { throw ClusterError.redis(error) }
                 lostConnections += 1
                 continue
             }
-            // Kept also when the patch is refused, as the author's engine keeps it until the reject arrives.
-            switch outcome {
-            case .applied, .rejected: rooms[room]?.rebases[client] = nextContext
-            case .duplicate, .behind, .lost: break
-            }
             switch outcome {
             case .applied(let epoch, let rev, let usedSeq):
-                guard epoch == open.epoch else {
+                guard epoch == open.epoch, rooms[room]?.generation == open.generation else {
                     reset(room, reason: "the room's epoch changed in Redis")
                     throw ClusterError.appliedThenReset(room, rev: rev)
                 }
-                // The base check means rev = head.rev + 1: the head plus this patch is the room at rev.
                 var next = head.replica
-                if (try? next.fold(SequencedPatch(epoch: epoch, rev: rev, user: user, client: client, seq: usedSeq, ops: ops))) != nil,
+                if (try? next.fold(SequencedPatch(epoch: epoch, rev: rev, user: submission.user, client: submission.client, seq: usedSeq, ops: ops))) != nil,
                    let folded = rooms[room]?.rev, folded < rev {
                     rooms[room]?.speculative = (rev, next)
                 } else {
@@ -245,25 +459,18 @@ actor ClusterRoomSync<Replica: ClusterReplica> {
                 try await waitUntil(room: room, reaches: max(rev, open.speculative?.rev ?? 0))
                 return .duplicate(rev: rev)
             case .behind(let epoch, let rev):
-                try requireEpoch(epoch, of: room, open: open)
-                if ifRev != nil { return .conflict(rev: rev) }
-                contentionRetries += 1
-                rooms[room]?.speculative = nil
-                try await waitUntil(room: room, reaches: rev)
+                guard epoch == open.epoch else {
+                    reset(room, reason: "the room's epoch changed in Redis")
+                    throw ClusterError.roomReset(room, reason: "the room's epoch changed in Redis")
+                }
+                return .conflict(rev: rev)
             case .rejected(_, let reason):
                 try await waitUntil(room: room, reaches: open.speculative?.rev ?? 0)
                 return .rejected(reason: reason)
-            case .lost:
+            case .lost, .skipped:
                 reset(room, reason: "Redis lost the room")
                 throw ClusterError.roomReset(room, reason: "Redis lost the room")
             }
-        }
-    }
-
-    private func requireEpoch(_ epoch: String, of room: String, open: OpenRoom) throws {
-        guard epoch == open.epoch else {
-            reset(room, reason: "the room's epoch changed in Redis")
-            throw ClusterError.roomReset(room, reason: "the room's epoch changed in Redis")
         }
     }
 
@@ -271,7 +478,9 @@ actor ClusterRoomSync<Replica: ClusterReplica> {
         guard let open = rooms[room] else { throw ClusterError.roomNotOpen(room) }
         guard open.rev < rev else { return }
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-            rooms[room]?.waiters.append((rev, continuation))
+            rooms[room]?.waiters.append((rev, { error in
+                if let error { continuation.resume(throwing: error) } else { continuation.resume() }
+            }))
         }
     }
 
@@ -299,15 +508,17 @@ actor ClusterRoomSync<Replica: ClusterReplica> {
             let ready = open.waiters.filter { $0.rev <= open.rev }
             open.waiters.removeAll { $0.rev <= open.rev }
             rooms[room] = open
-            for waiter in ready { waiter.continuation.resume() }
+            for waiter in ready { waiter.resume(nil) }
         }
     }
 
     private func reset(_ room: String, reason: String) {
         guard let open = rooms.removeValue(forKey: room) else { return }
         followChanges[room] = .some(nil)
+        wakeFollower()
         open.listener(.reset(reason: reason))
-        for waiter in open.waiters { waiter.continuation.resume(throwing: ClusterError.roomReset(room, reason: reason)) }
+        for waiter in open.waiters { waiter.resume(.roomReset(room, reason: reason)) }
+        for submission in open.queue { submission.completion(.failure(.roomReset(room, reason: reason))) }
     }
 
     /// Any node may store it; the compare-and-set keeps the newest of the current epoch. Best effort:

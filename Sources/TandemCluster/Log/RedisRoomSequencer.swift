@@ -77,21 +77,21 @@ package struct RedisRoomSequencer: Sendable {
         return RoomHead(epoch: epoch, rev: rev, created: origin == 1, rotated: origin == 2)
     }
 
-    /// The key of the room's signal stream (ephemeral messages between nodes; not one of the scripts' keys).
-    func signalKey(room: String) -> String {
-        "\(settings.keyPrefix):{\(room)}:signals"
+    /// The room's change channel (sharded Pub/Sub; the hash tag puts it in the room's slot): every
+    /// appended batch, epoch change and signal is told there (`RoomChangeMessage`).
+    package func changesChannel(room: String) -> String {
+        "\(settings.keyPrefix):{\(room)}:changes"
     }
 
-    /// Publishes an ephemeral message to the room's signal stream, for every node following the room.
-    /// The stream keeps about the newest 1,000 and disappears an hour after the last one.
+    /// A key every follower reads now and then: when it is gone or holds another value than before,
+    /// Redis lost its data without restarting (`FLUSHALL`), and every followed room is read again.
+    var markerKey: String { "\(settings.keyPrefix):marker" }
+
+    /// Publishes an ephemeral message to every node following the room. Best effort, like Pub/Sub: a
+    /// node that is not subscribed at that moment never sees it.
     /// - Throws: `RedisError`.
     func publish(room: String, _ signal: RoomSignal) async throws(RedisError) {
-        let key = RedisArgument(signalKey(room: room))
-        let replies = try await client.pipeline([
-            ["XADD", key, "MAXLEN", "~", "1000", "*", "node", RedisArgument(signal.node), "data", RedisArgument(bytes: signal.payload)],
-            ["PEXPIRE", key, "3600000"],
-        ])
-        for reply in replies { _ = try reply.get() }
+        _ = try await client.send(["SPUBLISH", RedisArgument(changesChannel(room: room)), RedisArgument(bytes: RoomChangeMessage.signal(signal).encoded)])
     }
 
     /// Sequences one patch of `client` (author `user`) with its `seq` and `ops` (a JSON array).
@@ -103,24 +103,50 @@ package struct RedisRoomSequencer: Sendable {
     ///   `baseRev`; the script then answers `duplicate`, `behind` or `rejected` with that reason, never `applied`.
     package func append(room: String, client clientID: String, user: String, seq: Int64, ops: [UInt8], baseRev: Int64? = nil,
                        localRejection: String? = nil) async throws(RedisError) -> SequencerOutcome {
-        let arguments: [RedisArgument] = [
-            RedisArgument(newEpoch()), RedisArgument(clientID), RedisArgument(user), RedisArgument(seq), RedisArgument(bytes: ops),
-            RedisArgument(baseRev ?? -1), RedisArgument(Int64(settings.maxOps)), RedisArgument(Int64(settings.maxPatchBytes)),
-            RedisArgument(Int64(settings.logLength)), trusted, RedisArgument(localRejection ?? ""), RedisArgument(now()),
+        let batch = [SequencerEntry(client: clientID, user: user, seq: seq, ops: ops, localRejection: localRejection)]
+        return try await append(room: room, batch, baseRev: baseRev)[0]
+    }
+
+    /// Sequences `entries` of one room in order in one script call (group commit): each as the single
+    /// `append` would, the first one checked against `baseRev`, each next one against the rev the earlier
+    /// ones left. At the first entry whose outcome is not the one the node expected (`.applied`, or
+    /// `.rejected` for an entry with a `localRejection`), the rest are `.skipped`: submit them again.
+    /// - Returns: one outcome per entry, in order.
+    /// - Throws: `RedisError`; `.connectionLost` means any of them may have been appended (resubmitting
+    ///   the same seqs is safe).
+    package func append(room: String, _ entries: [SequencerEntry], baseRev: Int64?) async throws(RedisError) -> [SequencerOutcome] {
+        var arguments: [RedisArgument] = [
+            RedisArgument(newEpoch()), trusted, RedisArgument(baseRev ?? -1), RedisArgument(Int64(settings.maxOps)),
+            RedisArgument(Int64(settings.maxPatchBytes)), RedisArgument(Int64(settings.logLength)), RedisArgument(now()),
         ]
+        arguments.reserveCapacity(arguments.count + entries.count * 5)
+        for entry in entries {
+            arguments += [RedisArgument(entry.client), RedisArgument(entry.user), RedisArgument(entry.seq), RedisArgument(bytes: entry.ops),
+                          RedisArgument(entry.localRejection ?? "")]
+        }
         let reply = try await client.evaluate(RoomSequencerScripts.append, keys: keys(room: room), arguments: arguments)
-        guard let fields = reply.array, fields.count == 6, let status = fields[0].string, let epoch = fields[1].string, let rev = fields[2].integer,
-              let usedSeq = fields[5].integer else {
+        guard let fields = reply.array, fields.count >= 3, let epoch = fields[0].string else {
             throw .unexpectedReply(command: "append patch script", reply: "\(reply)")
         }
-        switch status {
-        case "applied": return .applied(epoch: epoch, rev: rev, seq: usedSeq)
-        case "duplicate": return .duplicate(epoch: epoch, rev: rev)
-        case "behind": return .behind(epoch: epoch, rev: rev)
-        case "rejected": return .rejected(epoch: epoch, reason: fields[4].string ?? "")
-        case "lost": return .lost
-        default: throw .unexpectedReply(command: "append patch script", reply: "\(reply)")
+        if fields.count == 3, fields[2].string == "lost" { return Array(repeating: .lost, count: entries.count) }
+        guard fields.count == 2 + 4 * entries.count else { throw .unexpectedReply(command: "append patch script", reply: "\(reply)") }
+        var outcomes: [SequencerOutcome] = []
+        outcomes.reserveCapacity(entries.count)
+        for index in entries.indices {
+            let offset = 2 + 4 * index
+            guard let status = fields[offset].string, let rev = fields[offset + 1].integer, let usedSeq = fields[offset + 3].integer else {
+                throw .unexpectedReply(command: "append patch script", reply: "\(reply)")
+            }
+            switch status {
+            case "applied": outcomes.append(.applied(epoch: epoch, rev: rev, seq: usedSeq))
+            case "duplicate": outcomes.append(.duplicate(epoch: epoch, rev: rev))
+            case "behind": outcomes.append(.behind(epoch: epoch, rev: rev))
+            case "rejected": outcomes.append(.rejected(epoch: epoch, reason: fields[offset + 2].string ?? ""))
+            case "skipped": outcomes.append(.skipped)
+            default: throw .unexpectedReply(command: "append patch script", reply: "\(reply)")
+            }
         }
+        return outcomes
     }
 
     /// Up to `limit` logged patches with rev > `after`, in rev order. When the first returned rev is

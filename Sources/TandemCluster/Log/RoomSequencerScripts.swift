@@ -16,78 +16,111 @@ enum RoomSequencerScripts {
     /// KEYS: meta, clients, log, snapshot, snapshots, deleted. ARGV: epoch candidate, trusted persistence ("1" or "0").
     static let open = RedisScript(prelude + """
     local epoch, rev, created = ensure(ARGV[1], ARGV[2])
+    if created ~= 0 then notify(epoch) end
     return {epoch, rev, created}
     """)
 
-    /// Sequences one patch: exactly-once by client seq, optional compare-with-base-rev, structural
-    /// validation, append to the capped log, rev + 1. Returns `{status, epoch, rev, created, reason, seq}`
-    /// with status `applied`, `duplicate` (rev is the original one), `behind` (rev is the current one),
-    /// `rejected` (reason says why; nothing changed) or `lost` (the room's meta is gone: nothing is
-    /// created here, so a node can re-seed the room first). Seq 0 asks the script to give the patch the
-    /// client's next seq (writes without a connection, which nothing resends: the HTTP API's); `seq` in
-    /// the reply is the one used.
-    /// KEYS: meta, clients, log, snapshot, snapshots, deleted. ARGV: epoch candidate, client, user, seq, ops (JSON array),
-    /// base rev (-1: any), max ops, max patch bytes, log length, trusted persistence ("1" or "0"),
-    /// the node's own rejection reason (empty when the node found the patch valid), the time (unix ms).
+    /// Sequences a batch of patches of one room in order (a node's group commit: one call per Redis round
+    /// trip, whatever the number of patches): for each, exactly-once by client seq, compare-with-base-rev,
+    /// the node's own verdict, structural validation, append to the capped log, rev + 1. Then one message
+    /// on the room's change channel carries every appended entry, so followers need not read the log.
+    ///
+    /// The node built the batch expecting each patch to be `applied`, or `rejected` where it passed its
+    /// own rejection reason. At the first patch that ends otherwise (`duplicate`, `behind`, a structural
+    /// `rejected`), the patches after it are not looked at (`skipped`): they were checked against a state
+    /// that does not exist, and the node submits them again.
+    ///
+    /// Returns `{epoch, created, status, rev, reason, seq, status, rev, …}` (one group per patch), with
+    /// status `applied`, `duplicate` (rev is the original one), `behind` (rev is the current one),
+    /// `rejected` (reason says why; nothing changed) or `skipped`; or `{'', 0, 'lost'}` when the room's
+    /// meta is gone (nothing is created here, so a node can re-seed the room first). Seq 0 asks the
+    /// script to give the patch the client's next seq (writes without a connection, which nothing
+    /// resends: the HTTP API's); `seq` in the reply is the one used.
+    /// KEYS: meta, clients, log, snapshot, snapshots, deleted. ARGV: epoch candidate, trusted persistence
+    /// ("1" or "0"), base rev (-1: any), max ops, max patch bytes, log length, the time (unix ms), then five
+    /// values per patch: client, user, seq, ops (JSON array), the node's own rejection reason (empty when
+    /// the node found the patch valid).
     static let append = RedisScript(prelude + """
-    if redis.call('EXISTS', KEYS[1]) == 0 then return {'lost', '', 0, 0, '', 0} end
-    local epoch, rev, created = ensure(ARGV[1], ARGV[10])
-    local client, user, seq, ops = ARGV[2], ARGV[3], tonumber(ARGV[4]), ARGV[5]
-    local function reply(status, at, reason) return {status, epoch, at, created, reason or '', int(seq)} end
-    local last = redis.call('HGET', KEYS[2], client)
-    if seq == 0 then
-      seq = 1
-      if last then seq = tonumber(string.sub(last, 1, string.find(last, ':', 1, true) - 1)) + 1 end
-      last = nil
-    end
-    -- Lua numbers are doubles: beyond 2^53 a seq would be rounded and printed in exponent form.
-    if not seq or seq < 1 or seq > 9007199254740991 or seq ~= math.floor(seq) then
-      seq = 0
-      return reply('rejected', rev, 'seq must be a whole number from 1 to 2^53 - 1')
-    end
-    if last then
-      local sep = string.find(last, ':', 1, true)
-      local lastSeq, lastRev = tonumber(string.sub(last, 1, sep - 1)), tonumber(string.sub(last, sep + 1))
-      if seq == lastSeq then return reply('duplicate', lastRev) end
-      if seq < lastSeq then
-        -- An older seq (a resent batch): find its rev among the client's recent entries, bounded.
-        local entries = redis.call('XREVRANGE', KEYS[3], int(lastRev) .. '-0', '-', 'COUNT', 512)
-        for _, entry in ipairs(entries) do
-          local fields, entryClient, entrySeq = entry[2], nil, nil
-          for i = 1, #fields, 2 do
-            if fields[i] == 'client' then entryClient = fields[i + 1] elseif fields[i] == 'seq' then entrySeq = tonumber(fields[i + 1]) end
-          end
-          if entryClient == client and entrySeq == seq then return reply('duplicate', tonumber(string.match(entry[1], '^(%d+)'))) end
-        end
-        return reply('duplicate', rev)
-      end
-    end
-    local base = tonumber(ARGV[6])
-    if base >= 0 and base ~= rev then return reply('behind', rev) end
-    -- The node found the patch invalid against its replica at this very rev: refuse it here, after the
-    -- duplicate and base-rev checks, so a resent patch is still recognised and a stale verdict is redone.
-    if ARGV[11] and ARGV[11] ~= '' then return reply('rejected', rev, ARGV[11]) end
-    if #ops > tonumber(ARGV[8]) then return reply('rejected', rev, 'the patch has ' .. #ops .. ' bytes, more than the limit of ' .. ARGV[8]) end
-    local ok, decoded = pcall(cjson.decode, ops)
-    if not ok or type(decoded) ~= 'table' or (#decoded == 0 and next(decoded) ~= nil) then
-      return reply('rejected', rev, 'ops must be a JSON array')
-    end
-    if #decoded > tonumber(ARGV[7]) then return reply('rejected', rev, 'the patch has ' .. #decoded .. ' ops, more than the limit of ' .. ARGV[7]) end
+    if redis.call('EXISTS', KEYS[1]) == 0 then return {'', 0, 'lost'} end
+    local epoch, rev, created = ensure(ARGV[1], ARGV[2])
+    local base, maxOps, maxBytes, window, time = tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5]), ARGV[6], ARGV[7]
     -- Protocol v1 ops: set, add, replace and test carry a value, remove a path alone, move and copy a from.
     local valued = {set = true, add = true, replace = true, test = true}
-    for i, op in ipairs(decoded) do
-      local shaped = type(op) == 'table' and type(op.path) == 'string' and ((valued[op.op] and op.value ~= nil)
-        or op.op == 'remove' or ((op.op == 'move' or op.op == 'copy') and type(op.from) == 'string'))
-      if not shaped then
-        return reply('rejected', rev, 'op ' .. (i - 1) .. ' must be set, add, replace or test with a path and a value, remove with a path, or move or copy with a from and a path')
+    local appended = 0
+    local function one(client, user, seq, ops, refusal)
+      local last = redis.call('HGET', KEYS[2], client)
+      if seq == 0 then
+        seq = 1
+        if last then seq = tonumber(string.sub(last, 1, string.find(last, ':', 1, true) - 1)) + 1 end
+        last = nil
       end
+      -- Lua numbers are doubles: beyond 2^53 a seq would be rounded and printed in exponent form.
+      if not seq or seq < 1 or seq > 9007199254740991 or seq ~= math.floor(seq) then
+        return 'rejected', rev, 'seq must be a whole number from 1 to 2^53 - 1', 0
+      end
+      if last then
+        local sep = string.find(last, ':', 1, true)
+        local lastSeq, lastRev = tonumber(string.sub(last, 1, sep - 1)), tonumber(string.sub(last, sep + 1))
+        if seq == lastSeq then return 'duplicate', lastRev, '', seq end
+        if seq < lastSeq then
+          -- An older seq (a resent batch): find its rev among the client's recent entries, bounded.
+          local entries = redis.call('XREVRANGE', KEYS[3], int(lastRev) .. '-0', '-', 'COUNT', 512)
+          for _, entry in ipairs(entries) do
+            local fields, entryClient, entrySeq = entry[2], nil, nil
+            for i = 1, #fields, 2 do
+              if fields[i] == 'client' then entryClient = fields[i + 1] elseif fields[i] == 'seq' then entrySeq = tonumber(fields[i + 1]) end
+            end
+            if entryClient == client and entrySeq == seq then return 'duplicate', tonumber(string.match(entry[1], '^(%d+)')), '', seq end
+          end
+          return 'duplicate', rev, '', seq
+        end
+      end
+      if base >= 0 and base + appended ~= rev then return 'behind', rev, '', seq end
+      -- The node found the patch invalid against its replica at this very rev: refuse it here, after the
+      -- duplicate and base-rev checks, so a resent patch is still recognised and a stale verdict is redone.
+      if refusal ~= '' then return 'rejected', rev, refusal, seq end
+      if #ops > maxBytes then return 'rejected', rev, 'the patch has ' .. #ops .. ' bytes, more than the limit of ' .. maxBytes, seq end
+      local ok, decoded = pcall(cjson.decode, ops)
+      if not ok or type(decoded) ~= 'table' or (#decoded == 0 and next(decoded) ~= nil) then
+        return 'rejected', rev, 'ops must be a JSON array', seq
+      end
+      if #decoded > maxOps then return 'rejected', rev, 'the patch has ' .. #decoded .. ' ops, more than the limit of ' .. maxOps, seq end
+      for i, op in ipairs(decoded) do
+        local shaped = type(op) == 'table' and type(op.path) == 'string' and ((valued[op.op] and op.value ~= nil)
+          or op.op == 'remove' or ((op.op == 'move' or op.op == 'copy') and type(op.from) == 'string'))
+        if not shaped then
+          return 'rejected', rev, 'op ' .. (i - 1) .. ' must be set, add, replace or test with a path and a value, remove with a path, or move or copy with a from and a path', seq
+        end
+      end
+      rev = rev + 1
+      appended = appended + 1
+      redis.call('XADD', KEYS[3], 'MAXLEN', window, int(rev) .. '-0', 'epoch', epoch, 'user', user, 'client', client, 'seq', int(seq), 'ops', ops, 'time', time)
+      redis.call('HSET', KEYS[2], client, int(seq) .. ':' .. int(rev))
+      return 'applied', rev, '', seq
     end
-    rev = rev + 1
-    redis.call('HSET', KEYS[1], 'rev', int(rev))
-    redis.call('XADD', KEYS[3], 'MAXLEN', ARGV[9], int(rev) .. '-0', 'epoch', epoch, 'user', user, 'client', client, 'seq', int(seq), 'ops', ops,
-      'time', ARGV[12])
-    redis.call('HSET', KEYS[2], client, int(seq) .. ':' .. int(rev))
-    return reply('applied', rev)
+    local replies, entries, diverged = {epoch, created}, {'P', field(epoch)}, false
+    for i = 8, #ARGV - 4, 5 do
+      local status, at, reason, seq = 'skipped', rev, '', 0
+      if not diverged then
+        status, at, reason, seq = one(ARGV[i], ARGV[i + 1], tonumber(ARGV[i + 2]), ARGV[i + 3], ARGV[i + 4])
+        diverged = status ~= (ARGV[i + 4] == '' and 'applied' or 'rejected')
+        if status == 'applied' then
+          table.insert(entries, field(int(at)) .. field(ARGV[i + 1]) .. field(ARGV[i]) .. field(int(seq)) .. field(time) .. field(ARGV[i + 3]))
+        end
+      end
+      table.insert(replies, status)
+      table.insert(replies, int(at))
+      table.insert(replies, reason)
+      table.insert(replies, int(seq))
+    end
+    if appended > 0 then
+      redis.call('HSET', KEYS[1], 'rev', int(rev))
+      if created ~= 0 then notify(epoch) end
+      redis.call('SPUBLISH', channel, table.concat(entries))
+    elseif created ~= 0 then
+      notify(epoch)
+    end
+    return replies
     """)
 
     /// Brings back a room Redis lost, from a node's copy: only when the room's meta is gone, creates it
@@ -103,6 +136,7 @@ enum RoomSequencerScripts {
     redis.call('HSET', KEYS[4], 'epoch', epoch, 'rev', 0, 'state', ARGV[3])
     redis.call('HSET', KEYS[5], '0', ARGV[3])
     for i = 5, #ARGV - 1, 2 do redis.call('HSET', KEYS[2], ARGV[i], ARGV[i + 1] .. ':0') end
+    notify(epoch)
     return 1
     """)
 
@@ -110,11 +144,12 @@ enum RoomSequencerScripts {
     /// its epoch for ARGV[1] seconds so that the nodes serving it close its connections as deleted and
     /// none brings it back from memory. Returns 1, or 0 when there was no room.
     /// KEYS: meta, clients, log, snapshot, snapshots, deleted. ARGV: how long the marker stays (seconds).
-    static let delete = RedisScript("""
+    static let delete = RedisScript(prelude + """
     local epoch = redis.call('HGET', KEYS[1], 'epoch')
     if not epoch then return 0 end
     redis.call('DEL', KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5])
     redis.call('SET', KEYS[6], epoch, 'EX', ARGV[1])
+    notify('')
     return 1
     """)
 
@@ -173,8 +208,15 @@ enum RoomSequencerScripts {
     /// not trusted to have kept every acknowledged write, so the history may have rewound; the log and
     /// rev are kept, but clients must take a snapshot). ARGV[1] is the epoch candidate, the last ARGV
     /// is "1" when the operator declared Redis's persistence complete (appendfsync always).
+    ///
+    /// Every change that breaks a follower's continuity is also told on the room's change channel
+    /// (`P:{R}:changes`, the meta key's name with `changes` for `meta`, so it hashes to the room's slot):
+    /// `E` and the new epoch (empty: the room is gone), see `RoomChangeMessage`.
     private static let prelude = """
+    local channel = string.sub(KEYS[1], 1, -5) .. 'changes'
     local function int(number) return string.format('%d', number) end
+    local function field(text) return #text .. ':' .. text end
+    local function notify(epoch) redis.call('SPUBLISH', channel, 'E' .. field(epoch)) end
     local function ensure(candidate, trusted)
       local run = string.match(redis.call('INFO', 'server'), 'run_id:(%x+)')
       local epoch = redis.call('HGET', KEYS[1], 'epoch')

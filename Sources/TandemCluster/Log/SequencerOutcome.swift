@@ -13,4 +13,29 @@ package enum SequencerOutcome: Sendable, Equatable {
     /// Not applied: Redis has no trace of the room (it lost its data). Only `open` or `seed` create a
     /// room, so that a node holding the room's document can bring it back before anyone writes.
     case lost
+    /// Not looked at: an earlier patch of the same batch ended otherwise than the node expected, so this
+    /// one was checked against a state that does not exist. Submit it again.
+    case skipped
+}
+
+extension SequencerOutcome {
+    /// The script's name for the outcome (`applied`, `duplicate`, `behind`, `rejected`, `lost`, `skipped`).
+    var status: String {
+        switch self {
+        case .applied: "applied"
+        case .duplicate: "duplicate"
+        case .behind: "behind"
+        case .rejected: "rejected"
+        case .lost: "lost"
+        case .skipped: "skipped"
+        }
+    }
+
+    /// The room's epoch the outcome was decided in (nil when Redis did not say: lost, skipped).
+    var epoch: String? {
+        switch self {
+        case .applied(let epoch, _, _), .duplicate(let epoch, _), .behind(let epoch, _), .rejected(let epoch, _): epoch
+        case .lost, .skipped: nil
+        }
+    }
 }

@@ -121,26 +121,20 @@ final class ClusterNode: Sendable {
         }
     }
 
-    /// Sequences one patch through the room's queue (so a connection's patches reach Redis in arrival
-    /// order) and calls `completion` with the outcome once this node has folded it. `base`: the rev the
+    /// Sequences one patch (a room's patches reach Redis in the order of these calls, batched) and calls
+    /// `completion` with the outcome: `.applied` once Redis appended it (the fold acks it),
+    /// `.duplicate` / `.rejected` once this node has folded every earlier patch of its own. `base`: the rev the
     /// ops were made on, when the client said.
     func submit(room: String, client: String, user: String, seq: Int64, ops: [PatchOp], base: Int64? = nil, ifRev: Int64? = nil,
                 completion: @escaping @Sendable (Result<ClusterSubmitOutcome, ClusterError>) -> Void) {
+        // Not sent: the author resends it with the same seq after reconnecting (to any node).
+        guard !closing.load(ordering: .acquiring) else {
+            completion(.failure(.roomReset(room, reason: "this node is shutting down")))
+            return
+        }
         var encoded: [UInt8] = []
         PatchOp.write(ops, into: &encoded)
-        let bytes = encoded
-        links.link(for: room).queue.enqueue { [self] in
-            // Not sent: the author resends it with the same seq after reconnecting (to any node).
-            guard !closing.load(ordering: .acquiring) else {
-                completion(.failure(.roomReset(room, reason: "this node is shutting down")))
-                return
-            }
-            do throws(ClusterError) {
-                completion(.success(try await engine.submit(room: room, client: client, user: user, seq: seq, ops: bytes, base: base, ifRev: ifRev)))
-            } catch {
-                completion(.failure(error))
-            }
-        }
+        engine.enqueue(room: room, .init(client: client, user: user, seq: seq, ops: encoded, base: base, ifRev: ifRev, completion: completion))
     }
 
     /// After a reset, ahead of any reload of the room on this node: a room a backend deleted closes its
@@ -273,7 +267,7 @@ final class ClusterNode: Sendable {
         // and Redis, which answer in milliseconds.
         let clock = ContinuousClock()
         let deadline = clock.now.advanced(by: drainTimeout)
-        while links.pendingWork > 0, clock.now < deadline {
+        while links.pendingWork + engine.outstandingSubmissions > 0, clock.now < deadline {
             try? await clock.sleep(for: .milliseconds(5))
         }
         followLoop.cancel()

@@ -2,7 +2,8 @@ import Synchronization
 import TandemServer
 
 /// Connects the cluster engine's events for one room to the `Room` that serves it on this node, and
-/// orders the room's work with the engine (loads, submissions, release) in one queue.
+/// orders the room's loads, resets and release with the engine in one queue (submissions go to the
+/// engine directly, which keeps their call order).
 ///
 /// The engine may fold patches as soon as it opened the room, before the `Room` exists: from
 /// `beginBuffering()` until `attach(_:)` events are kept, and `attach` hands them over first, so the
@@ -22,7 +23,7 @@ final class ClusterRoomLink: Sendable {
 
     /// The room's name.
     let name: String
-    /// Loads, submissions and release of this room, in call order.
+    /// Loads, resets and release of this room, in call order.
     let queue = SerialTaskQueue()
     /// Signals published from this node to the room, in call order (apart from `queue`, so that signals
     /// never wait for patches to be sequenced).

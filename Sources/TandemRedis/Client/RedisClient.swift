@@ -95,6 +95,15 @@ package actor RedisClient {
         }
     }
 
+    /// Opens a subscriber connection (sharded Pub/Sub) to this client's server, in one attempt: a
+    /// subscriber's owner decides when to try again.
+    /// - Throws: `RedisError.unavailable`.
+    package func subscriber(receive: @escaping @Sendable (RedisSubscriber.Push) -> Void,
+                            closed: @escaping @Sendable (RedisError) -> Void) async throws(RedisError) -> RedisSubscriber {
+        try await RedisSubscriber.connect(to: configuration.endpoint, on: group.next(), limits: configuration.limits,
+                                          timeout: configuration.connectTimeout, receive: receive, closed: closed)
+    }
+
     /// Closes the connection; the next command opens a new one.
     package func close() {
         connection?.close()
