@@ -67,7 +67,7 @@ struct ClusterRoomSyncTests {
             let folded = (0..<3).map { _ in Mailbox<Int64>() }
             for (node, log) in zip(nodes, folded) {
                 try await node.sync.open(room: "r") { event in
-                    if case .folded(let patch) = event { log.push(patch.rev) }
+                    if case .folded(let patch, _) = event { log.push(patch.rev) }
                 }
             }
             let outcomes = try await withThrowingTaskGroup(of: [ClusterSubmitOutcome].self) { tasks in
@@ -155,7 +155,7 @@ struct ClusterRoomSyncTests {
             let node = Node(context: context, start: start)
             let folded = Mailbox<Int64>()
             try await node.sync.open(room: "r") { event in
-                if case .folded(let patch) = event { folded.push(patch.rev) }
+                if case .folded(let patch, _) = event { folded.push(patch.rev) }
             }
             // The follow loop is held: nothing is folded, yet every submission is appended in turn.
             #expect(try await node.sync.submit(room: "r", client: "c", user: "u", seq: 1, ops: Self.set("/a", 1)) == .applied(rev: 1))
@@ -172,6 +172,42 @@ struct ClusterRoomSyncTests {
             guard case .rejected = try await rejected.value else { Issue.record("setting beneath a number must be rejected"); return }
             #expect(folded.all == [1, 2, 3], "the reject is answered only after the node's earlier patches were folded")
             #expect(await node.sync.state(of: "r")?.replica.document.root == .object(["a": .number(1), "b": .number(2), "c": .number(3)]))
+            node.loop.cancel()
+        }
+    }
+
+    @Test("group commit: the patches queued while a batch is at Redis go in one script call, each checked against the earlier ones of its batch")
+    func queuedPatchesGoInOneCall() async throws {
+        try await RedisTestContext.with { context in
+            let node = Node(context: context)
+            try await node.sync.open(room: "r")
+            let admin = try await context.connect()
+            _ = try await admin.send(["CONFIG", "RESETSTAT"])
+            // The first batch is held at Redis while the other 49 patches queue behind it.
+            _ = try await admin.send(["CLIENT", "PAUSE", "30000", "WRITE"])
+            let outcomes = Mailbox<(Int, Result<ClusterSubmitOutcome, ClusterError>)>()
+            for index in 1...50 {
+                // Patch 30 sets beneath /a, which patch 29 of the same batch made a number: rejected.
+                let ops = index == 30 ? Self.set("/a/x", 1) : Self.set(index == 29 ? "/a" : "/k\(index)", Int64(index))
+                node.sync.enqueue(room: "r", .init(client: "c", user: "u", seq: Int64(index), ops: ops) { outcomes.push((index, $0)) })
+            }
+            _ = try await admin.send(["CLIENT", "UNPAUSE"])
+            try await Self.waitUntil("every outcome") { outcomes.all.count == 50 }
+            var revs: [Int64] = []
+            for (index, outcome) in outcomes.all.sorted(by: { $0.0 < $1.0 }) {
+                switch outcome {
+                case .success(.applied(let rev)): revs.append(rev)
+                case .success(.rejected): #expect(index == 30)
+                default: Issue.record("patch \(index): \(outcome)")
+                }
+            }
+            #expect(revs == Array(1...49), "in call order, the rejected one without a rev")
+            let stats = try await admin.send(["INFO", "commandstats"]).string ?? ""
+            let calls = stats.split(separator: "\r\n").first { $0.hasPrefix("cmdstat_evalsha:") }?
+                .split(separator: "calls=").dropFirst().first?.split(separator: ",").first.flatMap { Int($0) }
+            #expect(calls.map { $0 <= 2 } == true, "one call for the first patch, one for the 49 queued behind it: \(String(describing: calls))")
+            try await Self.waitUntil("rev 49 is folded") { await node.sync.state(of: "r")?.rev == 49 }
+            #expect(await node.sync.state(of: "r")?.replica.document.root.objectValue?["a"] == .number(29))
             node.loop.cancel()
         }
     }

@@ -18,11 +18,18 @@ struct ClusterReport {
         return redis / patchesPerSecond * 1e6
     }
 
+    /// Redis CPU time per sequenced patch in (b), in µs: every client sends at the fixed rate.
+    func redisMicrosecondsPerPatch(_ rate: RelayScenarios.FixedRate) -> Double? {
+        guard let redis = rate.redisCores else { return nil }
+        let patchesPerSecond = Double(sizes.rateRooms * sizes.rateRoomSize * sizes.messagesPerSecond)
+        return patchesPerSecond > 0 ? redis / patchesPerSecond * 1e6 : nil
+    }
+
     /// The table of medians (range over rounds in parentheses), one line per server in run order.
     func summaryTable() -> String {
         var lines = [
-            "| server | processes | (a) delivered msg/s | (a) server CPU, all processes | (a) of which Redis | (a) server µs CPU / delivery | (a) Redis µs CPU / patch | (a) scripts / patch | (a) patches / XREAD | (a) generator CPU | (a) p99 ms | (a) lost | (b) p50 ms | (b) p99 ms | (b) lost | (b) server CPU | (b) generator CPU | order checks |",
-            "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |",
+            "| server | processes | (a) delivered msg/s | (a) server CPU, all processes | (a) of which Redis | (a) server µs CPU / delivery | (a) Redis µs CPU / patch | (a) scripts / patch | (a) log reads / patch | (a) generator CPU | (a) p99 ms | (a) lost | (b) p50 ms | (b) p99 ms | (b) lost | (b) server CPU | (b) Redis µs CPU / patch | (b) generator CPU | order checks |",
+            "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |",
         ]
         for kind in relay.settings.servers {
             let runs = relay.runs.filter { $0.kind == kind }
@@ -38,7 +45,7 @@ struct ClusterReport {
                 relay.cell(kind, { $0.peak?.serverMicrosecondsPerDelivery }) { RelayReport.fixed($0, 2) },
                 relay.cell(kind, { $0.peak.flatMap(redisMicrosecondsPerPatch) }) { RelayReport.fixed($0, 1) },
                 relay.cell(kind, { $0.peak?.redisWork?.scriptsPerAppend }) { RelayReport.fixed($0, 2) },
-                relay.cell(kind, { $0.peak?.redisWork?.appendsPerPoll }) { RelayReport.fixed($0, 1) },
+                relay.cell(kind, { $0.peak?.redisWork?.readsPerAppend }) { RelayReport.fixed($0, 3) },
                 relay.cell(kind, { $0.peak?.loadCores }, range: false) { RelayReport.percent($0) },
                 relay.cell(kind, { $0.peak?.p99Milliseconds }) { RelayReport.fixed($0, 1) },
                 runs.contains { $0.peak != nil } ? RelayReport.grouped(Double(lostA)) : "—",
@@ -46,6 +53,7 @@ struct ClusterReport {
                 relay.cell(kind, { $0.fixedRate?.p99Milliseconds }) { RelayReport.fixed($0, 2) },
                 runs.contains { $0.fixedRate != nil } ? RelayReport.grouped(Double(lostB)) : "—",
                 relay.cell(kind, { $0.fixedRate?.serverCores }, range: false) { RelayReport.percent($0) },
+                relay.cell(kind, { $0.fixedRate.flatMap(redisMicrosecondsPerPatch) }) { RelayReport.fixed($0, 1) },
                 relay.cell(kind, { $0.fixedRate?.loadCores }, range: false) { RelayReport.percent($0) },
                 kind.speaksTandem ? Self.checks(audit, neverDelivered: runs.map(\.neverDelivered).reduce(0, +)) : "not checked",
             ]
@@ -135,10 +143,13 @@ struct ClusterReport {
           from `getrusage`. "Redis µs CPU / patch" is Redis's CPU time divided by the patches it sequenced
           (deliveries ÷ \(sizes.peakRoomSize - 1)).
         - From Redis's `INFO commandstats` over the same window (read with `redis-cli`): "scripts / patch" is
-          sequencer script runs (`EVALSHA`) per appended patch (`XADD`): 1.00 means every append succeeded at
-          once, more means nodes raced for the same room and the loser was answered `behind` and retried after
-          folding the winner's patch (the price of two nodes writing one room). "Patches / XREAD" is appends per
-          follower poll summed over nodes (each poll also checks every followed room's epoch).
+          sequencer script runs (`EVALSHA`) per appended patch (`XADD`): a node sends all the patches a room
+          queued during the previous call's round trip in one call (group commit), so below 1.00 means batches;
+          `behind` retries (two nodes racing for one room) add to it. "Log reads / patch" is `XRANGE` + `XREAD`
+          per appended patch summed over nodes: followers get the patches in the rooms' change messages
+          (sharded Pub/Sub) and read a log only after subscribing, a reconnect or a gap.
+        - "(b) Redis µs CPU / patch" is Redis's CPU time in (b) divided by the patches sent
+          (\(sizes.rateRooms) rooms × \(sizes.rateRoomSize) clients × \(sizes.messagesPerSecond)/s).
         - **Order checks**: on every connection the generator checks that each rev of the room arrives once and in
           order (its own patches as `ack`, the others' as `patch` events), that every patch gets exactly one ack
           in seq order, and that nothing is rejected. Any count other than "ok" is a server bug; so is a delivery

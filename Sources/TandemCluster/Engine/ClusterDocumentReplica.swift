@@ -40,8 +40,16 @@ struct ClusterDocumentReplica: ClusterReplica {
     }
 
     mutating func fold(_ patch: SequencedPatch) throws {
+        try fold(patch, ops: try Self.ops(patch.ops))
+    }
+
+    mutating func fold(_ patch: SequencedPatch, event: PatchEvent) throws {
+        try fold(patch, ops: event.ops)
+    }
+
+    private mutating func fold(_ patch: SequencedPatch, ops: [PatchOp]) throws {
         var made: [ArrayEdit] = []
-        try document.apply(try Self.ops(patch.ops), limits: .unlimited, edits: &made)
+        try document.apply(ops, limits: .unlimited, edits: &made)
         edits.record(rev: patch.rev, client: patch.client, edits: made)
     }
 

@@ -14,6 +14,11 @@ protocol ClusterReplica: Sendable {
     /// - Throws: when the patch cannot be applied (the replica has diverged and must be reloaded).
     mutating func fold(_ patch: SequencedPatch) throws
 
+    /// Applies the next patch of the log whose ops the engine parsed already (`event`: the same patch,
+    /// parsed once per node and shared with the room that fans it out).
+    /// - Throws: as `fold(_:)`.
+    mutating func fold(_ patch: SequencedPatch, event: PatchEvent) throws
+
     /// The document serialized as JSON, for the snapshot stored in Redis.
     var state: [UInt8] { get }
 
@@ -30,6 +35,11 @@ protocol ClusterReplica: Sendable {
 }
 
 extension ClusterReplica {
+    /// A replica that works from the logged bytes parses them itself.
+    mutating func fold(_ patch: SequencedPatch, event: PatchEvent) throws {
+        try fold(patch)
+    }
+
     /// `ops` of `client`, made on rev `base`, for appending after this replica's rev `latest`: a replica
     /// that keeps no edit history applies them as they are.
     func rebase(_ ops: [UInt8], base: Int64, latest: Int64, client: String,

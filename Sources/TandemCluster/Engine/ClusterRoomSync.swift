@@ -494,15 +494,17 @@ actor ClusterRoomSync<Replica: ClusterReplica> {
         case .patches(let room, let patches):
             guard var open = rooms[room] else { return }
             for patch in patches where patch.rev == open.rev + 1 {
+                let event: PatchEvent
                 do {
-                    try open.replica.fold(patch)
+                    event = try patch.event()
+                    try open.replica.fold(patch, event: event)
                 } catch {
                     reset(room, reason: "rev \(patch.rev) did not apply on this node (\(error))")
                     return
                 }
                 open.rev = patch.rev
                 if let speculative = open.speculative, speculative.rev <= open.rev { open.speculative = nil }
-                open.listener(.folded(patch))
+                open.listener(.folded(patch, event: event))
                 if open.rev % snapshotInterval == 0 { storeSnapshot(room: room, epoch: open.epoch, rev: open.rev, state: open.replica.state) }
             }
             let ready = open.waiters.filter { $0.rev <= open.rev }

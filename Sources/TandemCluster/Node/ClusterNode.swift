@@ -208,14 +208,7 @@ final class ClusterNode: Sendable {
     /// other nodes' signals reach this node's participants.
     func apply(_ event: ClusterRoomEvent, to room: Room) {
         switch event {
-        case .folded(let patch):
-            let event: PatchEvent
-            do {
-                event = try patch.event()
-            } catch {
-                reset(room, reason: "rev \(patch.rev) in the log is unreadable (\(error))")
-                return
-            }
+        case .folded(let patch, let event):
             do throws(Room.FoldFailure) {
                 try room.fold(event, epoch: patch.epoch)
             } catch {
