@@ -111,13 +111,21 @@ struct RoomLogFollowerTests {
             try await Self.waitUntilSubscribed(&follower)
             var revs: [Int64] = []
             let admin = try await context.connect()
-            for seq in Int64(1)...60 {
+            let clock = ContinuousClock()
+            let deadline = clock.now.advanced(by: .seconds(30))
+            // Killed, then 20 patches whose messages reach nobody: only the read after the reconnect has them.
+            _ = try await admin.send(["CLIENT", "KILL", "TYPE", "pubsub"])
+            for seq in Int64(1)...20 { _ = try await writer.append(room: "r", client: "c", user: "u", seq: seq, ops: Self.op) }
+            while revs.count < 20, clock.now < deadline {
+                if let events = try? await follower.poll() { revs += Self.revs(events) }
+            }
+            #expect(revs == Array(1...20))
+            // Killed again and again while writers go on and the follower polls.
+            for seq in Int64(21)...60 {
                 _ = try await writer.append(room: "r", client: "c", user: "u", seq: seq, ops: Self.op)
                 if seq % 20 == 10 { _ = try await admin.send(["CLIENT", "KILL", "TYPE", "pubsub"]) }
                 if seq % 7 == 0, let events = try? await follower.poll() { revs += Self.revs(events) }
             }
-            let clock = ContinuousClock()
-            let deadline = clock.now.advanced(by: .seconds(30))
             while revs.count < 60, clock.now < deadline {
                 if let events = try? await follower.poll() { revs += Self.revs(events) }
             }
