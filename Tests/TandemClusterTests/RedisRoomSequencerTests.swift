@@ -36,6 +36,23 @@ struct RedisRoomSequencerTests {
         }
     }
 
+    @Test("a log of 1,000 entries or more is trimmed approximately: it keeps at least its length, at most one stream node more, contiguous")
+    func longLogsAreTrimmedApproximately() async throws {
+        try await RedisTestContext.with { context in
+            let sequencer = RedisRoomSequencer(client: context.client(), settings: .init(logLength: 1_000))
+            _ = try await sequencer.open(room: "r")
+            for batch in 0..<25 {
+                let entries = (1...100).map { SequencerEntry(client: "c", user: "u", seq: Int64(batch * 100 + $0), ops: Self.op) }
+                _ = try await sequencer.append(room: "r", entries, baseRev: nil)
+            }
+            let length = try await context.client().send(["XLEN", RedisArgument(sequencer.keys(room: "r")[2])]).integer ?? 0
+            #expect((1_000...1_100).contains(length), "\(length)")
+            let oldest = try #require(try await sequencer.oldestLoggedRev(room: "r"))
+            #expect(oldest == 2_500 - length + 1)
+            #expect(try await sequencer.patches(room: "r", after: oldest - 1, limit: 2_000).map(\.rev) == Array(oldest...2_500))
+        }
+    }
+
     @Test("every appended batch, epoch change and deletion is told on the room's change channel with what followers need")
     func changesAreTold() async throws {
         try await RedisTestContext.with { context in
@@ -257,13 +274,15 @@ struct RedisRoomSequencerTests {
         }
     }
 
-    @Test("after a restart that kept the data (AOF), an untrusted Redis gives the room a new epoch but keeps rev and log; a trusted one keeps the epoch",
-          arguments: [false, true])
-    func epochAfterRestartWithData(trusted: Bool) async throws {
+    @Test("after a restart that kept the data (AOF), an untrusted Redis gives the room a new epoch but keeps rev and log; a trusted one keeps the epoch; the same whether the scripts read the run id or the connection did",
+          arguments: [false, true], [false, true])
+    func epochAfterRestartWithData(trusted: Bool, connectionReadsRunID: Bool) async throws {
         try await RedisTestContext.with { context in
             let first = try await RedisServerProcess.start(appendOnly: true)
             let endpoint = RedisEndpoint(host: "127.0.0.1", port: first.port)
-            let sequencer = RedisRoomSequencer(client: RedisClient(configuration: .init(endpoint: endpoint), group: context.group),
+            var configuration = RedisClient.Configuration(endpoint: endpoint)
+            configuration.readsServerRunID = connectionReadsRunID
+            let sequencer = RedisRoomSequencer(client: RedisClient(configuration: configuration, group: context.group),
                                                settings: .init(trustsPersistence: trusted))
             let before = try await sequencer.open(room: "r")
             for seq in Int64(1)...3 { _ = try await sequencer.append(room: "r", client: "c", user: "u", seq: seq, ops: Self.op) }

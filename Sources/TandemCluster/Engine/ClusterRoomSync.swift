@@ -313,7 +313,7 @@ actor ClusterRoomSync<Replica: ClusterReplica> {
 
         let outcomes: [SequencerOutcome]
         do {
-            outcomes = try await sequencer.append(room: room, entries, baseRev: head.rev)
+            outcomes = try await sequencer.append(room: room, entries, baseRev: head.rev, validated: true)
         } catch {
             guard rooms[room]?.generation == open.generation else {
                 for submission in batch { submission.completion(.failure(.roomReset(room, reason: "the room was reset on this node"))) }

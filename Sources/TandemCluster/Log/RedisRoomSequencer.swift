@@ -70,7 +70,8 @@ package struct RedisRoomSequencer: Sendable {
     /// The room's epoch and rev, creating the room (with a new random epoch) when Redis has no trace of it.
     /// - Throws: `RedisError`.
     package func open(room: String) async throws(RedisError) -> RoomHead {
-        let reply = try await client.evaluate(RoomSequencerScripts.open, keys: keys(room: room), arguments: [RedisArgument(newEpoch()), trusted])
+        let reply = try await client.evaluate(RoomSequencerScripts.open, keys: keys(room: room), arguments: [RedisArgument(newEpoch()), trusted],
+                                              appendingServerRunID: true)
         guard let fields = reply.array, fields.count == 3, let epoch = fields[0].string, let rev = fields[1].integer, let origin = fields[2].integer else {
             throw .unexpectedReply(command: "open room script", reply: "\(reply)")
         }
@@ -104,7 +105,7 @@ package struct RedisRoomSequencer: Sendable {
     package func append(room: String, client clientID: String, user: String, seq: Int64, ops: [UInt8], baseRev: Int64? = nil,
                        localRejection: String? = nil) async throws(RedisError) -> SequencerOutcome {
         let batch = [SequencerEntry(client: clientID, user: user, seq: seq, ops: ops, localRejection: localRejection)]
-        return try await append(room: room, batch, baseRev: baseRev)[0]
+        return try await append(room: room, batch, baseRev: baseRev, validated: false)[0]
     }
 
     /// Sequences `entries` of one room in order in one script call (group commit): each as the single
@@ -114,17 +115,20 @@ package struct RedisRoomSequencer: Sendable {
     /// - Returns: one outcome per entry, in order.
     /// - Throws: `RedisError`; `.connectionLost` means any of them may have been appended (resubmitting
     ///   the same seqs is safe).
-    package func append(room: String, _ entries: [SequencerEntry], baseRev: Int64?) async throws(RedisError) -> [SequencerOutcome] {
+    /// - Parameter validated: the node parsed every entry's ops as a valid op list within the limits (an
+    ///   entry without a `localRejection`): the script then checks their size only.
+    package func append(room: String, _ entries: [SequencerEntry], baseRev: Int64?, validated: Bool = false) async throws(RedisError) -> [SequencerOutcome] {
         var arguments: [RedisArgument] = [
             RedisArgument(newEpoch()), trusted, RedisArgument(baseRev ?? -1), RedisArgument(Int64(settings.maxOps)),
             RedisArgument(Int64(settings.maxPatchBytes)), RedisArgument(Int64(settings.logLength)), RedisArgument(now()),
+            validated ? "1" : "0",
         ]
         arguments.reserveCapacity(arguments.count + entries.count * 5)
         for entry in entries {
             arguments += [RedisArgument(entry.client), RedisArgument(entry.user), RedisArgument(entry.seq), RedisArgument(bytes: entry.ops),
                           RedisArgument(entry.localRejection ?? "")]
         }
-        let reply = try await client.evaluate(RoomSequencerScripts.append, keys: keys(room: room), arguments: arguments)
+        let reply = try await client.evaluate(RoomSequencerScripts.append, keys: keys(room: room), arguments: arguments, appendingServerRunID: true)
         guard let fields = reply.array, fields.count >= 3, let epoch = fields[0].string else {
             throw .unexpectedReply(command: "append patch script", reply: "\(reply)")
         }
@@ -247,7 +251,8 @@ package struct RedisRoomSequencer: Sendable {
     @discardableResult
     package func storeSnapshot(room: String, _ snapshot: RoomSnapshot) async throws(RedisError) -> Bool {
         // Kept: the snapshots the retained log still rebuilds from (one interval's worth before its oldest rev).
-        let oldest = snapshot.rev - Int64(settings.logLength) - settings.snapshotInterval
+        // Approximate trimming may keep up to a stream node (100 entries by default) more: a margin of 1,000.
+        let oldest = snapshot.rev - Int64(settings.logLength) - settings.snapshotInterval - (settings.logLength >= 1_000 ? 1_000 : 0)
         let cutoff = settings.retainedMilliseconds.map { now() - $0 } ?? -1
         let reply = try await client.evaluate(RoomSequencerScripts.storeSnapshot, keys: keys(room: room),
                                               arguments: [RedisArgument(snapshot.epoch), RedisArgument(snapshot.rev), RedisArgument(bytes: snapshot.state),

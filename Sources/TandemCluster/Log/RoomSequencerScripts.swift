@@ -13,9 +13,10 @@ enum RoomSequencerScripts {
     /// Makes sure the room exists and returns `{epoch, rev, origin}` (origin as `ensure` says). A room
     /// whose meta key is gone (first use, or a Redis restart without persistence) starts over with the
     /// candidate epoch and without any leftover clients, log or snapshot.
-    /// KEYS: meta, clients, log, snapshot, snapshots, deleted. ARGV: epoch candidate, trusted persistence ("1" or "0").
+    /// KEYS: meta, clients, log, snapshot, snapshots, deleted. ARGV: epoch candidate, trusted persistence ("1" or "0"),
+    /// the Redis run id (empty: the script reads it).
     static let open = RedisScript(prelude + """
-    local epoch, rev, created = ensure(ARGV[1], ARGV[2])
+    local epoch, rev, created = ensure(ARGV[1], ARGV[2], ARGV[3])
     if created ~= 0 then notify(epoch) end
     return {epoch, rev, created}
     """)
@@ -36,17 +37,30 @@ enum RoomSequencerScripts {
     /// meta is gone (nothing is created here, so a node can re-seed the room first). Seq 0 asks the
     /// script to give the patch the client's next seq (writes without a connection, which nothing
     /// resends: the HTTP API's); `seq` in the reply is the one used.
+    ///
+    /// The log is trimmed to its length exactly below 1,000 entries, approximately above (`MAXLEN ~`: whole
+    /// stream nodes go, so the log holds up to one node, 100 entries by default, more; an exact trim on
+    /// every append costs more than the rest of the append).
     /// KEYS: meta, clients, log, snapshot, snapshots, deleted. ARGV: epoch candidate, trusted persistence
-    /// ("1" or "0"), base rev (-1: any), max ops, max patch bytes, log length, the time (unix ms), then five
+    /// ("1" or "0"), base rev (-1: any), max ops, max patch bytes, log length, the time (unix ms), "1" when
+    /// the node parsed and validated every entry's ops (the script then checks their size only), then five
     /// values per patch: client, user, seq, ops (JSON array), the node's own rejection reason (empty when
-    /// the node found the patch valid).
+    /// the node found the patch valid); last, the Redis run id (empty: the script reads it).
     static let append = RedisScript(prelude + """
     if redis.call('EXISTS', KEYS[1]) == 0 then return {'', 0, 'lost'} end
-    local epoch, rev, created = ensure(ARGV[1], ARGV[2])
+    local epoch, rev, created = ensure(ARGV[1], ARGV[2], ARGV[#ARGV])
     local base, maxOps, maxBytes, window, time = tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5]), ARGV[6], ARGV[7]
+    local checked, trim = ARGV[8] == "1", tonumber(window) >= 1000 and "~" or "="
     -- Protocol v1 ops: set, add, replace and test carry a value, remove a path alone, move and copy a from.
     local valued = {set = true, add = true, replace = true, test = true}
     local appended = 0
+    local function appendEntry(client, user, seq, ops)
+      rev = rev + 1
+      appended = appended + 1
+      redis.call('XADD', KEYS[3], 'MAXLEN', trim, window, int(rev) .. '-0', 'epoch', epoch, 'user', user, 'client', client, 'seq', int(seq), 'ops', ops, 'time', time)
+      redis.call('HSET', KEYS[2], client, int(seq) .. ':' .. int(rev))
+      return 'applied', rev, '', seq
+    end
     local function one(client, user, seq, ops, refusal)
       local last = redis.call('HGET', KEYS[2], client)
       if seq == 0 then
@@ -80,6 +94,7 @@ enum RoomSequencerScripts {
       -- duplicate and base-rev checks, so a resent patch is still recognised and a stale verdict is redone.
       if refusal ~= '' then return 'rejected', rev, refusal, seq end
       if #ops > maxBytes then return 'rejected', rev, 'the patch has ' .. #ops .. ' bytes, more than the limit of ' .. maxBytes, seq end
+      if checked then return appendEntry(client, user, seq, ops) end
       local ok, decoded = pcall(cjson.decode, ops)
       if not ok or type(decoded) ~= 'table' or (#decoded == 0 and next(decoded) ~= nil) then
         return 'rejected', rev, 'ops must be a JSON array', seq
@@ -92,14 +107,10 @@ enum RoomSequencerScripts {
           return 'rejected', rev, 'op ' .. (i - 1) .. ' must be set, add, replace or test with a path and a value, remove with a path, or move or copy with a from and a path', seq
         end
       end
-      rev = rev + 1
-      appended = appended + 1
-      redis.call('XADD', KEYS[3], 'MAXLEN', window, int(rev) .. '-0', 'epoch', epoch, 'user', user, 'client', client, 'seq', int(seq), 'ops', ops, 'time', time)
-      redis.call('HSET', KEYS[2], client, int(seq) .. ':' .. int(rev))
-      return 'applied', rev, '', seq
+      return appendEntry(client, user, seq, ops)
     end
     local replies, entries, diverged = {epoch, created}, {'P', field(epoch)}, false
-    for i = 8, #ARGV - 4, 5 do
+    for i = 9, #ARGV - 5, 5 do
       local status, at, reason, seq = 'skipped', rev, '', 0
       if not diverged then
         status, at, reason, seq = one(ARGV[i], ARGV[i + 1], tonumber(ARGV[i + 2]), ARGV[i + 3], ARGV[i + 4])
@@ -132,7 +143,7 @@ enum RoomSequencerScripts {
     static let seed = RedisScript(prelude + """
     if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
     if redis.call('GET', KEYS[6]) == ARGV[4] then return 2 end
-    local epoch = ensure(ARGV[1], ARGV[2])
+    local epoch = ensure(ARGV[1], ARGV[2], '')
     redis.call('HSET', KEYS[4], 'epoch', epoch, 'rev', 0, 'state', ARGV[3])
     redis.call('HSET', KEYS[5], '0', ARGV[3])
     for i = 5, #ARGV - 1, 2 do redis.call('HSET', KEYS[2], ARGV[i], ARGV[i + 1] .. ':0') end
@@ -207,7 +218,9 @@ enum RoomSequencerScripts {
     /// was gone) or 2 (epoch rotated: Redis restarted since the room's last write and its persistence is
     /// not trusted to have kept every acknowledged write, so the history may have rewound; the log and
     /// rev are kept, but clients must take a snapshot). ARGV[1] is the epoch candidate, the last ARGV
-    /// is "1" when the operator declared Redis's persistence complete (appendfsync always).
+    /// is "1" when the operator declared Redis's persistence complete (appendfsync always). `known` is the
+    /// run id of the Redis process as the node's connection learned it when it opened (a connection never
+    /// outlives its process): reading it with `INFO server` costs more than the rest of a small append.
     ///
     /// Every change that breaks a follower's continuity is also told on the room's change channel
     /// (`P:{R}:changes`, the meta key's name with `changes` for `meta`, so it hashes to the room's slot):
@@ -217,8 +230,9 @@ enum RoomSequencerScripts {
     local function int(number) return string.format('%d', number) end
     local function field(text) return #text .. ':' .. text end
     local function notify(epoch) redis.call('SPUBLISH', channel, 'E' .. field(epoch)) end
-    local function ensure(candidate, trusted)
-      local run = string.match(redis.call('INFO', 'server'), 'run_id:(%x+)')
+    local function ensure(candidate, trusted, known)
+      local run = known
+      if run == nil or run == '' then run = string.match(redis.call('INFO', 'server'), 'run_id:(%x+)') end
       local epoch = redis.call('HGET', KEYS[1], 'epoch')
       if epoch then
         local rev = tonumber(redis.call('HGET', KEYS[1], 'rev'))

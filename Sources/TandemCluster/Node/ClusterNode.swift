@@ -55,7 +55,8 @@ final class ClusterNode: Sendable {
          wallClock: @escaping @Sendable () -> Int64, clock: any Clock<Duration> = ContinuousClock()) {
         self.settings = settings
         self.logger = logger
-        let redis = RedisClient.Configuration(endpoint: settings.endpoint)
+        var redis = RedisClient.Configuration(endpoint: settings.endpoint)
+        redis.readsServerRunID = true
         sequencerClient = RedisClient(configuration: redis, group: group)
         followerClient = RedisClient(configuration: redis, group: group)
         var sequencerSettings = RedisRoomSequencer.Settings(logLength: settings.logLength, maxOps: settings.limits.maxOps,

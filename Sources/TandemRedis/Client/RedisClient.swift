@@ -21,6 +21,10 @@ package actor RedisClient {
         package var maxConnectAttempts: Int
         /// Bounds on replies.
         package var limits: RESPLimits
+        /// Whether each new connection first reads the server's `run_id` (`INFO server`), which
+        /// `evaluate(_:keys:arguments:appendingServerRunID:)` then passes to scripts: a connection never
+        /// outlives its server process, so a script learns which process runs it without asking.
+        package var readsServerRunID = false
 
         /// Defaults: 5 s connect timeout, the default backoff, 8 attempts (about 6 s of waiting at most).
         package init(
@@ -86,12 +90,23 @@ package actor RedisClient {
     /// a restart or `SCRIPT FLUSH`), sends it once with `EVAL`, which also caches it.
     /// - Throws: `RedisError`, including the script's own errors as `.server`.
     package func evaluate(_ script: RedisScript, keys: [String], arguments: [RedisArgument]) async throws(RedisError) -> RESPValue {
-        let tail = [RedisArgument(Int64(keys.count))] + keys.map { RedisArgument($0) } + arguments
-        do {
-            return try await send(["EVALSHA", RedisArgument(script.sha1)] + tail)
-        } catch {
-            guard error.isNoScript else { throw error }
-            return try await send(["EVAL", RedisArgument(script.source)] + tail)
+        try await evaluate(script, keys: keys, arguments: arguments, appendingServerRunID: false)
+    }
+
+    /// `evaluate(_:keys:arguments:)`, with the `run_id` of the server process the connection goes to as
+    /// one more argument when `appendingServerRunID` (empty unless `Configuration.readsServerRunID`).
+    /// - Throws: `RedisError`, including the script's own errors as `.server`.
+    package func evaluate(_ script: RedisScript, keys: [String], arguments: [RedisArgument],
+                          appendingServerRunID: Bool) async throws(RedisError) -> RESPValue {
+        let head = [RedisArgument(Int64(keys.count))] + keys.map { RedisArgument($0) } + arguments
+        return try await withConnection { connection throws(RedisError) in
+            let tail = appendingServerRunID ? head + [RedisArgument(connection.serverRunID ?? "")] : head
+            do throws(RedisError) {
+                return try await connection.send(["EVALSHA", RedisArgument(script.sha1)] + tail)
+            } catch {
+                guard error.isNoScript else { throw error }
+                return try await connection.send(["EVAL", RedisArgument(script.source)] + tail)
+            }
         }
     }
 
@@ -166,7 +181,8 @@ package actor RedisClient {
         for attempt in 1...configuration.maxConnectAttempts {
             do {
                 let opened = try await RedisConnection.connect(
-                    to: configuration.endpoint, on: group.next(), limits: configuration.limits, timeout: configuration.connectTimeout)
+                    to: configuration.endpoint, on: group.next(), limits: configuration.limits, timeout: configuration.connectTimeout,
+                    readsServerRunID: configuration.readsServerRunID)
                 connectsMade += 1
                 return opened
             } catch {

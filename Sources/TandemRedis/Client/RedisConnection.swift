@@ -12,20 +12,26 @@ import TandemWire
 package final class RedisConnection: Sendable {
     /// Where this connection goes.
     package let endpoint: RedisEndpoint
+    /// The `run_id` of the server process at the other end, when the connection was opened to read it.
+    package let serverRunID: String?
     private let core: RedisConnectionCore
 
-    private init(endpoint: RedisEndpoint, core: RedisConnectionCore) {
+    private init(endpoint: RedisEndpoint, core: RedisConnectionCore, serverRunID: String?) {
         self.endpoint = endpoint
         self.core = core
+        self.serverRunID = serverRunID
     }
 
-    /// Opens a connection to `endpoint` on `loop`.
-    /// - Throws: `RedisError.unavailable` when the TCP connection cannot be made within `timeout`.
+    /// Opens a connection to `endpoint` on `loop`; with `readsServerRunID`, first asks the server for
+    /// its `run_id` (`serverRunID`).
+    /// - Throws: `RedisError.unavailable` when the TCP connection cannot be made within `timeout`; the
+    ///   `INFO` command's error when it fails.
     package static func connect(
         to endpoint: RedisEndpoint,
         on loop: EventLoop,
         limits: RESPLimits = RESPLimits(),
-        timeout: Duration = .seconds(10)
+        timeout: Duration = .seconds(10),
+        readsServerRunID: Bool = false
     ) async throws(RedisError) -> RedisConnection {
         let core = RedisConnectionCore(endpoint: endpoint, loop: loop)
         do {
@@ -36,7 +42,16 @@ package final class RedisConnection: Sendable {
         } catch {
             throw .unavailable(endpoint: endpoint, attempts: 1, lastError: "\(error)")
         }
-        return RedisConnection(endpoint: endpoint, core: core)
+        guard readsServerRunID else { return RedisConnection(endpoint: endpoint, core: core, serverRunID: nil) }
+        let info = await core.submit([["INFO", "server"]])[0]
+        do {
+            let text = try info.get().string ?? ""
+            let line = text.split(whereSeparator: \.isNewline).first { $0.hasPrefix("run_id:") }
+            return RedisConnection(endpoint: endpoint, core: core, serverRunID: line.map { String($0.dropFirst("run_id:".count)) })
+        } catch {
+            core.close()
+            throw error
+        }
     }
 
     /// False once the connection has closed, for whatever reason.
