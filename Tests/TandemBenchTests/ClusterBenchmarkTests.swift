@@ -54,12 +54,16 @@ import TandemTestSupport
         #expect(node == single + ["--in-memory", "--redis", "redis://127.0.0.1:7000", "--node-id", "n1"])
     }
 
-    @Test func redisPersistsWithAlwaysFsyncOrNotAtAll() {
+    @Test func redisPersistsWithAlwaysFsyncEverySecondOrNotAtAll() {
         let durable = RedisBenchProcess.arguments(port: 7000, directory: "/tmp/r", persistence: .alwaysFsync)
         #expect(durable.joined(separator: " ").contains("--port 7000 --bind 127.0.0.1 --save  --appendonly yes --appendfsync always"))
         #expect(durable.contains("/tmp/r") && durable.contains("noeviction"))
         let volatile = RedisBenchProcess.arguments(port: 7000, directory: "/tmp/r", persistence: .none)
         #expect(volatile.joined(separator: " ").contains("--save  --appendonly no"))
+        let everySecond = RedisBenchProcess.arguments(port: 7000, directory: "/tmp/r", persistence: .everySecond)
+        #expect(everySecond.joined(separator: " ").contains("--appendonly yes --appendfsync everysec"))
+        #expect(RelayServerKind(rawValue: "tandem-redis-2-everysec")?.redisPersistence == .everySecond)
+        #expect(RelayServerKind.tandemRedis2Everysec.clusterNodes == 2)
     }
 
     @Test(.enabled(if: RedisServerProcess.executable != nil, "redis-server is not installed"), .timeLimit(.minutes(1)))

@@ -135,7 +135,8 @@ struct ClusterReport {
           (docs/CLUSTER.md's recommended durable setting: fsync before every reply) and 1 or 2
           `tandem serve --redis redis://127.0.0.1:PORT --node-id … --in-memory` nodes (rooms live in Redis;
           `--in-memory` only keeps invitations out of SQLite). `tandem-redis-volatile`, `tandem-redis-2-volatile`:
-          the same with `--appendonly no` (Redis persists nothing).
+          the same with `--appendonly no` (Redis persists nothing); `tandem-redis-everysec`, `tandem-redis-2-everysec`:
+          with `--appendfsync everysec` (written before each reply, fsynced once a second).
         - With two nodes the members of every room alternate between them (member i connects to node i mod 2),
           so every patch is sequenced by Redis once and fanned out by both nodes.
         - CPU columns are cores (100 % = one core) over the measuring window. "Server" is the sum over all the

@@ -67,12 +67,12 @@ final class RedisBenchProcess: Sendable {
         return calls
     }
 
-    /// The command line: loopback only, no RDB snapshots, and either an append-only file fsynced before every
-    /// reply or no persistence at all; `noeviction`, since an evicted room key would be data loss.
+    /// The command line: loopback only, no RDB snapshots, and an append-only file fsynced before every reply
+    /// or once a second, or no persistence at all; `noeviction`, since an evicted room key would be data loss.
     static func arguments(port: Int, directory: String, persistence: RelayServerKind.RedisPersistence) -> [String] {
-        let persisted = persistence == .alwaysFsync
+        let persisted = persistence != .none
         return ["--port", "\(port)", "--bind", "127.0.0.1", "--save", "", "--appendonly", persisted ? "yes" : "no",
-                "--appendfsync", persisted ? "always" : "everysec", "--maxmemory-policy", "noeviction",
+                "--appendfsync", persistence == .alwaysFsync ? "always" : "everysec", "--maxmemory-policy", "noeviction",
                 "--dir", directory, "--logfile", "\(directory)/redis.log"]
     }
 

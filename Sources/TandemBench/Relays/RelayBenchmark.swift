@@ -13,7 +13,7 @@ import TandemWire
 /// `TANDEM_BENCH_COMMAND` (the command line recorded in the report).
 ///
 /// Cluster deployments: `TANDEM_BENCH_SERVERS=tandem,tandem-memory,tandem-redis,tandem-redis-2` (also
-/// `tandem-redis-volatile`, `tandem-redis-2-volatile`) starts a fresh `redis-server` (`TANDEM_BENCH_REDIS`, default
+/// `tandem-redis-volatile`, `tandem-redis-2-volatile`, `tandem-redis-everysec`, `tandem-redis-2-everysec`) starts a fresh `redis-server` (`TANDEM_BENCH_REDIS`, default
 /// from PATH) and 1 or 2 nodes per measurement; the report then goes to `cluster.md` (or `TANDEM_BENCH_REPORT`), not
 /// `relays.md`. `TANDEM_BENCH_RATE` sets (b)'s messages/s per client (default 20); `TANDEM_BENCH_SERVER_LOGS` keeps
 /// every server's standard error in that folder.

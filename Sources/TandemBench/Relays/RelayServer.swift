@@ -79,7 +79,7 @@ final class RelayServerProcess: Sendable {
             (executable, arguments) = (paths.goRelay, ["--port", "0"])
         case .python:
             (executable, arguments) = (paths.python, ["\(paths.root)/bench/relays/python/relay.py", "--port", "0"])
-        case .tandem, .tandemMemory, .tandemTLS, .tandemWebhookHanging, .tandemRedis, .tandemRedis2, .tandemRedisVolatile, .tandemRedis2Volatile:
+        case .tandem, .tandemMemory, .tandemTLS, .tandemWebhookHanging, .tandemRedis, .tandemRedis2, .tandemRedisVolatile, .tandemRedis2Volatile, .tandemRedisEverysec, .tandemRedis2Everysec:
             let directory = NSTemporaryDirectory() + "tandem-bench-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
             data = directory

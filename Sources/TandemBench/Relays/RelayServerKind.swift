@@ -22,6 +22,10 @@ enum RelayServerKind: String, Sendable, CaseIterable {
     case tandemRedisVolatile = "tandem-redis-volatile"
     /// Two nodes and a Redis that persists nothing.
     case tandemRedis2Volatile = "tandem-redis-2-volatile"
+    /// One node and a Redis whose append-only file is fsynced once a second (`--appendfsync everysec`).
+    case tandemRedisEverysec = "tandem-redis-everysec"
+    /// Two nodes and a Redis whose append-only file is fsynced once a second.
+    case tandemRedis2Everysec = "tandem-redis-2-everysec"
 
     /// The servers `bench/run` compares when `TANDEM_BENCH_SERVERS` is not set (the relay comparison).
     static let relayComparison: [RelayServerKind] = [.go, .python, .tandem, .tandemMemory]
@@ -30,6 +34,8 @@ enum RelayServerKind: String, Sendable, CaseIterable {
     enum RedisPersistence: Sendable, Equatable {
         /// `--appendonly yes --appendfsync always`: fsync before every reply (docs/CLUSTER.md's recommendation).
         case alwaysFsync
+        /// `--appendonly yes --appendfsync everysec`: written before every reply, fsynced once a second.
+        case everySecond
         /// `--appendonly no`: nothing survives a Redis restart.
         case none
     }
@@ -38,8 +44,8 @@ enum RelayServerKind: String, Sendable, CaseIterable {
     var clusterNodes: Int {
         switch self {
         case .go, .python, .tandem, .tandemMemory, .tandemTLS, .tandemWebhookHanging: 0
-        case .tandemRedis, .tandemRedisVolatile: 1
-        case .tandemRedis2, .tandemRedis2Volatile: 2
+        case .tandemRedis, .tandemRedisVolatile, .tandemRedisEverysec: 1
+        case .tandemRedis2, .tandemRedis2Volatile, .tandemRedis2Everysec: 2
         }
     }
 
@@ -52,6 +58,7 @@ enum RelayServerKind: String, Sendable, CaseIterable {
         case .go, .python, .tandem, .tandemMemory, .tandemTLS, .tandemWebhookHanging: nil
         case .tandemRedis, .tandemRedis2: .alwaysFsync
         case .tandemRedisVolatile, .tandemRedis2Volatile: RedisPersistence.none
+        case .tandemRedisEverysec, .tandemRedis2Everysec: .everySecond
         }
     }
 
@@ -71,6 +78,8 @@ enum RelayServerKind: String, Sendable, CaseIterable {
         case .tandemRedis2: "Tandem, 2 nodes + Redis (AOF always)"
         case .tandemRedisVolatile: "Tandem, 1 node + Redis (no persistence)"
         case .tandemRedis2Volatile: "Tandem, 2 nodes + Redis (no persistence)"
+        case .tandemRedisEverysec: "Tandem, 1 node + Redis (AOF everysec)"
+        case .tandemRedis2Everysec: "Tandem, 2 nodes + Redis (AOF everysec)"
         }
     }
 
@@ -87,6 +96,8 @@ enum RelayServerKind: String, Sendable, CaseIterable {
         case .tandemRedis2: "2 nodes + Redis"
         case .tandemRedisVolatile: "1 node + volatile Redis"
         case .tandemRedis2Volatile: "2 nodes + volatile Redis"
+        case .tandemRedisEverysec: "1 node + Redis everysec"
+        case .tandemRedis2Everysec: "2 nodes + Redis everysec"
         }
     }
 }
