@@ -44,8 +44,8 @@ struct ClusterRoomSyncTests {
         let sync: ClusterRoomSync<DocumentReplica>
         let loop: Task<Void, Never>
 
-        init(context: RedisTestContext, snapshotInterval: Int64 = 1_000, start: Task<Void, Never>? = nil) {
-            sync = ClusterRoomSync(sequencer: RedisRoomSequencer(client: context.client()),
+        init(context: RedisTestContext, snapshotInterval: Int64 = 1_000, coalescesRooms: Bool = true, start: Task<Void, Never>? = nil) {
+            sync = ClusterRoomSync(sequencer: RedisRoomSequencer(client: context.client(), coalescesRooms: coalescesRooms),
                                    follower: RoomLogFollower(sequencer: RedisRoomSequencer(client: context.client()), blockTimeout: .milliseconds(20)),
                                    snapshotInterval: snapshotInterval)
             let sync = sync
@@ -202,12 +202,35 @@ struct ClusterRoomSyncTests {
                 }
             }
             #expect(revs == Array(1...49), "in call order, the rejected one without a rev")
-            let stats = try await admin.send(["INFO", "commandstats"]).string ?? ""
-            let calls = stats.split(separator: "\r\n").first { $0.hasPrefix("cmdstat_evalsha:") }?
-                .split(separator: "calls=").dropFirst().first?.split(separator: ",").first.flatMap { Int($0) }
+            let calls = try await Self.evalshaCalls(admin: admin)
             #expect(calls.map { $0 <= 2 } == true, "one call for the first patch, one for the 49 queued behind it: \(String(describing: calls))")
             try await Self.waitUntil("rev 49 is folded") { await node.sync.state(of: "r")?.rev == 49 }
             #expect(await node.sync.state(of: "r")?.replica.document.root.objectValue?["a"] == .number(29))
+            node.loop.cancel()
+        }
+    }
+
+    @Test("the batches of rooms that queue while a call is at Redis go together in the next call, each room answered as alone")
+    func queuedRoomsGoInOneCall() async throws {
+        try await RedisTestContext.with { context in
+            let node = Node(context: context)
+            let rooms = (1...40).map { "r\($0)" }
+            for room in rooms { try await node.sync.open(room: room) }
+            let admin = try await context.connect()
+            _ = try await admin.send(["CONFIG", "RESETSTAT"])
+            _ = try await admin.send(["CLIENT", "PAUSE", "30000", "WRITE"])
+            let outcomes = Mailbox<(String, Result<ClusterSubmitOutcome, ClusterError>)>()
+            for room in rooms {
+                node.sync.enqueue(room: room, .init(client: "c", user: "u", seq: 1, ops: Self.set("/n", 1)) { outcomes.push((room, $0)) })
+            }
+            try await Self.waitUntil("every room's batch is at Redis or waits for it") { await node.sync.sequencer.pendingRoomBatches == 40 }
+            _ = try await admin.send(["CLIENT", "UNPAUSE"])
+            try await Self.waitUntil("every outcome") { outcomes.all.count == 40 }
+            for room in rooms {
+                #expect(outcomes.all.filter { $0.0 == room }.map { try? $0.1.get() } == [.applied(rev: 1)], "\(room)")
+            }
+            let calls = try await Self.evalshaCalls(admin: admin)
+            #expect(calls.map { $0 <= 2 } == true, "one call for the first room, one for the 39 queued behind it: \(String(describing: calls))")
             node.loop.cancel()
         }
     }
@@ -229,6 +252,13 @@ struct ClusterRoomSyncTests {
             #expect(after.created && after.epoch != before.epoch && after.rev == 0)
             node.loop.cancel()
         }
+    }
+
+    /// The script calls Redis counted since the last `CONFIG RESETSTAT`.
+    static func evalshaCalls(admin: RedisConnection) async throws -> Int? {
+        let stats = try await admin.send(["INFO", "commandstats"]).string ?? ""
+        return stats.split(separator: "\r\n").first { $0.hasPrefix("cmdstat_evalsha:") }?
+            .split(separator: "calls=").dropFirst().first?.split(separator: ",").first.flatMap { Int($0) }
     }
 
     /// Polls an async condition every few milliseconds, bounded by 60 s.

@@ -36,6 +36,33 @@ struct RedisRoomSequencerTests {
         }
     }
 
+    @Test("several rooms' batches in one call end exactly as each in its own call: a lost room among them loses only its own")
+    func roomsInOneCall() async throws {
+        try await RedisTestContext.with { context in
+            let sequencer = RedisRoomSequencer(client: context.client())
+            let epochs = [try await sequencer.open(room: "a").epoch, try await sequencer.open(room: "c").epoch]
+            _ = try await sequencer.open(room: "b")
+            _ = try await context.client().send(["DEL", RedisArgument(sequencer.keys(room: "b")[0])])
+            func entry(_ seq: Int64, refused: String? = nil) -> SequencerEntry {
+                SequencerEntry(client: "k", user: "u", seq: seq, ops: Self.op, localRejection: refused)
+            }
+            let outcomes = try await sequencer.append([
+                .init(room: "a", entries: [entry(1), entry(2)], baseRev: 0, validated: true),
+                .init(room: "b", entries: [entry(1)], baseRev: 0, validated: true),
+                .init(room: "c", entries: [entry(1, refused: "no"), entry(2)], baseRev: 0, validated: false),
+                .init(room: "a", entries: [entry(2), entry(3)], baseRev: 2, validated: true),
+            ])
+            #expect(outcomes == [
+                [.applied(epoch: epochs[0], rev: 1, seq: 1), .applied(epoch: epochs[0], rev: 2, seq: 2)],
+                [.lost],
+                [.rejected(epoch: epochs[1], reason: "no"), .applied(epoch: epochs[1], rev: 1, seq: 2)],
+                [.duplicate(epoch: epochs[0], rev: 2), .skipped],
+            ])
+            #expect(try await sequencer.patches(room: "a", after: 0).map(\.seq) == [1, 2])
+            #expect(try await sequencer.patches(room: "c", after: 0).map(\.seq) == [2])
+        }
+    }
+
     @Test("a log of 1,000 entries or more is trimmed approximately: it keeps at least its length, at most one stream node more, contiguous")
     func longLogsAreTrimmedApproximately() async throws {
         try await RedisTestContext.with { context in

@@ -52,10 +52,15 @@ package struct RedisRoomSequencer: Sendable {
     package let settings: Settings
     private let random: any RandomByteSource
     private let now: @Sendable () -> Int64
+    /// When set, the batches of different rooms sent while a call is at Redis go together in the next one.
+    private let coalescer: AppendCoalescer?
 
     /// A sequencer over `client`; `random` makes new epochs, `now` (unix ms) dates each appended patch.
+    /// - Parameter coalescesRooms: one call at Redis at a time, carrying every room's batch that came
+    ///   meanwhile (group commit across rooms, for a node's engine); otherwise each batch is its own call.
     package init(client: RedisClient, settings: Settings = Settings(), random: any RandomByteSource = SecureRandom(),
-         now: @escaping @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970 * 1_000) }) {
+         now: @escaping @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970 * 1_000) }, coalescesRooms: Bool = false) {
+        coalescer = coalescesRooms ? AppendCoalescer() : nil
         self.client = client
         self.settings = settings
         self.random = random
@@ -118,28 +123,79 @@ package struct RedisRoomSequencer: Sendable {
     /// - Parameter validated: the node parsed every entry's ops as a valid op list within the limits (an
     ///   entry without a `localRejection`): the script then checks their size only.
     package func append(room: String, _ entries: [SequencerEntry], baseRev: Int64?, validated: Bool = false) async throws(RedisError) -> [SequencerOutcome] {
+        let batch = RoomBatch(room: room, entries: entries, baseRev: baseRev, validated: validated)
+        if let coalescer { return try await coalescer.append(batch, through: self) }
+        return try await append([batch])[0]
+    }
+
+    /// The room batches waiting for a call or carried by the one at Redis (0 when rooms are not coalesced).
+    var pendingRoomBatches: Int { coalescer?.pending ?? 0 }
+
+    /// One room's batch, as `append(room:_:baseRev:validated:)` takes it.
+    package struct RoomBatch: Sendable {
+        var room: String
+        var entries: [SequencerEntry]
+        var baseRev: Int64?
+        var validated: Bool
+    }
+
+    /// Sequences the batches of several rooms in one script call (one room: the single-room script);
+    /// each as `append(room:_:baseRev:validated:)` would.
+    /// - Returns: the outcomes of each batch, in order.
+    /// - Throws: `RedisError` for the whole call.
+    func append(_ batches: [RoomBatch]) async throws(RedisError) -> [[SequencerOutcome]] {
+        if batches.count == 1 {
+            let reply = try await client.evaluate(RoomSequencerScripts.append, keys: keys(room: batches[0].room), arguments: arguments(of: batches[0]),
+                                                  appendingServerRunID: true)
+            guard let fields = reply.array else { throw .unexpectedReply(command: "append patch script", reply: "\(reply)") }
+            return [try outcomes(fields[...], count: batches[0].entries.count)]
+        }
+        var keys: [String] = [], arguments: [RedisArgument] = []
+        for batch in batches {
+            keys += self.keys(room: batch.room)
+            let own = self.arguments(of: batch)
+            arguments.append(RedisArgument(Int64(own.count)))
+            arguments += own
+        }
+        let reply = try await client.evaluate(RoomSequencerScripts.appendRooms, keys: keys, arguments: arguments, appendingServerRunID: true)
+        guard let fields = reply.array else { throw .unexpectedReply(command: "append rooms script", reply: "\(reply)") }
+        var results: [[SequencerOutcome]] = [], offset = 0
+        for batch in batches {
+            guard offset < fields.count, let length = fields[offset].integer, offset + 1 + Int(length) <= fields.count else {
+                throw .unexpectedReply(command: "append rooms script", reply: "\(reply)")
+            }
+            results.append(try outcomes(fields[(offset + 1)..<(offset + 1 + Int(length))], count: batch.entries.count))
+            offset += 1 + Int(length)
+        }
+        return results
+    }
+
+    private func arguments(of batch: RoomBatch) -> [RedisArgument] {
         var arguments: [RedisArgument] = [
-            RedisArgument(newEpoch()), trusted, RedisArgument(baseRev ?? -1), RedisArgument(Int64(settings.maxOps)),
+            RedisArgument(newEpoch()), trusted, RedisArgument(batch.baseRev ?? -1), RedisArgument(Int64(settings.maxOps)),
             RedisArgument(Int64(settings.maxPatchBytes)), RedisArgument(Int64(settings.logLength)), RedisArgument(now()),
-            validated ? "1" : "0",
+            batch.validated ? "1" : "0",
         ]
-        arguments.reserveCapacity(arguments.count + entries.count * 5)
-        for entry in entries {
+        arguments.reserveCapacity(arguments.count + batch.entries.count * 5)
+        for entry in batch.entries {
             arguments += [RedisArgument(entry.client), RedisArgument(entry.user), RedisArgument(entry.seq), RedisArgument(bytes: entry.ops),
                           RedisArgument(entry.localRejection ?? "")]
         }
-        let reply = try await client.evaluate(RoomSequencerScripts.append, keys: keys(room: room), arguments: arguments, appendingServerRunID: true)
-        guard let fields = reply.array, fields.count >= 3, let epoch = fields[0].string else {
-            throw .unexpectedReply(command: "append patch script", reply: "\(reply)")
-        }
-        if fields.count == 3, fields[2].string == "lost" { return Array(repeating: .lost, count: entries.count) }
-        guard fields.count == 2 + 4 * entries.count else { throw .unexpectedReply(command: "append patch script", reply: "\(reply)") }
+        return arguments
+    }
+
+    /// Decodes one room's `append` reply.
+    private func outcomes(_ fields: ArraySlice<RESPValue>, count: Int) throws(RedisError) -> [SequencerOutcome] {
+        let fields = Array(fields)
+        guard fields.count >= 3, let epoch = fields[0].string else { throw .unexpectedReply(command: "append patch script", reply: "\(fields)") }
+        if fields.count == 3, fields[2].string == "lost" { return Array(repeating: .lost, count: count) }
+        guard fields.count == 2 + 4 * count else { throw .unexpectedReply(command: "append patch script", reply: "\(fields)") }
         var outcomes: [SequencerOutcome] = []
-        outcomes.reserveCapacity(entries.count)
-        for index in entries.indices {
+        outcomes.reserveCapacity(count)
+        for index in 0..<count {
             let offset = 2 + 4 * index
             guard let status = fields[offset].string, let rev = fields[offset + 1].integer, let usedSeq = fields[offset + 3].integer else {
-                throw .unexpectedReply(command: "append patch script", reply: "\(reply)")
+                throw .unexpectedReply(command: "append patch script", reply: "\(fields)")
             }
             switch status {
             case "applied": outcomes.append(.applied(epoch: epoch, rev: rev, seq: usedSeq))
@@ -147,7 +203,7 @@ package struct RedisRoomSequencer: Sendable {
             case "behind": outcomes.append(.behind(epoch: epoch, rev: rev))
             case "rejected": outcomes.append(.rejected(epoch: epoch, reason: fields[offset + 2].string ?? ""))
             case "skipped": outcomes.append(.skipped)
-            default: throw .unexpectedReply(command: "append patch script", reply: "\(reply)")
+            default: throw .unexpectedReply(command: "append patch script", reply: "\(fields)")
             }
         }
         return outcomes

@@ -46,7 +46,32 @@ enum RoomSequencerScripts {
     /// the node parsed and validated every entry's ops (the script then checks their size only), then five
     /// values per patch: client, user, seq, ops (JSON array), the node's own rejection reason (empty when
     /// the node found the patch valid); last, the Redis run id (empty: the script reads it).
-    static let append = RedisScript(prelude + """
+    static let append = RedisScript(prelude + appendBody)
+
+    /// `append` for several rooms in one call (a node's group commit across rooms: one call per Redis
+    /// round trip for every room with patches ready): each room exactly as `append` would, in order.
+    /// Returns, per room, the length of its `append` reply and that reply. Standalone Redis only: on a
+    /// sharded Redis, a call may only touch rooms of one shard (and needs `allow-cross-slot-keys`).
+    /// KEYS: the six keys of each room, room after room. ARGV: per room, the number of its `append`
+    /// arguments (without the run id) and those arguments; last, the Redis run id (empty: read it).
+    static let appendRooms = RedisScript("local function sequence(KEYS, ARGV)\n" + prelude + appendBody + "\n" + """
+    end
+    local replies, k, a, run = {}, 0, 1, ARGV[#ARGV]
+    while a < #ARGV do
+      local count = tonumber(ARGV[a])
+      local args = {}
+      for i = 1, count do args[i] = ARGV[a + i] end
+      args[count + 1] = run
+      local reply = sequence({KEYS[k + 1], KEYS[k + 2], KEYS[k + 3], KEYS[k + 4], KEYS[k + 5], KEYS[k + 6]}, args)
+      table.insert(replies, #reply)
+      for _, value in ipairs(reply) do table.insert(replies, value) end
+      k, a = k + 6, a + count + 1
+    end
+    return replies
+    """)
+
+    /// The body of `append` (after the prelude), shared by `appendRooms`.
+    private static let appendBody = """
     if redis.call('EXISTS', KEYS[1]) == 0 then return {'', 0, 'lost'} end
     local epoch, rev, created = ensure(ARGV[1], ARGV[2], ARGV[#ARGV])
     local base, maxOps, maxBytes, window, time = tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5]), ARGV[6], ARGV[7]
@@ -132,7 +157,7 @@ enum RoomSequencerScripts {
       notify(epoch)
     end
     return replies
-    """)
+    """
 
     /// Brings back a room Redis lost, from a node's copy: only when the room's meta is gone, creates it
     /// in a new epoch at rev 0 with the copy as its snapshot and the clients' progress (each at rev 0).

@@ -66,7 +66,7 @@ final class ClusterNode: Sendable {
         sequencerSettings.resumeWindow = settings.resumeWindow
         let limits = settings.limits
         let engine = ClusterRoomSync<ClusterDocumentReplica>(
-            sequencer: RedisRoomSequencer(client: sequencerClient, settings: sequencerSettings, now: wallClock),
+            sequencer: RedisRoomSequencer(client: sequencerClient, settings: sequencerSettings, now: wallClock, coalescesRooms: true),
             follower: RoomLogFollower(sequencer: RedisRoomSequencer(client: followerClient, settings: sequencerSettings),
                                       blockTimeout: settings.followTimeout, epochCheckInterval: settings.epochCheckInterval),
             snapshotInterval: settings.snapshotInterval,
