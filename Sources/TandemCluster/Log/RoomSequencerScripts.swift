@@ -72,22 +72,34 @@ enum RoomSequencerScripts {
 
     /// The body of `append` (after the prelude), shared by `appendRooms`.
     private static let appendBody = """
-    if redis.call('EXISTS', KEYS[1]) == 0 then return {'', 0, 'lost'} end
-    local epoch, rev, created = ensure(ARGV[1], ARGV[2], ARGV[#ARGV])
+    local meta = redis.call('HMGET', KEYS[1], 'epoch', 'rev', 'run')
+    if not meta[1] then return {'', 0, 'lost'} end
+    local epoch, rev, created = ensure(ARGV[1], ARGV[2], ARGV[#ARGV], meta)
     local base, maxOps, maxBytes, window, time = tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5]), ARGV[6], ARGV[7]
     local checked, trim = ARGV[8] == "1", tonumber(window) >= 1000 and "~" or "="
     -- Protocol v1 ops: set, add, replace and test carry a value, remove a path alone, move and copy a from.
     local valued = {set = true, add = true, replace = true, test = true}
     local appended = 0
+    -- Each client's "lastSeq:lastRev", read in one call for the batch and written in one at its end.
+    local progress, names, dirty, written = {}, {}, {}, {}
+    for i = 9, #ARGV - 5, 5 do
+      if progress[ARGV[i]] == nil then progress[ARGV[i]] = false; table.insert(names, ARGV[i]) end
+    end
+    if #names > 0 then
+      local stored = redis.call('HMGET', KEYS[2], unpack(names))
+      for i, name in ipairs(names) do progress[name] = stored[i] end
+    end
     local function appendEntry(client, user, seq, ops)
       rev = rev + 1
       appended = appended + 1
-      redis.call('XADD', KEYS[3], 'MAXLEN', trim, window, int(rev) .. '-0', 'epoch', epoch, 'user', user, 'client', client, 'seq', int(seq), 'ops', ops, 'time', time)
-      redis.call('HSET', KEYS[2], client, int(seq) .. ':' .. int(rev))
+      local at, used = int(rev), int(seq)
+      redis.call('XADD', KEYS[3], 'MAXLEN', trim, window, at .. '-0', 'epoch', epoch, 'user', user, 'client', client, 'seq', used, 'ops', ops, 'time', time)
+      if not dirty[client] then dirty[client] = true; table.insert(written, client) end
+      progress[client] = used .. ':' .. at
       return 'applied', rev, '', seq
     end
     local function one(client, user, seq, ops, refusal)
-      local last = redis.call('HGET', KEYS[2], client)
+      local last = progress[client]
       if seq == 0 then
         seq = 1
         if last then seq = tonumber(string.sub(last, 1, string.find(last, ':', 1, true) - 1)) + 1 end
@@ -145,11 +157,14 @@ enum RoomSequencerScripts {
         end
       end
       table.insert(replies, status)
-      table.insert(replies, int(at))
+      table.insert(replies, at)
       table.insert(replies, reason)
-      table.insert(replies, int(seq))
+      table.insert(replies, seq)
     end
     if appended > 0 then
+      local updates = {}
+      for _, client in ipairs(written) do table.insert(updates, client); table.insert(updates, progress[client]) end
+      redis.call('HSET', KEYS[2], unpack(updates))
       redis.call('HSET', KEYS[1], 'rev', int(rev))
       if created ~= 0 then notify(epoch) end
       redis.call('SPUBLISH', channel, table.concat(entries))
@@ -253,15 +268,16 @@ enum RoomSequencerScripts {
     private static let prelude = """
     local channel = string.sub(KEYS[1], 1, -5) .. 'changes'
     local function int(number) return string.format('%d', number) end
-    local function field(text) return #text .. ':' .. text end
+    local function field(text) return string.format('%d', #text) .. ':' .. text end
     local function notify(epoch) redis.call('SPUBLISH', channel, 'E' .. field(epoch)) end
-    local function ensure(candidate, trusted, known)
+    local function ensure(candidate, trusted, known, meta)
       local run = known
       if run == nil or run == '' then run = string.match(redis.call('INFO', 'server'), 'run_id:(%x+)') end
-      local epoch = redis.call('HGET', KEYS[1], 'epoch')
+      meta = meta or redis.call('HMGET', KEYS[1], 'epoch', 'rev', 'run')
+      local epoch = meta[1]
       if epoch then
-        local rev = tonumber(redis.call('HGET', KEYS[1], 'rev'))
-        if redis.call('HGET', KEYS[1], 'run') == run then return epoch, rev, 0 end
+        local rev = tonumber(meta[2])
+        if meta[3] == run then return epoch, rev, 0 end
         redis.call('HSET', KEYS[1], 'run', run)
         if trusted == '1' then return epoch, rev, 0 end
         redis.call('HSET', KEYS[1], 'epoch', candidate)
