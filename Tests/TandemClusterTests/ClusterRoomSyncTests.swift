@@ -176,6 +176,33 @@ struct ClusterRoomSyncTests {
         }
     }
 
+    @Test("a patch on an older base is rebased over this node's own appended patches that are not folded yet")
+    func rebasedOverTheSpeculativeHead() async throws {
+        try await RedisTestContext.with { context in
+            let (gate, release) = AsyncStream<Void>.makeStream()
+            let start = Task { for await _ in gate { return } }
+            // The node's own replica type: the one that keeps an edit history to rebase over.
+            let sync = ClusterRoomSync<ClusterDocumentReplica>(sequencer: RedisRoomSequencer(client: context.client(), coalescesRooms: true),
+                                                               follower: RoomLogFollower(sequencer: RedisRoomSequencer(client: context.client()), blockTimeout: .milliseconds(20)))
+            let loop = Task {
+                await start.value
+                await sync.run()
+            }
+            try await sync.open(room: "r")
+            func ops(_ json: String) -> [UInt8] { Array(json.utf8) }
+            // The follow loop is held: each patch is checked against the speculative head.
+            #expect(try await sync.submit(room: "r", client: "a", user: "u", seq: 1, ops: ops(#"[{"op":"set","path":"/list","value":["x"]}]"#)) == .applied(rev: 1))
+            #expect(try await sync.submit(room: "r", client: "a", user: "u", seq: 2, ops: ops(#"[{"op":"add","path":"/list/0","value":"a"}]"#), base: 1) == .applied(rev: 2))
+            // Made on rev 1, before "a" was inserted: it means the element "x", now at index 1.
+            #expect(try await sync.submit(room: "r", client: "b", user: "u", seq: 1, ops: ops(#"[{"op":"replace","path":"/list/0","value":"y"}]"#), base: 1) == .applied(rev: 3))
+            release.yield()
+            try await Self.waitUntil("rev 3 is folded") { await sync.state(of: "r")?.rev == 3 }
+            let list = await sync.state(of: "r")?.replica.document.root.objectValue?["list"]
+            #expect(list == .array([.string("a"), .string("y")]), "\(String(describing: list))")
+            loop.cancel()
+        }
+    }
+
     @Test("group commit: the patches queued while a batch is at Redis go in one script call, each checked against the earlier ones of its batch")
     func queuedPatchesGoInOneCall() async throws {
         try await RedisTestContext.with { context in

@@ -270,7 +270,56 @@ actor ClusterRoomSync<Replica: ClusterReplica> {
     /// Sends the longest run of queued submissions without an `ifRev` (bounded) in one script call and
     /// settles each by its outcome; those Redis did not look at go back to the front of the queue.
     private func sequenceBatch(_ room: String) async {
-        guard var open = rooms[room] else { return }
+        // Nothing of the room's state is held across the call: the fold of the confirmed replica that
+        // runs meanwhile then changes its only copy in place.
+        guard let checked = checkBatch(room) else { return }
+        let batch = checked.batch
+        let outcomes: [SequencerOutcome]
+        do {
+            outcomes = try await sequencer.append(room: room, checked.entries, baseRev: checked.headRev, validated: true)
+        } catch {
+            guard rooms[room]?.generation == checked.generation else {
+                for submission in batch { submission.completion(.failure(.roomReset(room, reason: "the room was reset on this node"))) }
+                return
+            }
+            var retry: [Submission] = []
+            for var submission in batch {
+                // It may have been appended: the same seq again is answered `duplicate` then.
+                if case .connectionLost = error, submission.seq != 0, submission.lostConnections < 5 {
+                    submission.lostConnections += 1
+                    retry.append(submission)
+                } else {
+                    submission.completion(.failure(.redis(error)))
+                }
+            }
+            rooms[room]?.queue.insert(contentsOf: retry, at: 0)
+            return
+        }
+        settle(checked, outcomes: outcomes, room: room)
+        if let rev = outcomes.lazy.compactMap({ if case .behind(_, let rev) = $0 { rev } else { nil } }).first {
+            // Another node appended first: wait until this node has folded what it did, then check again.
+            try? await waitUntil(room: room, reaches: rev)
+        }
+    }
+
+    /// A batch taken from a room's queue and checked against its head, ready for Redis.
+    private struct CheckedBatch {
+        var batch: [Submission]
+        var entries: [SequencerEntry]
+        var contexts: [RebaseContext?]
+        /// The head with the batch's valid entries folded at the revs they were checked for.
+        var replica: Replica
+        var headRev: Int64
+        var generation: Int
+        var epoch: String
+        /// The newest rev this node had appended and not folded when the batch was taken.
+        var appendedBefore: Int64
+    }
+
+    /// Takes the longest run of queued submissions without an `ifRev` (bounded) off `room`'s queue and
+    /// checks each against the head with the batch's earlier (valid) patches applied.
+    private func checkBatch(_ room: String) -> CheckedBatch? {
+        guard var open = rooms[room] else { return nil }
         var count = 0, bytes = 0
         for submission in open.queue.prefix(Self.maxBatchCount) {
             guard submission.ifRev == nil, count == 0 || bytes + submission.ops.count <= Self.maxBatchBytes else { break }
@@ -281,7 +330,6 @@ actor ClusterRoomSync<Replica: ClusterReplica> {
         open.queue.removeFirst(count)
         rooms[room] = open
 
-        // Each patch is checked against the head with the batch's earlier (valid) patches applied.
         let head = open.head
         var replica = head.replica, rev = head.rev
         var rebases = open.rebases
@@ -311,41 +359,17 @@ actor ClusterRoomSync<Replica: ClusterReplica> {
             entries.append(SequencerEntry(client: submission.client, user: submission.user, seq: submission.seq, ops: ops, localRejection: refusal))
         }
 
-        let outcomes: [SequencerOutcome]
-        do {
-            outcomes = try await sequencer.append(room: room, entries, baseRev: head.rev, validated: true)
-        } catch {
-            guard rooms[room]?.generation == open.generation else {
-                for submission in batch { submission.completion(.failure(.roomReset(room, reason: "the room was reset on this node"))) }
-                return
-            }
-            var retry: [Submission] = []
-            for var submission in batch {
-                // It may have been appended: the same seq again is answered `duplicate` then.
-                if case .connectionLost = error, submission.seq != 0, submission.lostConnections < 5 {
-                    submission.lostConnections += 1
-                    retry.append(submission)
-                } else {
-                    submission.completion(.failure(.redis(error)))
-                }
-            }
-            rooms[room]?.queue.insert(contentsOf: retry, at: 0)
-            return
-        }
-        settle(batch, outcomes: outcomes, entries: entries, contexts: contexts, room: room, open: open, head: head)
-        if let rev = outcomes.lazy.compactMap({ if case .behind(_, let rev) = $0 { rev } else { nil } }).first {
-            // Another node appended first: wait until this node has folded what it did, then check again.
-            try? await waitUntil(room: room, reaches: rev)
-        }
+        return CheckedBatch(batch: batch, entries: entries, contexts: contexts, replica: replica, headRev: head.rev,
+                            generation: open.generation, epoch: open.epoch, appendedBefore: open.speculative?.rev ?? 0)
     }
 
     /// Hands each submission of a batch its outcome, or puts it back in the queue (`behind`, `skipped`).
-    private func settle(_ batch: [Submission], outcomes: [SequencerOutcome], entries: [SequencerEntry], contexts: [RebaseContext?],
-                        room: String, open: OpenRoom, head: (rev: Int64, replica: Replica)) {
+    private func settle(_ checked: CheckedBatch, outcomes: [SequencerOutcome], room: String) {
+        let batch = checked.batch, entries = checked.entries
         let epoch = outcomes.lazy.compactMap(\.epoch).first
-        guard let current = rooms[room], current.generation == open.generation, epoch == nil || epoch == open.epoch,
+        guard let current = rooms[room], current.generation == checked.generation, epoch == nil || epoch == checked.epoch,
               !outcomes.contains(.lost) else {
-            if rooms[room]?.generation == open.generation {
+            if rooms[room]?.generation == checked.generation {
                 reset(room, reason: outcomes.contains(.lost) ? "Redis lost the room" : "the room's epoch changed in Redis")
             }
             for (submission, outcome) in zip(batch, outcomes) {
@@ -358,7 +382,7 @@ actor ClusterRoomSync<Replica: ClusterReplica> {
             return
         }
         // Revs this node appended before each answer: a duplicate or reject waits until they are folded.
-        var appendedBefore = open.speculative?.rev ?? 0
+        var appendedBefore = checked.appendedBefore
         var retry: [Submission] = []
         var expectedPrefix = 0
         var lastApplied: Int64?
@@ -367,12 +391,12 @@ actor ClusterRoomSync<Replica: ClusterReplica> {
             if retry.isEmpty, outcome.status == expected { expectedPrefix = index + 1 }
             switch outcome {
             case .applied(_, let rev, _):
-                rooms[room]?.rebases[submission.client] = contexts[index]
+                rooms[room]?.rebases[submission.client] = checked.contexts[index]
                 lastApplied = rev
                 appendedBefore = rev
                 submission.completion(.success(.applied(rev: rev)))
             case .rejected(_, let reason):
-                rooms[room]?.rebases[submission.client] = contexts[index]
+                rooms[room]?.rebases[submission.client] = checked.contexts[index]
                 settle(submission, .rejected(reason: reason), room: room, after: appendedBefore)
             case .duplicate(_, let rev):
                 settle(submission, .duplicate(rev: rev), room: room, after: max(rev, appendedBefore))
@@ -383,21 +407,15 @@ actor ClusterRoomSync<Replica: ClusterReplica> {
                 retry.append(submission)
             }
         }
-        if outcomes.contains(where: { if case .behind = $0 { true } else { false } }) {
+        // The checked replica is the room at `lastApplied` when Redis answered every entry as expected
+        // (a batch of expected rejects leaves the head as it was). Otherwise the node stops speculating
+        // until its replica has folded what it appended: the next batch is checked against that (Redis
+        // answers `behind` until then).
+        if expectedPrefix < entries.count {
             rooms[room]?.speculative = nil
         } else if let lastApplied {
-            // The head plus the patches Redis applied as expected is the room at `lastApplied`.
-            var replica = head.replica
-            for entry in entries.prefix(expectedPrefix) where entry.localRejection == nil {
-                do {
-                    try replica.fold(SequencedPatch(epoch: open.epoch, rev: 0, user: entry.user, client: entry.client, seq: entry.seq, ops: entry.ops))
-                } catch {
-                    rooms[room]?.speculative = nil
-                    break
-                }
-            }
-            if let folded = rooms[room]?.rev, folded < lastApplied, expectedPrefix > 0 {
-                rooms[room]?.speculative = (lastApplied, replica)
+            if let folded = rooms[room]?.rev, folded < lastApplied {
+                rooms[room]?.speculative = (lastApplied, checked.replica)
             } else {
                 rooms[room]?.speculative = nil
             }
@@ -492,13 +510,15 @@ actor ClusterRoomSync<Replica: ClusterReplica> {
             guard let open = rooms[room] else { return }
             for signal in signals { open.listener(.signal(signal)) }
         case .patches(let room, let patches):
-            guard var open = rooms[room] else { return }
+            // Out of the dictionary while it folds, so that the replica is changed in place, not copied.
+            guard var open = rooms.removeValue(forKey: room) else { return }
             for patch in patches where patch.rev == open.rev + 1 {
                 let event: PatchEvent
                 do {
                     event = try patch.event()
                     try open.replica.fold(patch, event: event)
                 } catch {
+                    rooms[room] = open
                     reset(room, reason: "rev \(patch.rev) did not apply on this node (\(error))")
                     return
                 }
