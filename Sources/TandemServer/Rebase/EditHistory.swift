@@ -1,11 +1,13 @@
 import TandemProtocol
 
 /// The array edits of a room's newest patches, with their authors: what a patch whose `base` is
-/// behind the room is rebased over (`PatchRebase`). A ring buffer; a rev it no longer holds can
-/// still be rebased from when no array changed after it.
+/// behind the room is rebased over (`PatchRebase`). It holds the newest `capacity` entries; a rev it
+/// no longer holds can still be rebased from when no array changed after it.
 ///
 /// One per room copy (the room's core, a cluster node's replica), advanced in rev order with every
-/// patch applied.
+/// patch applied. A copy is cheap whatever the capacity (a cluster node copies its replica for every
+/// batch it checks): full runs of entries are shared between copies, only the newest partial run is
+/// copied.
 package struct EditHistory: Sendable {
     private struct Entry: Sendable {
         var rev: Int64
@@ -13,8 +15,18 @@ package struct EditHistory: Sendable {
         var edits: [ArrayEdit]
     }
 
-    private var entries: [Entry] = []
-    private var head = 0
+    /// A full run of entries, never changed once made.
+    private final class Run: Sendable {
+        let entries: [Entry]
+        init(_ entries: [Entry]) { self.entries = entries }
+    }
+
+    private static var runLength: Int { 32 }
+    /// The full runs, oldest first; the first one's `dropped` oldest entries are no longer held.
+    private var runs: [Run] = []
+    private var dropped = 0
+    /// The newest entries, fewer than a run.
+    private var tail: [Entry] = []
     private let capacity: Int
     /// The newest rev that inserted or removed an array element, or may have (what came before the
     /// history started is not known).
@@ -30,13 +42,30 @@ package struct EditHistory: Sendable {
     package mutating func record(rev: Int64, client: String, edits: [ArrayEdit]) {
         if !edits.isEmpty { lastEditRev = rev }
         guard capacity > 0 else { return }
-        let entry = Entry(rev: rev, client: client, edits: edits)
-        if entries.count < capacity {
-            entries.append(entry)
-        } else {
-            entries[head] = entry
-            head = (head + 1) % capacity
+        tail.append(Entry(rev: rev, client: client, edits: edits))
+        if tail.count == Self.runLength {
+            runs.append(Run(tail))
+            tail = []
         }
+        while runs.count * Self.runLength - dropped + tail.count > capacity {
+            if runs.isEmpty {
+                tail.removeFirst()
+            } else {
+                dropped += 1
+                if dropped == Self.runLength {
+                    runs.removeFirst()
+                    dropped = 0
+                }
+            }
+        }
+    }
+
+    /// Calls `body` with each entry held, oldest first.
+    private func forEachEntry(_ body: (Entry) -> Void) {
+        for (index, run) in runs.enumerated() {
+            for entry in run.entries[(index == 0 ? dropped : 0)...] { body(entry) }
+        }
+        for entry in tail { body(entry) }
     }
 
     /// `ops` of `client`, made on rev `base`, rebased onto the room at rev `latest` over the other
@@ -57,10 +86,9 @@ package struct EditHistory: Sendable {
             from = max(base, context.through)
         }
         if from < lastEditRev {
-            let oldest = entries.isEmpty ? lastEditRev + 1 : entries[head].rev
+            let oldest = runs.first.map { $0.entries[dropped].rev } ?? tail.first?.rev ?? lastEditRev + 1
             guard oldest <= from + 1 else { throw .baseTooOld(base: base, oldest: oldest - 1) }
-            for index in entries.indices {
-                let entry = entries[(head + index) % entries.count]
+            forEachEntry { entry in
                 if entry.rev > from, entry.rev <= latest, entry.client != client, !entry.edits.isEmpty {
                     changes.append(RebaseContext.Change(rev: entry.rev, edits: entry.edits))
                 }
