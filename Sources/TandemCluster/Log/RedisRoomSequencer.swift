@@ -128,7 +128,7 @@ package struct RedisRoomSequencer: Sendable {
         return try await append([batch])[0]
     }
 
-    /// The room batches waiting for a call or carried by the one at Redis (0 when rooms are not coalesced).
+    /// The room batches waiting for a call or carried by those at Redis (0 when rooms are not coalesced).
     var pendingRoomBatches: Int { coalescer?.pending ?? 0 }
 
     /// One room's batch, as `append(room:_:baseRev:validated:)` takes it.

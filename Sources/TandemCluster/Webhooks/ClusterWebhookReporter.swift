@@ -1,4 +1,3 @@
-import Synchronization
 import TandemProtocol
 import TandemRedis
 import TandemServer
