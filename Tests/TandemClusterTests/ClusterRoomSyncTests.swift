@@ -237,7 +237,7 @@ struct ClusterRoomSyncTests {
         }
     }
 
-    @Test("the batches of rooms that queue while a call is at Redis go together in the next call, each room answered as alone")
+    @Test("the batches of rooms that queue while the node's calls are at Redis go together in the next call, each room answered as alone")
     func queuedRoomsGoInOneCall() async throws {
         try await RedisTestContext.with { context in
             let node = Node(context: context)

@@ -52,12 +52,13 @@ package struct RedisRoomSequencer: Sendable {
     package let settings: Settings
     private let random: any RandomByteSource
     private let now: @Sendable () -> Int64
-    /// When set, the batches of different rooms sent while a call is at Redis go together in the next one.
+    /// When set, rooms' batches share script calls (`AppendCoalescer`).
     private let coalescer: AppendCoalescer?
 
     /// A sequencer over `client`; `random` makes new epochs, `now` (unix ms) dates each appended patch.
-    /// - Parameter coalescesRooms: one call at Redis at a time, carrying every room's batch that came
-    ///   meanwhile (group commit across rooms, for a node's engine); otherwise each batch is its own call.
+    /// - Parameter coalescesRooms: a few calls at Redis at once; while they are all out, the rooms'
+    ///   batches that come wait and go together in the next one (group commit across rooms, for a node's
+    ///   engine). Otherwise each batch is its own call.
     package init(client: RedisClient, settings: Settings = Settings(), random: any RandomByteSource = SecureRandom(),
          now: @escaping @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970 * 1_000) }, coalescesRooms: Bool = false) {
         coalescer = coalescesRooms ? AppendCoalescer() : nil
@@ -185,25 +186,27 @@ package struct RedisRoomSequencer: Sendable {
     }
 
     /// Decodes one room's `append` reply.
-    private func outcomes(_ fields: ArraySlice<RESPValue>, count: Int) throws(RedisError) -> [SequencerOutcome] {
-        let fields = Array(fields)
-        guard fields.count >= 3, let epoch = fields[0].string else { throw .unexpectedReply(command: "append patch script", reply: "\(fields)") }
-        if fields.count == 3, fields[2].string == "lost" { return Array(repeating: .lost, count: count) }
-        guard fields.count == 2 + 4 * count else { throw .unexpectedReply(command: "append patch script", reply: "\(fields)") }
+    private func outcomes(_ reply: ArraySlice<RESPValue>, count: Int) throws(RedisError) -> [SequencerOutcome] {
+        // A slice of the whole reply keeps its indices: field k is at `start + k`.
+        let start = reply.startIndex
+        func field(_ k: Int) -> RESPValue { reply[start + k] }
+        guard reply.count >= 3, let epoch = field(0).string else { throw .unexpectedReply(command: "append patch script", reply: "\(Array(reply))") }
+        if reply.count == 3, field(2).string == "lost" { return Array(repeating: .lost, count: count) }
+        guard reply.count == 2 + 4 * count else { throw .unexpectedReply(command: "append patch script", reply: "\(Array(reply))") }
         var outcomes: [SequencerOutcome] = []
         outcomes.reserveCapacity(count)
         for index in 0..<count {
             let offset = 2 + 4 * index
-            guard let status = fields[offset].string, let rev = fields[offset + 1].integer, let usedSeq = fields[offset + 3].integer else {
-                throw .unexpectedReply(command: "append patch script", reply: "\(fields)")
+            guard let status = field(offset).string, let rev = field(offset + 1).integer, let usedSeq = field(offset + 3).integer else {
+                throw .unexpectedReply(command: "append patch script", reply: "\(Array(reply))")
             }
             switch status {
             case "applied": outcomes.append(.applied(epoch: epoch, rev: rev, seq: usedSeq))
             case "duplicate": outcomes.append(.duplicate(epoch: epoch, rev: rev))
             case "behind": outcomes.append(.behind(epoch: epoch, rev: rev))
-            case "rejected": outcomes.append(.rejected(epoch: epoch, reason: fields[offset + 2].string ?? ""))
+            case "rejected": outcomes.append(.rejected(epoch: epoch, reason: field(offset + 2).string ?? ""))
             case "skipped": outcomes.append(.skipped)
-            default: throw .unexpectedReply(command: "append patch script", reply: "\(fields)")
+            default: throw .unexpectedReply(command: "append patch script", reply: "\(Array(reply))")
             }
         }
         return outcomes
