@@ -89,7 +89,8 @@ import TandemTestSupport
         let work = RedisWork(from: ["evalsha": 975, "eval": 0, "xadd": 845, "xread": 215], to: end.merging(["eval": 25]) { $1 })
         #expect(work == RedisWork(scripts: 6025, appends: 6000, reads: 1000))
         #expect(work?.readsPerAppend == 1.0 / 6)
-        #expect(RedisWork(scripts: 12, appends: 6, reads: 0).scriptsPerAppend == 2)
+        #expect(RedisWork(scripts: 6, appends: 12, reads: 0).appendsPerScript == 2)
+        #expect(RedisWork(scripts: 0, appends: 0, reads: 0).appendsPerScript == nil)
         #expect(RedisWork(scripts: 12, appends: 0, reads: 3).readsPerAppend == nil)
         #expect(RedisWork(from: nil, to: end) == nil)
     }
@@ -141,7 +142,7 @@ import TandemTestSupport
         func run(_ kind: RelayServerKind, _ round: Int, rate: Double, redis: Double?) -> RelayBenchmark.Run {
             var run = RelayBenchmark.Run(kind: kind, round: round, loadAverage: 2.25)
             run.peak = .init(messagesPerSecond: rate, p50Milliseconds: 1, p99Milliseconds: 20, lost: 0, serverCores: 0.9, loadCores: 0.3,
-                             redisCores: redis, redisWork: redis.map { _ in RedisWork(scripts: 20, appends: 10, reads: 4) })
+                             redisCores: redis, redisWork: redis.map { _ in RedisWork(scripts: 10, appends: 20, reads: 4) })
             run.fixedRate = .init(p50Milliseconds: 0.5, p99Milliseconds: redis == nil ? 4 : 8, lost: 0, expected: 100, serverCores: 0.4, loadCores: 0.1)
             return run
         }
@@ -151,7 +152,7 @@ import TandemTestSupport
         let report = ClusterReport(relay: relay, loadAtStart: [3.5, 2.25, 1], loadAtEnd: [4, 3, 1.5])
         let table = report.summaryTable()
         // Rooms of 10: 90,000 msg/s = 10,000 patches/s with Redis at 50 % of a core, 72,000 = 8,000 at 40 %: 50 µs each.
-        #expect(table.contains("| Tandem, 2 nodes + Redis (AOF always) | 2 nodes + redis-server | 81,000 (72,000–90,000) | 90 % | 45 % | 11.25 (10.00–12.50) | 50.0 | 2.00 | 0.400 | 30 % |"))
+        #expect(table.contains("| Tandem, 2 nodes + Redis (AOF always) | 2 nodes + redis-server | 81,000 (72,000–90,000) | 90 % | 45 % | 11.25 (10.00–12.50) | 50.0 | 2.0 | 0.200 | 30 % |"))
         #expect(table.contains("| Tandem (--in-memory) | 1 | 190,000 (180,000–200,000) | 90 % | — |"))
         #expect(table.hasSuffix("| ok |"))
         let comparisons = report.comparisons()

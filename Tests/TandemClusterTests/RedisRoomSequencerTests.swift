@@ -63,8 +63,8 @@ struct RedisRoomSequencerTests {
         }
     }
 
-    @Test("a log of 1,000 entries or more is trimmed approximately: it keeps at least its length, at most one stream node more, contiguous")
-    func longLogsAreTrimmedApproximately() async throws {
+    @Test("a batch is one log entry; the log keeps at least its window in revs, whole batches older than it go (from a window of 1,000 on, every 64 revs)")
+    func logEntriesAreBatchesTrimmedByRev() async throws {
         try await RedisTestContext.with { context in
             let sequencer = RedisRoomSequencer(client: context.client(), settings: .init(logLength: 1_000))
             _ = try await sequencer.open(room: "r")
@@ -72,11 +72,18 @@ struct RedisRoomSequencerTests {
                 let entries = (1...100).map { SequencerEntry(client: "c", user: "u", seq: Int64(batch * 100 + $0), ops: Self.op) }
                 _ = try await sequencer.append(room: "r", entries, baseRev: nil)
             }
-            let length = try await context.client().send(["XLEN", RedisArgument(sequencer.keys(room: "r")[2])]).integer ?? 0
-            #expect((1_000...1_100).contains(length), "\(length)")
-            let oldest = try #require(try await sequencer.oldestLoggedRev(room: "r"))
-            #expect(oldest == 2_500 - length + 1)
-            #expect(try await sequencer.patches(room: "r", after: oldest - 1, limit: 2_000).map(\.rev) == Array(oldest...2_500))
+            let log = RedisArgument(sequencer.keys(room: "r")[2])
+            // Revs 1501–2500 are the window: the batches from 1501 on stay, the one ending at 1500 is gone.
+            #expect(try await context.client().send(["XLEN", log]).integer == 10)
+            #expect(try await sequencer.oldestLoggedRev(room: "r") == 1_501)
+            #expect(try await sequencer.patches(room: "r", after: 1_500, limit: 2_000).map(\.rev) == Array(1_501...2_500))
+            // A read from inside a batch starts right after the rev asked for, and stops at the limit.
+            #expect(try await sequencer.patches(room: "r", after: 1_949, limit: 3).map(\.rev) == [1_950, 1_951, 1_952])
+            // One patch per batch: a trim at each multiple of 64 (2,560, 2,624, 2,688), the last to rev 1,689,
+            // so the batch of 1,601–1,700 stays whole: the window, up to 63 revs, and the rest of a batch.
+            for seq in Int64(2_501)...2_700 { _ = try await sequencer.append(room: "r", client: "c", user: "u", seq: seq, ops: Self.op) }
+            #expect(try await sequencer.oldestLoggedRev(room: "r") == 1_601)
+            #expect(try await sequencer.patches(room: "r", after: 1_600, limit: 2_000).map(\.rev) == Array(1_601...2_700))
         }
     }
 
@@ -124,10 +131,17 @@ struct RedisRoomSequencerTests {
     func changeMessagesRoundTrip() {
         let messages: [RoomChangeMessage] = [
             .patches([SequencedPatch(epoch: "e", rev: 9, user: "ü:1", client: "c", seq: 3, ops: Array("[1:2]".utf8), time: 5)]),
+            .patches([SequencedPatch(epoch: "e", rev: 1, user: "u", client: "c", seq: 3, ops: Array("[]".utf8), time: 5),
+                      SequencedPatch(epoch: "e", rev: 2, user: "v", client: "d", seq: 1, ops: Array("[]".utf8), time: 5)]),
             .epoch("abc"), .epoch(nil), .signal(RoomSignal(node: "n", payload: [])),
         ]
         for message in messages { #expect(RoomChangeMessage(message.encoded) == message) }
-        for bad in ["", "X1:a", "E", "E1:", "E2:a", "E1:ab", "P1:e1:9", "Sa:b", "E99999999999:a", "S1:n"] {
+        #expect(RoomChangeMessage(Array("B1:e1:72:101:u1:c1:31:x1:v1:d1:12:[]".utf8)) == .patches([
+            SequencedPatch(epoch: "e", rev: 7, user: "u", client: "c", seq: 3, ops: Array("x".utf8), time: 10),
+            SequencedPatch(epoch: "e", rev: 8, user: "v", client: "d", seq: 1, ops: Array("[]".utf8), time: 10),
+        ]), "revs follow the first one, every patch has the batch's time")
+        for bad in ["", "X1:a", "E", "E1:", "E2:a", "E1:ab", "P1:e1:9", "B1:e1:71:0", "B1:e1:71:01:u1:c1:3", "B1:e1:x1:01:u1:c1:31:x",
+                    "Sa:b", "E99999999999:a", "S1:n"] {
             #expect(RoomChangeMessage(Array(bad.utf8)) == nil, "\(bad)")
         }
     }
@@ -181,6 +195,12 @@ struct RedisRoomSequencerTests {
             #expect(try await sequencer.append(room: "r", client: "a", user: "u", seq: 1, ops: Self.op) == .duplicate(epoch: epoch, rev: 1))
             #expect(try await sequencer.open(room: "r").rev == 3)
             #expect(try await sequencer.patches(room: "r", after: 0).count == 3)
+            // Inside a batch of several patches (one log entry) too, and after later batches.
+            _ = try await sequencer.append(room: "r", (3...5).map { SequencerEntry(client: "a", user: "u", seq: $0, ops: Self.op) }, baseRev: nil)
+            _ = try await sequencer.append(room: "r", [SequencerEntry(client: "b", user: "u", seq: 2, ops: Self.op)], baseRev: nil)
+            #expect(try await sequencer.append(room: "r", client: "a", user: "u", seq: 4, ops: Self.op) == .duplicate(epoch: epoch, rev: 5))
+            #expect(try await sequencer.append(room: "r", client: "a", user: "u", seq: 2, ops: Self.op) == .duplicate(epoch: epoch, rev: 3))
+            #expect(try await sequencer.open(room: "r").rev == 7)
         }
     }
 
@@ -468,6 +488,30 @@ struct RedisRoomSequencerTests {
             clock.store(20_000_000, ordering: .relaxed)
             #expect(try await snapshot(at: 800))
             #expect(try await sequencer.oldestLoggedRev(room: "r") == 701)
+        }
+    }
+
+    @Test("a retention in time cuts the log only after a snapshot that ends a batch's entry: a snapshot inside one keeps it whole")
+    func retentionCutsAtBatchEnds() async throws {
+        try await RedisTestContext.with { context in
+            var settings = RedisRoomSequencer.Settings(logLength: 10_000)
+            settings.retainedMilliseconds = 100_000
+            let sequencer = RedisRoomSequencer(client: context.client(), settings: settings, now: { 1_000_000 })
+            let head = try await sequencer.open(room: "r")
+            // Entries of revs 1–3, 4–6, 7–9, 10–12, each written long ago from now's point of view.
+            let writer = RedisRoomSequencer(client: context.client(), settings: settings, now: { 1_000 })
+            for batch in Int64(0)..<4 {
+                _ = try await writer.append(room: "r", (1...3).map { SequencerEntry(client: "a", user: "u", seq: batch * 3 + $0, ops: Self.op) }, baseRev: nil)
+            }
+            func snapshot(at rev: Int64) async throws -> Bool {
+                try await sequencer.storeSnapshot(room: "r", RoomSnapshot(epoch: head.epoch, rev: rev, state: Array("{\"n\":\(rev)}".utf8)))
+            }
+            #expect(try await snapshot(at: 5))
+            #expect(try await sequencer.oldestLoggedRev(room: "r") == 1, "rev 5 is inside the entry of 4–6: cutting there would lose revs 4 and 5")
+            #expect(try await snapshot(at: 9))
+            #expect(try await sequencer.oldestLoggedRev(room: "r") == 10)
+            #expect(try await sequencer.snapshot(room: "r", atOrBefore: 8) == nil)
+            #expect(try await sequencer.patches(room: "r", after: 9).map(\.rev) == [10, 11, 12])
         }
     }
 }

@@ -28,7 +28,7 @@ struct ClusterReport {
     /// The table of medians (range over rounds in parentheses), one line per server in run order.
     func summaryTable() -> String {
         var lines = [
-            "| server | processes | (a) delivered msg/s | (a) server CPU, all processes | (a) of which Redis | (a) server µs CPU / delivery | (a) Redis µs CPU / patch | (a) scripts / patch | (a) log reads / patch | (a) generator CPU | (a) p99 ms | (a) lost | (b) p50 ms | (b) p99 ms | (b) lost | (b) server CPU | (b) Redis µs CPU / patch | (b) generator CPU | order checks |",
+            "| server | processes | (a) delivered msg/s | (a) server CPU, all processes | (a) of which Redis | (a) server µs CPU / delivery | (a) Redis µs CPU / patch | (a) room batches / script | (a) log reads / room batch | (a) generator CPU | (a) p99 ms | (a) lost | (b) p50 ms | (b) p99 ms | (b) lost | (b) server CPU | (b) Redis µs CPU / patch | (b) generator CPU | order checks |",
             "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |",
         ]
         for kind in relay.settings.servers {
@@ -44,7 +44,7 @@ struct ClusterReport {
                 relay.cell(kind, { $0.peak?.redisCores }, range: false) { RelayReport.percent($0) },
                 relay.cell(kind, { $0.peak?.serverMicrosecondsPerDelivery }) { RelayReport.fixed($0, 2) },
                 relay.cell(kind, { $0.peak.flatMap(redisMicrosecondsPerPatch) }) { RelayReport.fixed($0, 1) },
-                relay.cell(kind, { $0.peak?.redisWork?.scriptsPerAppend }) { RelayReport.fixed($0, 2) },
+                relay.cell(kind, { $0.peak?.redisWork?.appendsPerScript }) { RelayReport.fixed($0, 1) },
                 relay.cell(kind, { $0.peak?.redisWork?.readsPerAppend }) { RelayReport.fixed($0, 3) },
                 relay.cell(kind, { $0.peak?.loadCores }, range: false) { RelayReport.percent($0) },
                 relay.cell(kind, { $0.peak?.p99Milliseconds }) { RelayReport.fixed($0, 1) },
@@ -143,11 +143,12 @@ struct ClusterReport {
           deployment's processes, `redis-server` included (from `/proc/PID/stat`, all threads); the generator's
           from `getrusage`. "Redis µs CPU / patch" is Redis's CPU time divided by the patches it sequenced
           (deliveries ÷ \(sizes.peakRoomSize - 1)).
-        - From Redis's `INFO commandstats` over the same window (read with `redis-cli`): "scripts / patch" is
-          sequencer script runs (`EVALSHA`) per appended patch (`XADD`): a node sends all the patches a room
-          queued during the previous call's round trip in one call (group commit), so below 1.00 means batches;
-          `behind` retries (two nodes racing for one room) add to it. "Log reads / patch" is `XRANGE` + `XREAD`
-          per appended patch summed over nodes: followers get the patches in the rooms' change messages
+        - From Redis's `INFO commandstats` over the same window (read with `redis-cli`): "room batches / script" is
+          room batches appended (`XADD`: one log entry holds the patches one room had queued during the previous
+          call's round trip) per sequencer script run (`EVALSHA`): a node sends the batches of all its rooms with
+          patches ready in one call (group commit across rooms), so above 1 means several rooms per call;
+          `behind` retries (two nodes racing for one room) lower it. "Log reads / room batch" is `XRANGE` + `XREAD`
+          per appended batch summed over nodes: followers get the batches in the rooms' change messages
           (sharded Pub/Sub) and read a log only after subscribing, a reconnect or a gap.
         - "(b) Redis µs CPU / patch" is Redis's CPU time in (b) divided by the patches sent
           (\(sizes.rateRooms) rooms × \(sizes.rateRoomSize) clients × \(sizes.messagesPerSecond)/s).

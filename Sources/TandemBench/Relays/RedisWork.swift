@@ -1,9 +1,10 @@
 /// What Redis did for a cluster deployment over a measuring window, from two `INFO commandstats` readings:
-/// sequencer script runs, patches appended to room logs, and reads of the logs by the followers.
+/// sequencer script runs, room batches appended to room logs, and reads of the logs by the followers.
 struct RedisWork: Sendable, Equatable {
-    /// `EVALSHA` + `EVAL`: one per batch a node sends for a room (group commit), a `behind` retry included.
+    /// `EVALSHA` + `EVAL`: one per call a node sends with its rooms' batches (group commit), a `behind`
+    /// retry included.
     var scripts: Int
-    /// `XADD`: patches appended, one per rev.
+    /// `XADD`: room batches appended, one log entry each (whatever the number of patches in it).
     var appends: Int
     /// `XRANGE` + `XREAD`: log reads (followers read a log only after a subscription, a reconnect or a gap;
     /// their patches come in the change messages).
@@ -22,9 +23,10 @@ struct RedisWork: Sendable, Equatable {
         self.reads = reads
     }
 
-    /// Script runs per appended patch: below 1 when batches carry several patches; `behind` retries add to it.
-    var scriptsPerAppend: Double? { appends > 0 ? Double(scripts) / Double(appends) : nil }
+    /// Room batches appended per script run: above 1 when calls carry several rooms; `behind` retries
+    /// lower it.
+    var appendsPerScript: Double? { scripts > 0 ? Double(appends) / Double(scripts) : nil }
 
-    /// Log reads per appended patch, summed over nodes.
+    /// Log reads per appended room batch, summed over nodes.
     var readsPerAppend: Double? { appends > 0 ? Double(reads) / Double(appends) : nil }
 }

@@ -512,6 +512,7 @@ actor ClusterRoomSync<Replica: ClusterReplica> {
         case .patches(let room, let patches):
             // Out of the dictionary while it folds, so that the replica is changed in place, not copied.
             guard var open = rooms.removeValue(forKey: room) else { return }
+            let before = open.rev
             for patch in patches where patch.rev == open.rev + 1 {
                 let event: PatchEvent
                 do {
@@ -525,7 +526,11 @@ actor ClusterRoomSync<Replica: ClusterReplica> {
                 open.rev = patch.rev
                 if let speculative = open.speculative, speculative.rev <= open.rev { open.speculative = nil }
                 open.listener(.folded(patch, event: event))
-                if open.rev % snapshotInterval == 0 { storeSnapshot(room: room, epoch: open.epoch, rev: open.rev, state: open.replica.state) }
+            }
+            // At the end of the batch that reached a multiple of the interval: a log entry ends there, so
+            // a time-based trim can cut the log right after it.
+            if open.rev / snapshotInterval > before / snapshotInterval {
+                storeSnapshot(room: room, epoch: open.epoch, rev: open.rev, state: open.replica.state)
             }
             let ready = open.waiters.filter { $0.rev <= open.rev }
             open.waiters.removeAll { $0.rev <= open.rev }

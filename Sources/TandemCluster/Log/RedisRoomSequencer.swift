@@ -140,30 +140,37 @@ package struct RedisRoomSequencer: Sendable {
         var validated: Bool
     }
 
-    /// Sequences the batches of several rooms in one script call (one room: the single-room script);
-    /// each as `append(room:_:baseRev:validated:)` would.
+    /// Sequences the batches of several rooms in one script call, each as
+    /// `append(room:_:baseRev:validated:)` would.
     /// - Returns: the outcomes of each batch, in order.
     /// - Throws: `RedisError` for the whole call.
     func append(_ batches: [RoomBatch]) async throws(RedisError) -> [[SequencerOutcome]] {
-        if batches.count == 1 {
-            let reply = try await client.evaluate(RoomSequencerScripts.append, keys: keys(room: batches[0].room), arguments: arguments(of: batches[0]),
-                                                  appendingServerRunID: true)
-            guard let fields = reply.array else { throw .unexpectedReply(command: "append patch script", reply: "\(reply)") }
-            return [try outcomes(fields[...], count: batches[0].entries.count)]
-        }
-        var keys: [String] = [], arguments: [RedisArgument] = []
+        var keys: [String] = []
+        keys.reserveCapacity(3 * batches.count)
+        var arguments: [RedisArgument] = [
+            RedisArgument(newEpoch()), trusted, RedisArgument(Int64(settings.maxOps)), RedisArgument(Int64(settings.maxPatchBytes)),
+            RedisArgument(Int64(settings.logLength)), RedisArgument(now()),
+        ]
+        arguments.reserveCapacity(arguments.count + batches.reduce(0) { $0 + 3 + 4 * $1.entries.count })
         for batch in batches {
-            keys += self.keys(room: batch.room)
-            let own = self.arguments(of: batch)
-            arguments.append(RedisArgument(Int64(own.count)))
-            arguments += own
+            let roomKeys = self.keys(room: batch.room)
+            keys += roomKeys[0...2]
+            arguments += [RedisArgument(Int64(batch.entries.count)), RedisArgument(batch.baseRev ?? -1), batch.validated ? "1" : "0"]
+            for entry in batch.entries {
+                var record: [UInt8] = []
+                record.reserveCapacity(entry.ops.count + entry.user.utf8.count + entry.client.utf8.count + 32)
+                RoomChangeMessage.appendRecord(user: entry.user, client: entry.client, seq: entry.seq, ops: entry.ops, to: &record)
+                arguments += [RedisArgument(entry.client), RedisArgument(entry.seq), RedisArgument(refusal(of: entry, validated: batch.validated)),
+                              RedisArgument(bytes: record)]
+            }
         }
-        let reply = try await client.evaluate(RoomSequencerScripts.appendRooms, keys: keys, arguments: arguments, appendingServerRunID: true)
-        guard let fields = reply.array else { throw .unexpectedReply(command: "append rooms script", reply: "\(reply)") }
+        let reply = try await client.evaluate(RoomSequencerScripts.append, keys: keys, arguments: arguments, appendingServerRunID: true)
+        guard let fields = reply.array else { throw .unexpectedReply(command: "append script", reply: "\(reply)") }
         var results: [[SequencerOutcome]] = [], offset = 0
+        results.reserveCapacity(batches.count)
         for batch in batches {
             guard offset < fields.count, let length = fields[offset].integer, offset + 1 + Int(length) <= fields.count else {
-                throw .unexpectedReply(command: "append rooms script", reply: "\(reply)")
+                throw .unexpectedReply(command: "append script", reply: "\(reply)")
             }
             results.append(try outcomes(fields[(offset + 1)..<(offset + 1 + Int(length))], count: batch.entries.count))
             offset += 1 + Int(length)
@@ -171,18 +178,12 @@ package struct RedisRoomSequencer: Sendable {
         return results
     }
 
-    private func arguments(of batch: RoomBatch) -> [RedisArgument] {
-        var arguments: [RedisArgument] = [
-            RedisArgument(newEpoch()), trusted, RedisArgument(batch.baseRev ?? -1), RedisArgument(Int64(settings.maxOps)),
-            RedisArgument(Int64(settings.maxPatchBytes)), RedisArgument(Int64(settings.logLength)), RedisArgument(now()),
-            batch.validated ? "1" : "0",
-        ]
-        arguments.reserveCapacity(arguments.count + batch.entries.count * 5)
-        for entry in batch.entries {
-            arguments += [RedisArgument(entry.client), RedisArgument(entry.user), RedisArgument(entry.seq), RedisArgument(bytes: entry.ops),
-                          RedisArgument(entry.localRejection ?? "")]
-        }
-        return arguments
+    /// The rejection the script is to answer for `entry` when it gets that far: the node's own, or, for
+    /// ops the node validated, their size against the limit (the script checks no more of them).
+    private func refusal(of entry: SequencerEntry, validated: Bool) -> String {
+        if let reason = entry.localRejection { return reason }
+        guard validated, entry.ops.count > settings.maxPatchBytes else { return "" }
+        return "the patch has \(entry.ops.count) bytes, more than the limit of \(settings.maxPatchBytes)"
     }
 
     /// Decodes one room's `append` reply.
@@ -190,15 +191,15 @@ package struct RedisRoomSequencer: Sendable {
         // A slice of the whole reply keeps its indices: field k is at `start + k`.
         let start = reply.startIndex
         func field(_ k: Int) -> RESPValue { reply[start + k] }
-        guard reply.count >= 3, let epoch = field(0).string else { throw .unexpectedReply(command: "append patch script", reply: "\(Array(reply))") }
+        guard reply.count >= 3, let epoch = field(0).string else { throw .unexpectedReply(command: "append script", reply: "\(Array(reply))") }
         if reply.count == 3, field(2).string == "lost" { return Array(repeating: .lost, count: count) }
-        guard reply.count == 2 + 4 * count else { throw .unexpectedReply(command: "append patch script", reply: "\(Array(reply))") }
+        guard reply.count == 2 + 4 * count else { throw .unexpectedReply(command: "append script", reply: "\(Array(reply))") }
         var outcomes: [SequencerOutcome] = []
         outcomes.reserveCapacity(count)
         for index in 0..<count {
             let offset = 2 + 4 * index
             guard let status = field(offset).string, let rev = field(offset + 1).integer, let usedSeq = field(offset + 3).integer else {
-                throw .unexpectedReply(command: "append patch script", reply: "\(Array(reply))")
+                throw .unexpectedReply(command: "append script", reply: "\(Array(reply))")
             }
             switch status {
             case "applied": outcomes.append(.applied(epoch: epoch, rev: rev, seq: usedSeq))
@@ -206,7 +207,7 @@ package struct RedisRoomSequencer: Sendable {
             case "behind": outcomes.append(.behind(epoch: epoch, rev: rev))
             case "rejected": outcomes.append(.rejected(epoch: epoch, reason: field(offset + 2).string ?? ""))
             case "skipped": outcomes.append(.skipped)
-            default: throw .unexpectedReply(command: "append patch script", reply: "\(Array(reply))")
+            default: throw .unexpectedReply(command: "append script", reply: "\(Array(reply))")
             }
         }
         return outcomes
@@ -216,14 +217,11 @@ package struct RedisRoomSequencer: Sendable {
     /// not `after + 1`, the missed patches have left the log: the reader needs a snapshot instead.
     /// - Throws: `RedisError`.
     func patches(room: String, after: Int64, limit: Int = 1_000) async throws(RedisError) -> [SequencedPatch] {
+        // An entry's id is its last rev: the first one returned holds rev `after + 1` if the log still does.
         let reply = try await client.send(["XRANGE", RedisArgument(keys(room: room)[2]), RedisArgument("\(after + 1)-0"), "+", "COUNT", RedisArgument(Int64(limit))])
         guard let entries = reply.array else { throw .unexpectedReply(command: "XRANGE", reply: "\(reply)") }
-        var patches: [SequencedPatch] = []
-        patches.reserveCapacity(entries.count)
-        for entry in entries {
-            guard let patch = Self.patch(from: entry) else { throw .unexpectedReply(command: "XRANGE", reply: "\(entry)") }
-            patches.append(patch)
-        }
+        guard var patches = Self.patches(from: entries, after: after) else { throw .unexpectedReply(command: "XRANGE", reply: "\(reply)") }
+        if patches.count > limit { patches.removeLast(patches.count - limit) }
         return patches
     }
 
@@ -283,8 +281,10 @@ package struct RedisRoomSequencer: Sendable {
     /// - Throws: `RedisError`.
     func oldestLoggedRev(room: String) async throws(RedisError) -> Int64? {
         let reply = try await client.send(["XRANGE", RedisArgument(keys(room: room)[2]), "-", "+", "COUNT", "1"])
-        guard let entries = reply.array else { throw .unexpectedReply(command: "XRANGE", reply: "\(reply)") }
-        return entries.first.flatMap(Self.patch(from:))?.rev
+        guard let entries = reply.array, let patches = Self.patches(from: entries, after: 0) else {
+            throw .unexpectedReply(command: "XRANGE", reply: "\(reply)")
+        }
+        return patches.first?.rev
     }
 
     /// The newest retained snapshot at or before `rev` (the newest one kept in `snapshot` counts too).
@@ -348,24 +348,37 @@ package struct RedisRoomSequencer: Sendable {
         return progress
     }
 
-    /// Decodes one stream entry `[id, [field, value, …]]`.
-    static func patch(from entry: RESPValue) -> SequencedPatch? {
-        guard let parts = entry.array, parts.count == 2, let id = parts[0].string, let fields = parts[1].array,
-              let rev = Int64(id.prefix { $0 != "-" }) else { return nil }
-        var epoch: String?, user: String?, client: String?, seq: Int64?, ops: [UInt8]?, time: Int64 = 0
-        for index in stride(from: 0, to: fields.count - 1, by: 2) {
-            switch fields[index].string {
-            case "epoch": epoch = fields[index + 1].string
-            case "user": user = fields[index + 1].string
-            case "client": client = fields[index + 1].string
-            case "seq": seq = fields[index + 1].integer
-            case "ops": if case .bulkString(let bytes) = fields[index + 1] { ops = bytes }
-            case "time": time = fields[index + 1].integer ?? 0
-            default: break
+    /// Decodes log entries (`[id, [field, value, …]]`, in id order) into their patches with rev >
+    /// `after`; nil when one is not a well-formed entry. An entry holds one batch (its change message
+    /// in field `m`) or, in the one-patch form, a patch's own fields.
+    static func patches(from entries: [RESPValue], after: Int64) -> [SequencedPatch]? {
+        var patches: [SequencedPatch] = []
+        patches.reserveCapacity(entries.count)
+        for entry in entries {
+            guard let parts = entry.array, parts.count == 2, let id = parts[0].string, let fields = parts[1].array,
+                  let rev = Int64(id.prefix { $0 != "-" }) else { return nil }
+            var message: [UInt8]?, epoch: String?, user: String?, client: String?, seq: Int64?, ops: [UInt8]?, time: Int64 = 0
+            for index in stride(from: 0, to: fields.count - 1, by: 2) {
+                switch fields[index].string {
+                case "m": if case .bulkString(let bytes) = fields[index + 1] { message = bytes }
+                case "epoch": epoch = fields[index + 1].string
+                case "user": user = fields[index + 1].string
+                case "client": client = fields[index + 1].string
+                case "seq": seq = fields[index + 1].integer
+                case "ops": if case .bulkString(let bytes) = fields[index + 1] { ops = bytes }
+                case "time": time = fields[index + 1].integer ?? 0
+                default: break
+                }
+            }
+            if let message {
+                guard case .patches(let batch)? = RoomChangeMessage(message), batch.last?.rev == rev else { return nil }
+                for patch in batch where patch.rev > after { patches.append(patch) }
+            } else {
+                guard let epoch, let user, let client, let seq, let ops else { return nil }
+                if rev > after { patches.append(SequencedPatch(epoch: epoch, rev: rev, user: user, client: client, seq: seq, ops: ops, time: time)) }
             }
         }
-        guard let epoch, let user, let client, let seq, let ops else { return nil }
-        return SequencedPatch(epoch: epoch, rev: rev, user: user, client: client, seq: seq, ops: ops, time: time)
+        return patches
     }
 
     private var trusted: RedisArgument { settings.trustsPersistence ? "1" : "0" }

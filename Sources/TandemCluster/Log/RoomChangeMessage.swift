@@ -2,11 +2,12 @@
 /// changed in a room without reading every room they follow.
 ///
 /// Wire form: a kind byte, then fields, each `length:bytes` (the length in decimal ASCII), so any
-/// bytes may appear in a field. `P` epoch, then six fields per appended entry (rev, user, client, seq,
-/// time, ops): entries appended by one script call, in rev order. `E` epoch: the room's epoch changed
-/// (empty: the room is gone). `S` node, payload: an ephemeral signal of that node's.
+/// bytes may appear in a field. `B` epoch, first rev, time, then four fields per patch (user, client,
+/// seq, ops; its rev is the first rev plus its place): one room batch appended by one script call, the
+/// same bytes as its log entry. `E` epoch: the room's epoch changed (empty: the room is gone). `S`
+/// node, payload: an ephemeral signal of that node's.
 enum RoomChangeMessage: Sendable, Equatable {
-    /// Entries appended to the room's log by one call, contiguous and in rev order.
+    /// One batch appended to the room's log by one call: contiguous revs, one epoch and one time.
     case patches([SequencedPatch])
     /// The room's epoch is now this one (nil: the room no longer exists in Redis).
     case epoch(String?)
@@ -19,14 +20,16 @@ enum RoomChangeMessage: Sendable, Equatable {
         guard let kind = bytes.first else { return nil }
         var reader = FieldReader(bytes: bytes, offset: 1)
         switch kind {
-        case UInt8(ascii: "P"):
-            guard let epoch = reader.string() else { return nil }
+        case UInt8(ascii: "B"):
+            guard let epoch = reader.string(), let first = reader.integer(), let time = reader.integer() else { return nil }
             var patches: [SequencedPatch] = []
+            var rev = first
             while !reader.atEnd {
-                guard let rev = reader.integer(), let user = reader.string(), let client = reader.string(), let seq = reader.integer(),
-                      let time = reader.integer(), let ops = reader.field() else { return nil }
+                guard let user = reader.string(), let client = reader.string(), let seq = reader.integer(), let ops = reader.field() else { return nil }
                 patches.append(SequencedPatch(epoch: epoch, rev: rev, user: user, client: client, seq: seq, ops: ops, time: time))
+                rev += 1
             }
+            guard !patches.isEmpty else { return nil }
             self = .patches(patches)
         case UInt8(ascii: "E"):
             guard let epoch = reader.string(), reader.atEnd else { return nil }
@@ -39,35 +42,42 @@ enum RoomChangeMessage: Sendable, Equatable {
         }
     }
 
-    /// The wire form (the scripts build `P` and `E` messages themselves; this encodes any kind).
+    /// The wire form (the scripts build `B` and `E` messages themselves; this encodes any kind). A `B`
+    /// message takes its first rev, epoch and time from its first patch.
     var encoded: [UInt8] {
         var bytes: [UInt8] = []
-        func field(_ value: some Collection<UInt8>) {
-            bytes += Array(String(value.count).utf8)
-            bytes.append(UInt8(ascii: ":"))
-            bytes += value
-        }
         switch self {
         case .patches(let patches):
-            bytes.append(UInt8(ascii: "P"))
-            field(Array((patches.first?.epoch ?? "").utf8))
-            for patch in patches {
-                field(Array(String(patch.rev).utf8))
-                field(Array(patch.user.utf8))
-                field(Array(patch.client.utf8))
-                field(Array(String(patch.seq).utf8))
-                field(Array(String(patch.time).utf8))
-                field(patch.ops)
-            }
+            bytes.append(UInt8(ascii: "B"))
+            Self.appendField(Array((patches.first?.epoch ?? "").utf8), to: &bytes)
+            Self.appendField(Array(String(patches.first?.rev ?? 0).utf8), to: &bytes)
+            Self.appendField(Array(String(patches.first?.time ?? 0).utf8), to: &bytes)
+            for patch in patches { Self.appendRecord(user: patch.user, client: patch.client, seq: patch.seq, ops: patch.ops, to: &bytes) }
         case .epoch(let epoch):
             bytes.append(UInt8(ascii: "E"))
-            field(Array((epoch ?? "").utf8))
+            Self.appendField(Array((epoch ?? "").utf8), to: &bytes)
         case .signal(let signal):
             bytes.append(UInt8(ascii: "S"))
-            field(Array(signal.node.utf8))
-            field(signal.payload)
+            Self.appendField(Array(signal.node.utf8), to: &bytes)
+            Self.appendField(signal.payload, to: &bytes)
         }
         return bytes
+    }
+
+    /// Appends one patch's record of a `B` message (user, client, seq, ops): the node builds it, the
+    /// append script only joins the records of the patches it appended.
+    static func appendRecord(user: String, client: String, seq: Int64, ops: [UInt8], to bytes: inout [UInt8]) {
+        appendField(user.utf8, to: &bytes)
+        appendField(client.utf8, to: &bytes)
+        appendField(String(seq).utf8, to: &bytes)
+        appendField(ops, to: &bytes)
+    }
+
+    /// Appends `length:bytes`.
+    private static func appendField(_ value: some Collection<UInt8>, to bytes: inout [UInt8]) {
+        bytes += String(value.count).utf8
+        bytes.append(UInt8(ascii: ":"))
+        bytes += value
     }
 
     /// Reads `length:bytes` fields.

@@ -202,11 +202,8 @@ struct RoomLogFollower: Sendable {
             }
             let read = try replies[2 * index + 1].get()
             guard let entries = read.array else { throw .unexpectedReply(command: "XRANGE", reply: "\(read)") }
-            var patches: [SequencedPatch] = []
-            patches.reserveCapacity(entries.count)
-            for entry in entries {
-                guard let patch = RedisRoomSequencer.patch(from: entry) else { throw .unexpectedReply(command: "XRANGE", reply: "\(entry)") }
-                patches.append(patch)
+            guard let patches = RedisRoomSequencer.patches(from: entries, after: cursors[room]!.rev) else {
+                throw .unexpectedReply(command: "XRANGE", reply: "\(read)")
             }
             // A full page means more may follow: read again at the next poll.
             cursors[room]?.needsRead = entries.count >= batchSize

@@ -4,8 +4,9 @@ import TandemRedis
 /// sees one total order per room without any coordination of its own.
 ///
 /// Keys of room R (the hash tag keeps them in one Redis Cluster slot): `P:{R}:meta` (hash: epoch, rev, run: the Redis run id of the last write),
-/// `P:{R}:clients` (hash: client id → "lastSeq:lastRev"), `P:{R}:log` (stream; entry id "rev-0",
-/// fields epoch, user, client, seq, ops, time), `P:{R}:snapshot` (hash: epoch, rev, state: the newest),
+/// `P:{R}:clients` (hash: client id → "lastSeq:lastRev"), `P:{R}:log` (stream; one entry per appended
+/// batch, id "lastRev-0", fields first, time, m: see `append`; entries of one patch each, id "rev-0",
+/// fields epoch, user, client, seq, ops, time, are read too, so a log holding them stays readable), `P:{R}:snapshot` (hash: epoch, rev, state: the newest),
 /// `P:{R}:snapshots` (hash: rev → state, the snapshots the retained history is rebuilt from) and
 /// `P:{R}:deleted` (string: the epoch of the room a backend deleted, for a day, so that nodes close
 /// its connections as deleted and do not bring it back).
@@ -17,162 +18,176 @@ enum RoomSequencerScripts {
     /// the Redis run id (empty: the script reads it).
     static let open = RedisScript(prelude + """
     local epoch, rev, created = ensure(ARGV[1], ARGV[2], ARGV[3])
-    if created ~= 0 then notify(epoch) end
+    if created ~= 0 then notify(KEYS[1], epoch) end
     return {epoch, rev, created}
     """)
 
-    /// Sequences a batch of patches of one room in order (a node's group commit: one call per Redis round
-    /// trip, whatever the number of patches): for each, exactly-once by client seq, compare-with-base-rev,
-    /// the node's own verdict, structural validation, append to the capped log, rev + 1. Then one message
-    /// on the room's change channel carries every appended entry, so followers need not read the log.
+    /// Sequences the batches of one or more rooms (a node's group commit: one call per Redis round trip
+    /// for every room with patches ready, whatever the number of patches). For each room, in order, and
+    /// for each patch of its batch: exactly-once by client seq, compare-with-base-rev, the node's own
+    /// verdict, structural validation, rev + 1. The patches a room's batch appended go to its log as ONE
+    /// entry, and the same bytes go on the room's change channel, so followers need not read the log:
+    /// the per-patch work left in Lua is the exactly-once check.
     ///
-    /// The node built the batch expecting each patch to be `applied`, or `rejected` where it passed its
-    /// own rejection reason. At the first patch that ends otherwise (`duplicate`, `behind`, a structural
-    /// `rejected`), the patches after it are not looked at (`skipped`): they were checked against a state
-    /// that does not exist, and the node submits them again.
+    /// The node built each batch expecting each patch to be `applied`, or `rejected` where it passed
+    /// its own rejection reason. At the first patch that ends otherwise (`duplicate`, `behind`, a
+    /// structural `rejected`), the room's patches after it are not looked at (`skipped`): they were
+    /// checked against a state that does not exist, and the node submits them again.
     ///
-    /// Returns `{epoch, created, status, rev, reason, seq, status, rev, …}` (one group per patch), with
-    /// status `applied`, `duplicate` (rev is the original one), `behind` (rev is the current one),
-    /// `rejected` (reason says why; nothing changed) or `skipped`; or `{'', 0, 'lost'}` when the room's
-    /// meta is gone (nothing is created here, so a node can re-seed the room first). Seq 0 asks the
-    /// script to give the patch the client's next seq (writes without a connection, which nothing
-    /// resends: the HTTP API's); `seq` in the reply is the one used.
+    /// Returns, per room, the length of its reply and the reply: `{epoch, created, status, rev, reason,
+    /// seq, status, rev, …}` (one group per patch), with status `applied`, `duplicate` (rev is the
+    /// original one), `behind` (rev is the current one), `rejected` (reason says why; nothing changed)
+    /// or `skipped`; or `{'', 0, 'lost'}` when the room's meta is gone (nothing is created here, so a
+    /// node can re-seed the room first). Seq 0 asks the script to give the patch the client's next seq
+    /// (writes without a connection, which nothing resends: the HTTP API's); `seq` in the reply is the
+    /// one used.
     ///
-    /// The log is trimmed to its length exactly below 1,000 entries, approximately above (`MAXLEN ~`: whole
-    /// stream nodes go, so the log holds up to one node, 100 entries by default, more; an exact trim on
-    /// every append costs more than the rest of the append).
-    /// KEYS: meta, clients, log, snapshot, snapshots, deleted. ARGV: epoch candidate, trusted persistence
-    /// ("1" or "0"), base rev (-1: any), max ops, max patch bytes, log length, the time (unix ms), "1" when
-    /// the node parsed and validated every entry's ops (the script then checks their size only), then five
-    /// values per patch: client, user, seq, ops (JSON array), the node's own rejection reason (empty when
-    /// the node found the patch valid); last, the Redis run id (empty: the script reads it).
-    static let append = RedisScript(prelude + appendBody)
-
-    /// `append` for several rooms in one call (a node's group commit across rooms: one call per Redis
-    /// round trip for every room with patches ready): each room exactly as `append` would, in order.
-    /// Returns, per room, the length of its `append` reply and that reply. Standalone Redis only: on a
-    /// sharded Redis, a call may only touch rooms of one shard (and needs `allow-cross-slot-keys`).
-    /// KEYS: the six keys of each room, room after room. ARGV: per room, the number of its `append`
-    /// arguments (without the run id) and those arguments; last, the Redis run id (empty: read it).
-    static let appendRooms = RedisScript("local function sequence(KEYS, ARGV)\n" + prelude + appendBody + "\n" + """
-    end
-    local replies, k, a, run = {}, 0, 1, ARGV[#ARGV]
-    while a < #ARGV do
-      local count = tonumber(ARGV[a])
-      local args = {}
-      for i = 1, count do args[i] = ARGV[a + i] end
-      args[count + 1] = run
-      local reply = sequence({KEYS[k + 1], KEYS[k + 2], KEYS[k + 3], KEYS[k + 4], KEYS[k + 5], KEYS[k + 6]}, args)
-      table.insert(replies, #reply)
-      for _, value in ipairs(reply) do table.insert(replies, value) end
-      k, a = k + 6, a + count + 1
-    end
-    return replies
-    """)
-
-    /// The body of `append` (after the prelude), shared by `appendRooms`.
-    private static let appendBody = """
-    local meta = redis.call('HMGET', KEYS[1], 'epoch', 'rev', 'run')
-    if not meta[1] then return {'', 0, 'lost'} end
-    local epoch, rev, created = ensure(ARGV[1], ARGV[2], ARGV[#ARGV], meta)
-    local base, maxOps, maxBytes, window, time = tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5]), ARGV[6], ARGV[7]
-    local checked, trim = ARGV[8] == "1", tonumber(window) >= 1000 and "~" or "="
+    /// A log entry's id is the last rev it holds; its fields are `first` (its first rev), `time` and
+    /// `m`, the change message (`RoomChangeMessage`, kind `B`). The log keeps at least `window` revs:
+    /// older entries go exactly (`XTRIM MINID`), every 64 revs from a window of 1,000 on, at every
+    /// append below it.
+    ///
+    /// On a sharded Redis a call may only touch rooms of one shard (and needs `allow-cross-slot-keys`).
+    /// KEYS: per room, its meta, clients and log keys. ARGV: epoch candidate, trusted persistence ("1" or
+    /// "0"), max ops, max patch bytes, window, the time (unix ms); then per room: its number of patches,
+    /// base rev (-1: any), "1" when the node parsed and validated every patch's ops (and their size),
+    /// then four values per patch: client, seq, the node's own rejection reason (empty when the node
+    /// found the patch valid) and its record (`RoomChangeMessage`: user, client, seq, ops); last, the
+    /// Redis run id (empty: the script reads it).
+    static let append = RedisScript(prelude + """
+    local candidate, trusted, maxOps, maxBytes = ARGV[1], ARGV[2], tonumber(ARGV[3]), tonumber(ARGV[4])
+    local window, time, last = tonumber(ARGV[5]), ARGV[6], #ARGV
+    local run, timeField = runID(ARGV[last]), field(ARGV[6])
     -- Protocol v1 ops: set, add, replace and test carry a value, remove a path alone, move and copy a from.
     local valued = {set = true, add = true, replace = true, test = true}
-    local appended = 0
-    -- Each client's "lastSeq:lastRev", read in one call for the batch and written in one at its end.
-    local progress, names, dirty, written = {}, {}, {}, {}
-    for i = 9, #ARGV - 5, 5 do
-      if progress[ARGV[i]] == nil then progress[ARGV[i]] = false; table.insert(names, ARGV[i]) end
-    end
-    if #names > 0 then
-      local stored = redis.call('HMGET', KEYS[2], unpack(names))
-      for i, name in ipairs(names) do progress[name] = stored[i] end
-    end
-    local function appendEntry(client, user, seq, ops)
-      rev = rev + 1
-      appended = appended + 1
-      local at, used = int(rev), int(seq)
-      redis.call('XADD', KEYS[3], 'MAXLEN', trim, window, at .. '-0', 'epoch', epoch, 'user', user, 'client', client, 'seq', used, 'ops', ops, 'time', time)
-      if not dirty[client] then dirty[client] = true; table.insert(written, client) end
-      progress[client] = used .. ':' .. at
-      return 'applied', rev, '', seq
-    end
-    local function one(client, user, seq, ops, refusal)
-      local last = progress[client]
-      if seq == 0 then
-        seq = 1
-        if last then seq = tonumber(string.sub(last, 1, string.find(last, ':', 1, true) - 1)) + 1 end
-        last = nil
-      end
-      -- Lua numbers are doubles: beyond 2^53 a seq would be rounded and printed in exponent form.
-      if not seq or seq < 1 or seq > 9007199254740991 or seq ~= math.floor(seq) then
-        return 'rejected', rev, 'seq must be a whole number from 1 to 2^53 - 1', 0
-      end
-      if last then
-        local sep = string.find(last, ':', 1, true)
-        local lastSeq, lastRev = tonumber(string.sub(last, 1, sep - 1)), tonumber(string.sub(last, sep + 1))
-        if seq == lastSeq then return 'duplicate', lastRev, '', seq end
-        if seq < lastSeq then
-          -- An older seq (a resent batch): find its rev among the client's recent entries, bounded.
-          local entries = redis.call('XREVRANGE', KEYS[3], int(lastRev) .. '-0', '-', 'COUNT', 512)
-          for _, entry in ipairs(entries) do
-            local fields, entryClient, entrySeq = entry[2], nil, nil
-            for i = 1, #fields, 2 do
-              if fields[i] == 'client' then entryClient = fields[i + 1] elseif fields[i] == 'seq' then entrySeq = tonumber(fields[i + 1]) end
-            end
-            if entryClient == client and entrySeq == seq then return 'duplicate', tonumber(string.match(entry[1], '^(%d+)')), '', seq end
-          end
-          return 'duplicate', rev, '', seq
-        end
-      end
-      if base >= 0 and base + appended ~= rev then return 'behind', rev, '', seq end
-      -- The node found the patch invalid against its replica at this very rev: refuse it here, after the
-      -- duplicate and base-rev checks, so a resent patch is still recognised and a stale verdict is redone.
-      if refusal ~= '' then return 'rejected', rev, refusal, seq end
-      if #ops > maxBytes then return 'rejected', rev, 'the patch has ' .. #ops .. ' bytes, more than the limit of ' .. maxBytes, seq end
-      if checked then return appendEntry(client, user, seq, ops) end
+    local replies = {}
+    local function invalid(ops)
+      if #ops > maxBytes then return 'the patch has ' .. #ops .. ' bytes, more than the limit of ' .. maxBytes end
       local ok, decoded = pcall(cjson.decode, ops)
-      if not ok or type(decoded) ~= 'table' or (#decoded == 0 and next(decoded) ~= nil) then
-        return 'rejected', rev, 'ops must be a JSON array', seq
-      end
-      if #decoded > maxOps then return 'rejected', rev, 'the patch has ' .. #decoded .. ' ops, more than the limit of ' .. maxOps, seq end
+      if not ok or type(decoded) ~= 'table' or (#decoded == 0 and next(decoded) ~= nil) then return 'ops must be a JSON array' end
+      if #decoded > maxOps then return 'the patch has ' .. #decoded .. ' ops, more than the limit of ' .. maxOps end
       for i, op in ipairs(decoded) do
         local shaped = type(op) == 'table' and type(op.path) == 'string' and ((valued[op.op] and op.value ~= nil)
           or op.op == 'remove' or ((op.op == 'move' or op.op == 'copy') and type(op.from) == 'string'))
         if not shaped then
-          return 'rejected', rev, 'op ' .. (i - 1) .. ' must be set, add, replace or test with a path and a value, remove with a path, or move or copy with a from and a path', seq
+          return 'op ' .. (i - 1) .. ' must be set, add, replace or test with a path and a value, remove with a path, or move or copy with a from and a path'
         end
       end
-      return appendEntry(client, user, seq, ops)
+      return nil
     end
-    local replies, entries, diverged = {epoch, created}, {'P', field(epoch)}, false
-    for i = 9, #ARGV - 5, 5 do
-      local status, at, reason, seq = 'skipped', rev, '', 0
-      if not diverged then
-        status, at, reason, seq = one(ARGV[i], ARGV[i + 1], tonumber(ARGV[i + 2]), ARGV[i + 3], ARGV[i + 4])
-        diverged = status ~= (ARGV[i + 4] == '' and 'applied' or 'rejected')
-        if status == 'applied' then
-          table.insert(entries, field(int(at)) .. field(ARGV[i + 1]) .. field(ARGV[i]) .. field(int(seq)) .. field(time) .. field(ARGV[i + 3]))
+    -- The rev of an older seq of the client (a resent batch): among the entries up to the one holding
+    -- its last rev, newest first, bounded by the patches looked at.
+    local function original(log, client, seq, lastRev, rev)
+      local top = redis.call('XRANGE', log, int(lastRev) .. '-0', '+', 'COUNT', 1)[1]
+      if not top then return rev end
+      local looked = 0
+      for _, entry in ipairs(redis.call('XREVRANGE', log, top[1], '-', 'COUNT', 512)) do
+        local patches = entryPatches(entry)
+        for j = #patches, 1, -1 do
+          if patches[j][3] == client and tonumber(patches[j][4]) == seq then return patches[j][1] end
+        end
+        looked = looked + #patches
+        if looked >= 512 then break end
+      end
+      return rev
+    end
+    local function sequence(meta, clients, log, count, base, checked, a)
+      local stored = redis.call('HMGET', meta, 'epoch', 'rev', 'run')
+      if not stored[1] then
+        replies[#replies + 1] = 3; replies[#replies + 1] = ''; replies[#replies + 1] = 0; replies[#replies + 1] = 'lost'
+        return
+      end
+      local epoch, rev, created = rotate(meta, candidate, trusted, run, stored)
+      -- Each client's last seq and its rev, read in one call for the batch and written in one at its end.
+      local progress, names = {}, {}
+      for i = a, a + 4 * count - 4, 4 do
+        if progress[ARGV[i]] == nil then progress[ARGV[i]] = false; names[#names + 1] = ARGV[i] end
+      end
+      if #names > 0 then
+        local known = redis.call('HMGET', clients, unpack(names))
+        for n, name in ipairs(names) do
+          local text = known[n]
+          if text then
+            local sep = string.find(text, ':', 1, true)
+            progress[name] = {tonumber(string.sub(text, 1, sep - 1)), tonumber(string.sub(text, sep + 1)), false}
+          end
         end
       end
-      table.insert(replies, status)
-      table.insert(replies, at)
-      table.insert(replies, reason)
-      table.insert(replies, seq)
+      local header = #replies + 1
+      replies[header] = 0; replies[header + 1] = epoch; replies[header + 2] = created
+      local records, from, diverged = {}, rev + 1, false
+      for i = a, a + 4 * count - 4, 4 do
+        local status, at, reason, used = 'skipped', rev, '', 0
+        if not diverged then
+          local client, refusal, record = ARGV[i], ARGV[i + 2], ARGV[i + 3]
+          local seq, known = tonumber(ARGV[i + 1]), progress[client]
+          local fields = nil
+          if seq == 0 then
+            seq = known and known[1] + 1 or 1
+            known = nil
+            fields = recordFields(record)
+            record = field(fields[1]) .. field(fields[2]) .. field(int(seq)) .. field(fields[4])
+          end
+          used = seq or 0
+          -- Lua numbers are doubles: beyond 2^53 a seq would be rounded and printed in exponent form.
+          if not seq or seq < 1 or seq > 9007199254740991 or seq ~= math.floor(seq) then
+            status, reason, used = 'rejected', 'seq must be a whole number from 1 to 2^53 - 1', 0
+          elseif known and seq == known[1] then status, at = 'duplicate', known[2]
+          elseif known and seq < known[1] then status, at = 'duplicate', original(log, client, seq, known[2], rev)
+          elseif base >= 0 and base + #records ~= rev then status = 'behind'
+          -- The node found the patch invalid against its replica at this very rev: refuse it here, after the
+          -- duplicate and base-rev checks, so a resent patch is still recognised and a stale verdict is redone.
+          elseif refusal ~= '' then status, reason = 'rejected', refusal
+          else
+            local problem = nil
+            if not checked then problem = invalid((fields or recordFields(record))[4]) end
+            if problem then
+              status, reason = 'rejected', problem
+            else
+              rev = rev + 1
+              status, at = 'applied', rev
+              records[#records + 1] = record
+              local mine = progress[client]
+              if mine then mine[1], mine[2], mine[3] = seq, rev, true else progress[client] = {seq, rev, true} end
+            end
+          end
+          diverged = status ~= (refusal == '' and 'applied' or 'rejected')
+        end
+        replies[#replies + 1] = status; replies[#replies + 1] = at; replies[#replies + 1] = reason; replies[#replies + 1] = used
+      end
+      replies[header] = #replies - header
+      if #records > 0 then
+        local revText = int(rev)
+        local updates = {}
+        for _, name in ipairs(names) do
+          local mine = progress[name]
+          if mine and mine[3] then
+            updates[#updates + 1] = name
+            updates[#updates + 1] = int(mine[1]) .. ':' .. (mine[2] == rev and revText or int(mine[2]))
+          end
+        end
+        redis.call('HSET', clients, unpack(updates))
+        redis.call('HSET', meta, 'rev', revText)
+        local fromText = from == rev and revText or int(from)
+        local message = 'B' .. field(epoch) .. field(fromText) .. timeField .. table.concat(records)
+        redis.call('XADD', log, revText .. '-0', 'first', fromText, 'time', time, 'm', message)
+        if rev - window >= 1 and (window < 1000 or math.floor(rev / 64) ~= math.floor((from - 1) / 64)) then
+          redis.call('XTRIM', log, 'MINID', int(rev - window + 1) .. '-0')
+        end
+        if created ~= 0 then notify(meta, epoch) end
+        redis.call('SPUBLISH', channelOf(meta), message)
+      elseif created ~= 0 then
+        notify(meta, epoch)
+      end
     end
-    if appended > 0 then
-      local updates = {}
-      for _, client in ipairs(written) do table.insert(updates, client); table.insert(updates, progress[client]) end
-      redis.call('HSET', KEYS[2], unpack(updates))
-      redis.call('HSET', KEYS[1], 'rev', int(rev))
-      if created ~= 0 then notify(epoch) end
-      redis.call('SPUBLISH', channel, table.concat(entries))
-    elseif created ~= 0 then
-      notify(epoch)
+    local k, a = 0, 7
+    while a < last do
+      local count = tonumber(ARGV[a])
+      sequence(KEYS[k + 1], KEYS[k + 2], KEYS[k + 3], count, tonumber(ARGV[a + 1]), ARGV[a + 2] == '1', a + 3)
+      k, a = k + 3, a + 3 + 4 * count
     end
     return replies
-    """
+    """)
 
     /// Brings back a room Redis lost, from a node's copy: only when the room's meta is gone, creates it
     /// in a new epoch at rev 0 with the copy as its snapshot and the clients' progress (each at rev 0).
@@ -187,7 +202,7 @@ enum RoomSequencerScripts {
     redis.call('HSET', KEYS[4], 'epoch', epoch, 'rev', 0, 'state', ARGV[3])
     redis.call('HSET', KEYS[5], '0', ARGV[3])
     for i = 5, #ARGV - 1, 2 do redis.call('HSET', KEYS[2], ARGV[i], ARGV[i + 1] .. ':0') end
-    notify(epoch)
+    notify(KEYS[1], epoch)
     return 1
     """)
 
@@ -200,7 +215,7 @@ enum RoomSequencerScripts {
     if not epoch then return 0 end
     redis.call('DEL', KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5])
     redis.call('SET', KEYS[6], epoch, 'EX', ARGV[1])
-    notify('')
+    notify(KEYS[1], '')
     return 1
     """)
 
@@ -208,7 +223,8 @@ enum RoomSequencerScripts {
     /// also among the snapshots the history is rebuilt from, dropping those older than ARGV[4]. With a
     /// cutoff time (ARGV[5] ≥ 0) it also drops the log's entries written before it, never one at or after
     /// the keep-from rev ARGV[6] (the resume window) and never past an entry without a time, cut back to
-    /// the newest snapshot before that point (so every retained rev still rebuilds), then the snapshots
+    /// the newest snapshot at the end of an entry before that point (so every retained rev still
+    /// rebuilds; the engine stores snapshots at the end of a batch), then the snapshots
     /// older than it. The walk is bounded per call; what is left goes at the next snapshot. Returns 1
     /// when stored, 0 when not.
     /// KEYS: meta, clients, log, snapshot, snapshots, deleted. ARGV: epoch, rev, state, oldest snapshot rev
@@ -222,30 +238,29 @@ enum RoomSequencerScripts {
     local oldest = tonumber(ARGV[4])
     local cutoff, keepFrom = tonumber(ARGV[5]), tonumber(ARGV[6])
     if cutoff >= 0 then
-      local trimTo, from, done = nil, '-', false
+      -- The last revs of the entries that may go (an entry holds one batch: its id is its last rev).
+      local ends, from, done = {}, '-', false
       for _ = 1, 16 do
         local entries = redis.call('XRANGE', KEYS[3], from, '+', 'COUNT', 256)
         for _, entry in ipairs(entries) do
-          local at, time, fields = tonumber(string.match(entry[1], '^(%d+)')), nil, entry[2]
+          local last, time, fields = tonumber(string.match(entry[1], '^(%d+)')), nil, entry[2]
           for i = 1, #fields, 2 do if fields[i] == 'time' then time = tonumber(fields[i + 1]) end end
-          if at >= keepFrom or not time or time >= cutoff then done = true break end
-          trimTo = at + 1
+          if last >= keepFrom or not time or time >= cutoff then done = true break end
+          ends[last] = true
         end
         if done or #entries < 256 then break end
         from = '(' .. entries[#entries][1]
       end
-      if trimTo then
-        -- Back to the newest snapshot before the cut, so that every retained rev can still be rebuilt;
-        -- without one, nothing goes yet.
-        local floor = -1
-        for _, field in ipairs(redis.call('HKEYS', KEYS[5])) do
-          local rev = tonumber(field)
-          if rev <= trimTo - 1 and rev > floor then floor = rev end
-        end
-        if floor >= 0 then
-          redis.call('XTRIM', KEYS[3], 'MINID', string.format('%d', floor + 1) .. '-0')
-          if floor > oldest then oldest = floor end
-        end
+      -- Cut after the newest snapshot that ends such an entry, so that every retained rev can still be
+      -- rebuilt (the snapshot, then the log from the rev after it); without one, nothing goes yet.
+      local floor = -1
+      for _, name in ipairs(redis.call('HKEYS', KEYS[5])) do
+        local rev = tonumber(name)
+        if ends[rev] and rev > floor then floor = rev end
+      end
+      if floor >= 0 then
+        redis.call('XTRIM', KEYS[3], 'MINID', string.format('%d', floor + 1) .. '-0')
+        if floor > oldest then oldest = floor end
       end
     end
     for _, field in ipairs(redis.call('HKEYS', KEYS[5])) do
@@ -254,38 +269,79 @@ enum RoomSequencerScripts {
     return 1
     """)
 
-    /// Shared by `open` and `append`: the room's epoch and rev, and 0 (as it was), 1 (created: its meta
-    /// was gone) or 2 (epoch rotated: Redis restarted since the room's last write and its persistence is
-    /// not trusted to have kept every acknowledged write, so the history may have rewound; the log and
-    /// rev are kept, but clients must take a snapshot). ARGV[1] is the epoch candidate, the last ARGV
-    /// is "1" when the operator declared Redis's persistence complete (appendfsync always). `known` is the
-    /// run id of the Redis process as the node's connection learned it when it opened (a connection never
-    /// outlives its process): reading it with `INFO server` costs more than the rest of a small append.
+    /// Shared by every script but `storeSnapshot`. `ensure` (with the six keys of one room) and
+    /// `rotate` (an existing room, its `meta` read as epoch, rev, run) give the room's epoch and rev, and
+    /// 0 (as it was), 1 (created: its meta was gone) or 2 (epoch rotated: Redis restarted since the room's
+    /// last write and its persistence is not trusted to have kept every acknowledged write, so the
+    /// history may have rewound; the log and rev are kept, but clients must take a snapshot). The
+    /// trusted flag is "1" when the operator declared Redis's persistence complete (appendfsync always).
+    /// `known` is the run id of the Redis process as the node's connection learned it when it opened (a
+    /// connection never outlives its process): reading it with `INFO server` costs more than the rest
+    /// of a small append.
     ///
     /// Every change that breaks a follower's continuity is also told on the room's change channel
     /// (`P:{R}:changes`, the meta key's name with `changes` for `meta`, so it hashes to the room's slot):
     /// `E` and the new epoch (empty: the room is gone), see `RoomChangeMessage`.
+    ///
+    /// `recordFields` splits a patch record (user, client, seq, ops as `length:bytes` fields);
+    /// `entryPatches` gives a log entry's patches as `{rev, user, client, seq}`, for entries of
+    /// either form (one batch with its change message, or one patch with its fields).
     private static let prelude = """
-    local channel = string.sub(KEYS[1], 1, -5) .. 'changes'
     local function int(number) return string.format('%d', number) end
     local function field(text) return string.format('%d', #text) .. ':' .. text end
-    local function notify(epoch) redis.call('SPUBLISH', channel, 'E' .. field(epoch)) end
-    local function ensure(candidate, trusted, known, meta)
-      local run = known
-      if run == nil or run == '' then run = string.match(redis.call('INFO', 'server'), 'run_id:(%x+)') end
-      meta = meta or redis.call('HMGET', KEYS[1], 'epoch', 'rev', 'run')
-      local epoch = meta[1]
-      if epoch then
-        local rev = tonumber(meta[2])
-        if meta[3] == run then return epoch, rev, 0 end
-        redis.call('HSET', KEYS[1], 'run', run)
-        if trusted == '1' then return epoch, rev, 0 end
-        redis.call('HSET', KEYS[1], 'epoch', candidate)
-        return candidate, rev, 2
-      end
+    local function channelOf(meta) return string.sub(meta, 1, -5) .. 'changes' end
+    local function notify(meta, epoch) redis.call('SPUBLISH', channelOf(meta), 'E' .. field(epoch)) end
+    local function runID(known)
+      if known == nil or known == '' then return string.match(redis.call('INFO', 'server'), 'run_id:(%x+)') end
+      return known
+    end
+    local function rotate(meta, candidate, trusted, run, stored)
+      local rev = tonumber(stored[2])
+      if stored[3] == run then return stored[1], rev, 0 end
+      redis.call('HSET', meta, 'run', run)
+      if trusted == '1' then return stored[1], rev, 0 end
+      redis.call('HSET', meta, 'epoch', candidate)
+      return candidate, rev, 2
+    end
+    local function ensure(candidate, trusted, known)
+      local run = runID(known)
+      local stored = redis.call('HMGET', KEYS[1], 'epoch', 'rev', 'run')
+      if stored[1] then return rotate(KEYS[1], candidate, trusted, run, stored) end
       redis.call('DEL', KEYS[2], KEYS[3], KEYS[4], KEYS[5])
       redis.call('HSET', KEYS[1], 'epoch', candidate, 'rev', 0, 'run', run)
       return candidate, 0, 1
+    end
+    local function fieldAt(text, at)
+      local colon = string.find(text, ':', at, true)
+      local length = tonumber(string.sub(text, at, colon - 1))
+      return string.sub(text, colon + 1, colon + length), colon + length + 1
+    end
+    local function recordFields(record)
+      local values, at = {}, 1
+      for n = 1, 4 do values[n], at = fieldAt(record, at) end
+      return values
+    end
+    local function entryPatches(entry)
+      local values, fields = {}, entry[2]
+      for i = 1, #fields, 2 do values[fields[i]] = fields[i + 1] end
+      local id = tonumber(string.match(entry[1], '^(%d+)'))
+      if not values.m then return {{id, values.user, values.client, values.seq}} end
+      local message, patches = values.m, {}
+      local _, at = fieldAt(message, 2)
+      local first
+      first, at = fieldAt(message, at)
+      _, at = fieldAt(message, at)
+      local rev = tonumber(first)
+      while at <= #message do
+        local user, client, seq
+        user, at = fieldAt(message, at)
+        client, at = fieldAt(message, at)
+        seq, at = fieldAt(message, at)
+        _, at = fieldAt(message, at)
+        patches[#patches + 1] = {rev, user, client, seq}
+        rev = rev + 1
+      end
+      return patches
     end
 
     """
