@@ -135,8 +135,8 @@ enum RoomsAPIBenchmark {
                 }
             }
             let keys = sequencer.keys(room: room)
-            let log = try await client.send(["MEMORY", "USAGE", RedisArgument(keys[2]), "SAMPLES", "0"]).integer ?? 0
-            let snapshots = try await client.send(["MEMORY", "USAGE", RedisArgument(keys[4]), "SAMPLES", "0"]).integer ?? 0
+            let log = try await client.send(["MEMORY", "USAGE", RedisArgument(keys.log), "SAMPLES", "0"]).integer ?? 0
+            let snapshots = try await client.send(["MEMORY", "USAGE", RedisArgument(keys.snapshots), "SAMPLES", "0"]).integer ?? 0
             memory.append((Int(log), Int(snapshots)))
         }
         return memory

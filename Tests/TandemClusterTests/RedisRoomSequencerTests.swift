@@ -42,7 +42,7 @@ struct RedisRoomSequencerTests {
             let sequencer = RedisRoomSequencer(client: context.client())
             let epochs = [try await sequencer.open(room: "a").epoch, try await sequencer.open(room: "c").epoch]
             _ = try await sequencer.open(room: "b")
-            _ = try await context.client().send(["DEL", RedisArgument(sequencer.keys(room: "b")[0])])
+            _ = try await context.client().send(["DEL", RedisArgument(sequencer.keys(room: "b").meta)])
             func entry(_ seq: Int64, refused: String? = nil) -> SequencerEntry {
                 SequencerEntry(client: "k", user: "u", seq: seq, ops: Self.op, localRejection: refused)
             }
@@ -72,7 +72,7 @@ struct RedisRoomSequencerTests {
                 let entries = (1...100).map { SequencerEntry(client: "c", user: "u", seq: Int64(batch * 100 + $0), ops: Self.op) }
                 _ = try await sequencer.append(room: "r", entries, baseRev: nil)
             }
-            let log = RedisArgument(sequencer.keys(room: "r")[2])
+            let log = RedisArgument(sequencer.keys(room: "r").log)
             // Revs 1501–2500 are the window: the batches from 1501 on stay, the one ending at 1500 is gone.
             #expect(try await context.client().send(["XLEN", log]).integer == 10)
             #expect(try await sequencer.oldestLoggedRev(room: "r") == 1_501)
@@ -481,9 +481,9 @@ struct RedisRoomSequencerTests {
 
             // An entry without a time (written before entries carried one) is never dropped by age, nor anything after it.
             let keys = sequencer.keys(room: "r")
-            _ = try await context.client().send(["XADD", RedisArgument(keys[2]), "701-0", "epoch", RedisArgument(head.epoch), "user", "u", "client", "a", "seq", "701",
+            _ = try await context.client().send(["XADD", RedisArgument(keys.log), "701-0", "epoch", RedisArgument(head.epoch), "user", "u", "client", "a", "seq", "701",
                                                  "ops", RedisArgument(bytes: Self.op)])
-            _ = try await context.client().send(["HSET", RedisArgument(keys[0]), "rev", "701"])
+            _ = try await context.client().send(["HSET", RedisArgument(keys.meta), "rev", "701"])
             try await append(through: 900)
             clock.store(20_000_000, ordering: .relaxed)
             #expect(try await snapshot(at: 800))

@@ -145,11 +145,11 @@ struct RoomLogFollowerTests {
             let keys = writer.keys(room: "r")
             let admin = try await context.connect()
             for rev in 1...2 {
-                _ = try await admin.send(["XADD", RedisArgument(keys[2]), RedisArgument("\(rev)-0"), "epoch", RedisArgument(head.epoch), "user", "u", "client", "c",
+                _ = try await admin.send(["XADD", RedisArgument(keys.log), RedisArgument("\(rev)-0"), "epoch", RedisArgument(head.epoch), "user", "u", "client", "c",
                                           "seq", RedisArgument(Int64(rev)), "ops", RedisArgument(bytes: Self.op), "time", "0"])
             }
-            _ = try await admin.send(["HSET", RedisArgument(keys[0]), "rev", "2"])
-            _ = try await admin.send(["HSET", RedisArgument(keys[1]), "c", "2:2"])
+            _ = try await admin.send(["HSET", RedisArgument(keys.meta), "rev", "2"])
+            _ = try await admin.send(["HSET", RedisArgument(keys.meta), "c:c", "2:2"])
             _ = try await writer.append(room: "r", client: "c", user: "u", seq: 3, ops: Self.op)
             var revs: [Int64] = []
             for _ in 0..<200 where revs.count < 3 { revs += Self.revs(try await follower.poll()) }
@@ -261,7 +261,7 @@ struct RoomLogFollowerTests {
             // A room followed now is read once subscribed, whatever the interval.
             let other = try await writer.open(room: "s")
             follower.follow(room: "s", epoch: other.epoch, after: 0)
-            _ = try await context.client().send(["DEL", RedisArgument(writer.keys(room: "s")[0])])
+            _ = try await context.client().send(["DEL", RedisArgument(writer.keys(room: "s").meta)])
             #expect(try await Self.pollUntilNews(&follower) == [.reset(room: "s", epoch: nil, reason: .epochChanged)])
             clock.withLock { $0 = $0.advanced(by: .seconds(10)) }
             #expect(try await Self.pollUntilNews(&follower) == [.reset(room: "r", epoch: nil, reason: .epochChanged)])

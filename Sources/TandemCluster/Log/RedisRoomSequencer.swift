@@ -68,15 +68,15 @@ package struct RedisRoomSequencer: Sendable {
         self.now = now
     }
 
-    /// The keys of `room`, in the order the scripts expect.
-    package func keys(room: String) -> [String] {
-        ["meta", "clients", "log", "snapshot", "snapshots", "deleted"].map { "\(settings.keyPrefix):{\(room)}:\($0)" }
+    /// The keys of `room`.
+    package func keys(room: String) -> RoomKeys {
+        RoomKeys(prefix: settings.keyPrefix, room: room)
     }
 
     /// The room's epoch and rev, creating the room (with a new random epoch) when Redis has no trace of it.
     /// - Throws: `RedisError`.
     package func open(room: String) async throws(RedisError) -> RoomHead {
-        let reply = try await client.evaluate(RoomSequencerScripts.open, keys: keys(room: room), arguments: [RedisArgument(newEpoch()), trusted],
+        let reply = try await client.evaluate(RoomSequencerScripts.open, keys: keys(room: room).all, arguments: [RedisArgument(newEpoch()), trusted],
                                               appendingServerRunID: true)
         guard let fields = reply.array, fields.count == 3, let epoch = fields[0].string, let rev = fields[1].integer, let origin = fields[2].integer else {
             throw .unexpectedReply(command: "open room script", reply: "\(reply)")
@@ -146,7 +146,7 @@ package struct RedisRoomSequencer: Sendable {
     /// - Throws: `RedisError` for the whole call.
     func append(_ batches: [RoomBatch]) async throws(RedisError) -> [[SequencerOutcome]] {
         var keys: [String] = []
-        keys.reserveCapacity(3 * batches.count)
+        keys.reserveCapacity(2 * batches.count)
         var arguments: [RedisArgument] = [
             RedisArgument(newEpoch()), trusted, RedisArgument(Int64(settings.maxOps)), RedisArgument(Int64(settings.maxPatchBytes)),
             RedisArgument(Int64(settings.logLength)), RedisArgument(now()),
@@ -154,13 +154,13 @@ package struct RedisRoomSequencer: Sendable {
         arguments.reserveCapacity(arguments.count + batches.reduce(0) { $0 + 3 + 4 * $1.entries.count })
         for batch in batches {
             let roomKeys = self.keys(room: batch.room)
-            keys += roomKeys[0...2]
+            keys += [roomKeys.meta, roomKeys.log]
             arguments += [RedisArgument(Int64(batch.entries.count)), RedisArgument(batch.baseRev ?? -1), batch.validated ? "1" : "0"]
             for entry in batch.entries {
                 var record: [UInt8] = []
                 record.reserveCapacity(entry.ops.count + entry.user.utf8.count + entry.client.utf8.count + 32)
                 RoomChangeMessage.appendRecord(user: entry.user, client: entry.client, seq: entry.seq, ops: entry.ops, to: &record)
-                arguments += [RedisArgument(entry.client), RedisArgument(entry.seq), RedisArgument(refusal(of: entry, validated: batch.validated)),
+                arguments += [RedisArgument(RoomKeys.progressField(client: entry.client)), RedisArgument(entry.seq), RedisArgument(refusal(of: entry, validated: batch.validated)),
                               RedisArgument(bytes: record)]
             }
         }
@@ -218,7 +218,7 @@ package struct RedisRoomSequencer: Sendable {
     /// - Throws: `RedisError`.
     func patches(room: String, after: Int64, limit: Int = 1_000) async throws(RedisError) -> [SequencedPatch] {
         // An entry's id is its last rev: the first one returned holds rev `after + 1` if the log still does.
-        let reply = try await client.send(["XRANGE", RedisArgument(keys(room: room)[2]), RedisArgument("\(after + 1)-0"), "+", "COUNT", RedisArgument(Int64(limit))])
+        let reply = try await client.send(["XRANGE", RedisArgument(keys(room: room).log), RedisArgument("\(after + 1)-0"), "+", "COUNT", RedisArgument(Int64(limit))])
         guard let entries = reply.array else { throw .unexpectedReply(command: "XRANGE", reply: "\(reply)") }
         guard var patches = Self.patches(from: entries, after: after) else { throw .unexpectedReply(command: "XRANGE", reply: "\(reply)") }
         if patches.count > limit { patches.removeLast(patches.count - limit) }
@@ -234,10 +234,10 @@ package struct RedisRoomSequencer: Sendable {
     func seed(room: String, state: [UInt8], epoch: String, lastSeqs: [String: Int64]) async throws(RedisError) -> SeedOutcome {
         var arguments: [RedisArgument] = [RedisArgument(newEpoch()), trusted, RedisArgument(bytes: state), RedisArgument(epoch)]
         for (client, seq) in lastSeqs.sorted(by: { $0.key < $1.key }) {
-            arguments.append(RedisArgument(client))
+            arguments.append(RedisArgument(RoomKeys.progressField(client: client)))
             arguments.append(RedisArgument(seq))
         }
-        switch try await client.evaluate(RoomSequencerScripts.seed, keys: keys(room: room), arguments: arguments).integer {
+        switch try await client.evaluate(RoomSequencerScripts.seed, keys: keys(room: room).all, arguments: arguments).integer {
         case 1: return .seeded
         case 2: return .deleted
         default: return .exists
@@ -258,20 +258,20 @@ package struct RedisRoomSequencer: Sendable {
     /// which epoch was deleted. - Returns: whether there was a room.
     /// - Throws: `RedisError`.
     func delete(room: String) async throws(RedisError) -> Bool {
-        try await client.evaluate(RoomSequencerScripts.delete, keys: keys(room: room),
+        try await client.evaluate(RoomSequencerScripts.delete, keys: keys(room: room).all,
                                   arguments: [RedisArgument(Int64(settings.deletionMarkerSeconds))]).integer == 1
     }
 
     /// The epoch a backend deleted the room in, while its marker lasts.
     /// - Throws: `RedisError`.
     func deletedEpoch(room: String) async throws(RedisError) -> String? {
-        try await client.send(["GET", RedisArgument(keys(room: room)[5])]).string
+        try await client.send(["GET", RedisArgument(keys(room: room).deleted)]).string
     }
 
     /// The room's epoch and rev as Redis holds them, without creating the room (nil when there is none).
     /// - Throws: `RedisError`.
     package func head(room: String) async throws(RedisError) -> (epoch: String, rev: Int64)? {
-        let reply = try await client.send(["HMGET", RedisArgument(keys(room: room)[0]), "epoch", "rev"])
+        let reply = try await client.send(["HMGET", RedisArgument(keys(room: room).meta), "epoch", "rev"])
         guard let fields = reply.array, fields.count == 2 else { throw .unexpectedReply(command: "HMGET", reply: "\(reply)") }
         guard let epoch = fields[0].string, let rev = fields[1].integer else { return nil }
         return (epoch, rev)
@@ -280,7 +280,7 @@ package struct RedisRoomSequencer: Sendable {
     /// The oldest rev the room's log still holds (nil when it is empty).
     /// - Throws: `RedisError`.
     func oldestLoggedRev(room: String) async throws(RedisError) -> Int64? {
-        let reply = try await client.send(["XRANGE", RedisArgument(keys(room: room)[2]), "-", "+", "COUNT", "1"])
+        let reply = try await client.send(["XRANGE", RedisArgument(keys(room: room).log), "-", "+", "COUNT", "1"])
         guard let entries = reply.array, let patches = Self.patches(from: entries, after: 0) else {
             throw .unexpectedReply(command: "XRANGE", reply: "\(reply)")
         }
@@ -291,13 +291,13 @@ package struct RedisRoomSequencer: Sendable {
     /// - Throws: `RedisError`.
     func snapshot(room: String, atOrBefore rev: Int64) async throws(RedisError) -> RoomSnapshot? {
         let keys = keys(room: room)
-        let reply = try await client.send(["HKEYS", RedisArgument(keys[4])])
+        let reply = try await client.send(["HKEYS", RedisArgument(keys.snapshots)])
         guard let fields = reply.array else { throw .unexpectedReply(command: "HKEYS", reply: "\(reply)") }
         let kept = fields.compactMap({ $0.string.flatMap { Int64($0) } }).filter({ $0 <= rev }).max()
         // A room whose snapshots predate the kept ones has only the newest.
         if let newest = try await snapshot(room: room), newest.rev <= rev, newest.rev >= (kept ?? -1) { return newest }
         guard let kept else { return nil }
-        let state = try await client.send(["HGET", RedisArgument(keys[4]), RedisArgument(kept)])
+        let state = try await client.send(["HGET", RedisArgument(keys.snapshots), RedisArgument(kept)])
         guard case .bulkString(let bytes) = state else { return nil }
         return RoomSnapshot(epoch: "", rev: kept, state: bytes)
     }
@@ -313,7 +313,7 @@ package struct RedisRoomSequencer: Sendable {
         // Approximate trimming may keep up to a stream node (100 entries by default) more: a margin of 1,000.
         let oldest = snapshot.rev - Int64(settings.logLength) - settings.snapshotInterval - (settings.logLength >= 1_000 ? 1_000 : 0)
         let cutoff = settings.retainedMilliseconds.map { now() - $0 } ?? -1
-        let reply = try await client.evaluate(RoomSequencerScripts.storeSnapshot, keys: keys(room: room),
+        let reply = try await client.evaluate(RoomSequencerScripts.storeSnapshot, keys: keys(room: room).all,
                                               arguments: [RedisArgument(snapshot.epoch), RedisArgument(snapshot.rev), RedisArgument(bytes: snapshot.state),
                                                           RedisArgument(oldest), RedisArgument(max(-1, cutoff)),
                                                           RedisArgument(snapshot.rev - settings.resumeWindow + 1)])
@@ -323,7 +323,7 @@ package struct RedisRoomSequencer: Sendable {
     /// The stored snapshot of the room, if any.
     /// - Throws: `RedisError`.
     func snapshot(room: String) async throws(RedisError) -> RoomSnapshot? {
-        let reply = try await client.send(["HMGET", RedisArgument(keys(room: room)[3]), "epoch", "rev", "state"])
+        let reply = try await client.send(["HMGET", RedisArgument(keys(room: room).snapshot), "epoch", "rev", "state"])
         guard let fields = reply.array, fields.count == 3 else { throw .unexpectedReply(command: "HMGET", reply: "\(reply)") }
         guard let epoch = fields[0].string, let rev = fields[1].integer, case .bulkString(let state) = fields[2] else { return nil }
         return RoomSnapshot(epoch: epoch, rev: rev, state: state)
@@ -334,16 +334,16 @@ package struct RedisRoomSequencer: Sendable {
     /// later rev (their patches reach it through the log).
     /// - Throws: `RedisError`.
     func clientProgress(room: String) async throws(RedisError) -> [String: (lastSeq: Int64, lastRev: Int64)] {
-        let reply = try await client.send(["HGETALL", RedisArgument(keys(room: room)[1])])
+        let reply = try await client.send(["HGETALL", RedisArgument(keys(room: room).meta)])
         guard let fields = reply.array, fields.count % 2 == 0 else { throw .unexpectedReply(command: "HGETALL", reply: "\(reply)") }
         var progress: [String: (lastSeq: Int64, lastRev: Int64)] = [:]
         for index in stride(from: 0, to: fields.count, by: 2) {
-            guard let client = fields[index].string, let value = fields[index + 1].string else { continue }
+            guard let name = fields[index].string, name.hasPrefix("c:"), let value = fields[index + 1].string else { continue }
             let parts = value.split(separator: ":")
             guard parts.count == 2, let seq = Int64(parts[0]), let rev = Int64(parts[1]) else {
                 throw .unexpectedReply(command: "HGETALL", reply: "\(fields[index + 1])")
             }
-            progress[client] = (seq, rev)
+            progress[String(name.dropFirst(2))] = (seq, rev)
         }
         return progress
     }

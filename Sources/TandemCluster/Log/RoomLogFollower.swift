@@ -189,8 +189,8 @@ struct RoomLogFollower: Sendable {
         var commands: [[RedisArgument]] = []
         for room in rooms {
             let keys = sequencer.keys(room: room)
-            commands.append(["HGET", RedisArgument(keys[0]), "epoch"])
-            commands.append(["XRANGE", RedisArgument(keys[2]), RedisArgument("\(cursors[room]!.rev + 1)-0"), "+", "COUNT", RedisArgument(Int64(batchSize))])
+            commands.append(["HGET", RedisArgument(keys.meta), "epoch"])
+            commands.append(["XRANGE", RedisArgument(keys.log), RedisArgument("\(cursors[room]!.rev + 1)-0"), "+", "COUNT", RedisArgument(Int64(batchSize))])
         }
         let replies = try await sequencer.client.pipeline(commands)
         for (index, room) in rooms.enumerated() {

@@ -3,8 +3,9 @@ import TandemRedis
 /// The Lua scripts of the cluster's room sequencer. Each runs atomically inside Redis, so every node
 /// sees one total order per room without any coordination of its own.
 ///
-/// Keys of room R (the hash tag keeps them in one Redis Cluster slot): `P:{R}:meta` (hash: epoch, rev, run: the Redis run id of the last write),
-/// `P:{R}:clients` (hash: client id → "lastSeq:lastRev"), `P:{R}:log` (stream; one entry per appended
+/// Keys of room R (the hash tag keeps them in one Redis Cluster slot, `RoomKeys`): `P:{R}:meta` (hash:
+/// epoch, rev, run: the Redis run id of the last write, and `c:<client id>` → "lastSeq:lastRev" for
+/// exactly-once, so that one read and one write of one hash serve a batch), `P:{R}:log` (stream; one entry per appended
 /// batch, id "lastRev-0", fields first, time, m: see `append`; entries of one patch each, id "rev-0",
 /// fields epoch, user, client, seq, ops, time, are read too, so a log holding them stays readable), `P:{R}:snapshot` (hash: epoch, rev, state: the newest),
 /// `P:{R}:snapshots` (hash: rev → state, the snapshots the retained history is rebuilt from) and
@@ -13,8 +14,8 @@ import TandemRedis
 enum RoomSequencerScripts {
     /// Makes sure the room exists and returns `{epoch, rev, origin}` (origin as `ensure` says). A room
     /// whose meta key is gone (first use, or a Redis restart without persistence) starts over with the
-    /// candidate epoch and without any leftover clients, log or snapshot.
-    /// KEYS: meta, clients, log, snapshot, snapshots, deleted. ARGV: epoch candidate, trusted persistence ("1" or "0"),
+    /// candidate epoch and without any leftover log or snapshot.
+    /// KEYS: meta, log, snapshot, snapshots, deleted. ARGV: epoch candidate, trusted persistence ("1" or "0"),
     /// the Redis run id (empty: the script reads it).
     static let open = RedisScript(prelude + """
     local epoch, rev, created = ensure(ARGV[1], ARGV[2], ARGV[3])
@@ -48,10 +49,10 @@ enum RoomSequencerScripts {
     /// append below it.
     ///
     /// On a sharded Redis a call may only touch rooms of one shard (and needs `allow-cross-slot-keys`).
-    /// KEYS: per room, its meta, clients and log keys. ARGV: epoch candidate, trusted persistence ("1" or
+    /// KEYS: per room, its meta and log keys. ARGV: epoch candidate, trusted persistence ("1" or
     /// "0"), max ops, max patch bytes, window, the time (unix ms); then per room: its number of patches,
     /// base rev (-1: any), "1" when the node parsed and validated every patch's ops (and their size),
-    /// then four values per patch: client, seq, the node's own rejection reason (empty when the node
+    /// then four values per patch: `c:` and the client id, seq, the node's own rejection reason (empty when the node
     /// found the patch valid) and its record (`RoomChangeMessage`: user, client, seq, ops); last, the
     /// Redis run id (empty: the script reads it).
     static let append = RedisScript(prelude + """
@@ -84,33 +85,31 @@ enum RoomSequencerScripts {
       for _, entry in ipairs(redis.call('XREVRANGE', log, top[1], '-', 'COUNT', 512)) do
         local patches = entryPatches(entry)
         for j = #patches, 1, -1 do
-          if patches[j][3] == client and tonumber(patches[j][4]) == seq then return patches[j][1] end
+          if 'c:' .. patches[j][3] == client and tonumber(patches[j][4]) == seq then return patches[j][1] end
         end
         looked = looked + #patches
         if looked >= 512 then break end
       end
       return rev
     end
-    local function sequence(meta, clients, log, count, base, checked, a)
-      local stored = redis.call('HMGET', meta, 'epoch', 'rev', 'run')
+    local function sequence(meta, log, count, base, checked, a)
+      -- The room's epoch, rev and run with each client's last seq and its rev, read in one call for the
+      -- batch and written in one at its end.
+      local progress, names = {}, {}
+      for i = a, a + 4 * count - 4, 4 do
+        if progress[ARGV[i]] == nil then progress[ARGV[i]] = false; names[#names + 1] = ARGV[i] end
+      end
+      local stored = redis.call('HMGET', meta, 'epoch', 'rev', 'run', unpack(names))
       if not stored[1] then
         replies[#replies + 1] = 3; replies[#replies + 1] = ''; replies[#replies + 1] = 0; replies[#replies + 1] = 'lost'
         return
       end
       local epoch, rev, created = rotate(meta, candidate, trusted, run, stored)
-      -- Each client's last seq and its rev, read in one call for the batch and written in one at its end.
-      local progress, names = {}, {}
-      for i = a, a + 4 * count - 4, 4 do
-        if progress[ARGV[i]] == nil then progress[ARGV[i]] = false; names[#names + 1] = ARGV[i] end
-      end
-      if #names > 0 then
-        local known = redis.call('HMGET', clients, unpack(names))
-        for n, name in ipairs(names) do
-          local text = known[n]
-          if text then
-            local sep = string.find(text, ':', 1, true)
-            progress[name] = {tonumber(string.sub(text, 1, sep - 1)), tonumber(string.sub(text, sep + 1)), false}
-          end
+      for n, name in ipairs(names) do
+        local text = stored[3 + n]
+        if text then
+          local sep = string.find(text, ':', 1, true)
+          progress[name] = {tonumber(string.sub(text, 1, sep - 1)), tonumber(string.sub(text, sep + 1)), false}
         end
       end
       local header = #replies + 1
@@ -149,6 +148,8 @@ enum RoomSequencerScripts {
               records[#records + 1] = record
               local mine = progress[client]
               if mine then mine[1], mine[2], mine[3] = seq, rev, true else progress[client] = {seq, rev, true} end
+              mine = progress[client]
+              mine[4] = fields and int(seq) or ARGV[i + 1]
             end
           end
           diverged = status ~= (refusal == '' and 'applied' or 'rejected')
@@ -157,22 +158,22 @@ enum RoomSequencerScripts {
       end
       replies[header] = #replies - header
       if #records > 0 then
+        -- Numbers go to redis.call as they are: Redis prints them exactly, at less cost than string.format.
         local revText = int(rev)
-        local updates = {}
+        local updates = {'rev', rev}
         for _, name in ipairs(names) do
           local mine = progress[name]
           if mine and mine[3] then
             updates[#updates + 1] = name
-            updates[#updates + 1] = int(mine[1]) .. ':' .. (mine[2] == rev and revText or int(mine[2]))
+            updates[#updates + 1] = mine[4] .. ':' .. (mine[2] == rev and revText or int(mine[2]))
           end
         end
-        redis.call('HSET', clients, unpack(updates))
-        redis.call('HSET', meta, 'rev', revText)
+        redis.call('HSET', meta, unpack(updates))
         local fromText = from == rev and revText or int(from)
         local message = 'B' .. field(epoch) .. field(fromText) .. timeField .. table.concat(records)
-        redis.call('XADD', log, revText .. '-0', 'first', fromText, 'time', time, 'm', message)
+        redis.call('XADD', log, rev, 'first', from, 'time', time, 'm', message)
         if rev - window >= 1 and (window < 1000 or math.floor(rev / 64) ~= math.floor((from - 1) / 64)) then
-          redis.call('XTRIM', log, 'MINID', int(rev - window + 1) .. '-0')
+          redis.call('XTRIM', log, 'MINID', rev - window + 1)
         end
         if created ~= 0 then notify(meta, epoch) end
         redis.call('SPUBLISH', channelOf(meta), message)
@@ -183,8 +184,8 @@ enum RoomSequencerScripts {
     local k, a = 0, 7
     while a < last do
       local count = tonumber(ARGV[a])
-      sequence(KEYS[k + 1], KEYS[k + 2], KEYS[k + 3], count, tonumber(ARGV[a + 1]), ARGV[a + 2] == '1', a + 3)
-      k, a = k + 3, a + 3 + 4 * count
+      sequence(KEYS[k + 1], KEYS[k + 2], count, tonumber(ARGV[a + 1]), ARGV[a + 2] == '1', a + 3)
+      k, a = k + 2, a + 3 + 4 * count
     end
     return replies
     """)
@@ -193,15 +194,15 @@ enum RoomSequencerScripts {
     /// in a new epoch at rev 0 with the copy as its snapshot and the clients' progress (each at rev 0).
     /// Returns 1 when it seeded, 0 when the room exists (someone was first, or nothing was lost), 2 when
     /// the node's copy is of a room a backend deleted (it must not come back).
-    /// KEYS: meta, clients, log, snapshot, snapshots, deleted. ARGV: epoch candidate, trusted persistence,
-    /// state, the epoch of the node's copy, then client id and last seq pairs.
+    /// KEYS: meta, log, snapshot, snapshots, deleted. ARGV: epoch candidate, trusted persistence,
+    /// state, the epoch of the node's copy, then pairs of `c:` and a client id, and its last seq.
     static let seed = RedisScript(prelude + """
     if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
-    if redis.call('GET', KEYS[6]) == ARGV[4] then return 2 end
+    if redis.call('GET', KEYS[5]) == ARGV[4] then return 2 end
     local epoch = ensure(ARGV[1], ARGV[2], '')
-    redis.call('HSET', KEYS[4], 'epoch', epoch, 'rev', 0, 'state', ARGV[3])
-    redis.call('HSET', KEYS[5], '0', ARGV[3])
-    for i = 5, #ARGV - 1, 2 do redis.call('HSET', KEYS[2], ARGV[i], ARGV[i + 1] .. ':0') end
+    redis.call('HSET', KEYS[3], 'epoch', epoch, 'rev', 0, 'state', ARGV[3])
+    redis.call('HSET', KEYS[4], '0', ARGV[3])
+    for i = 5, #ARGV - 1, 2 do redis.call('HSET', KEYS[1], ARGV[i], ARGV[i + 1] .. ':0') end
     notify(KEYS[1], epoch)
     return 1
     """)
@@ -209,12 +210,12 @@ enum RoomSequencerScripts {
     /// Deletes a room (a backend's `DELETE`): its meta, progress, log and snapshots, leaving a marker of
     /// its epoch for ARGV[1] seconds so that the nodes serving it close its connections as deleted and
     /// none brings it back from memory. Returns 1, or 0 when there was no room.
-    /// KEYS: meta, clients, log, snapshot, snapshots, deleted. ARGV: how long the marker stays (seconds).
+    /// KEYS: meta, log, snapshot, snapshots, deleted. ARGV: how long the marker stays (seconds).
     static let delete = RedisScript(prelude + """
     local epoch = redis.call('HGET', KEYS[1], 'epoch')
     if not epoch then return 0 end
-    redis.call('DEL', KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5])
-    redis.call('SET', KEYS[6], epoch, 'EX', ARGV[1])
+    redis.call('DEL', KEYS[1], KEYS[2], KEYS[3], KEYS[4])
+    redis.call('SET', KEYS[5], epoch, 'EX', ARGV[1])
     notify(KEYS[1], '')
     return 1
     """)
@@ -227,21 +228,21 @@ enum RoomSequencerScripts {
     /// rebuilds; the engine stores snapshots at the end of a batch), then the snapshots
     /// older than it. The walk is bounded per call; what is left goes at the next snapshot. Returns 1
     /// when stored, 0 when not.
-    /// KEYS: meta, clients, log, snapshot, snapshots, deleted. ARGV: epoch, rev, state, oldest snapshot rev
+    /// KEYS: meta, log, snapshot, snapshots, deleted. ARGV: epoch, rev, state, oldest snapshot rev
     /// to keep, cutoff time (unix ms, -1: none), keep-from rev.
     static let storeSnapshot = RedisScript("""
     if redis.call('HGET', KEYS[1], 'epoch') ~= ARGV[1] then return 0 end
-    local stored = tonumber(redis.call('HGET', KEYS[4], 'rev') or '-1')
-    if redis.call('HGET', KEYS[4], 'epoch') == ARGV[1] and stored >= tonumber(ARGV[2]) then return 0 end
-    redis.call('HSET', KEYS[4], 'epoch', ARGV[1], 'rev', ARGV[2], 'state', ARGV[3])
-    redis.call('HSET', KEYS[5], ARGV[2], ARGV[3])
+    local stored = tonumber(redis.call('HGET', KEYS[3], 'rev') or '-1')
+    if redis.call('HGET', KEYS[3], 'epoch') == ARGV[1] and stored >= tonumber(ARGV[2]) then return 0 end
+    redis.call('HSET', KEYS[3], 'epoch', ARGV[1], 'rev', ARGV[2], 'state', ARGV[3])
+    redis.call('HSET', KEYS[4], ARGV[2], ARGV[3])
     local oldest = tonumber(ARGV[4])
     local cutoff, keepFrom = tonumber(ARGV[5]), tonumber(ARGV[6])
     if cutoff >= 0 then
       -- The last revs of the entries that may go (an entry holds one batch: its id is its last rev).
       local ends, from, done = {}, '-', false
       for _ = 1, 16 do
-        local entries = redis.call('XRANGE', KEYS[3], from, '+', 'COUNT', 256)
+        local entries = redis.call('XRANGE', KEYS[2], from, '+', 'COUNT', 256)
         for _, entry in ipairs(entries) do
           local last, time, fields = tonumber(string.match(entry[1], '^(%d+)')), nil, entry[2]
           for i = 1, #fields, 2 do if fields[i] == 'time' then time = tonumber(fields[i + 1]) end end
@@ -254,17 +255,17 @@ enum RoomSequencerScripts {
       -- Cut after the newest snapshot that ends such an entry, so that every retained rev can still be
       -- rebuilt (the snapshot, then the log from the rev after it); without one, nothing goes yet.
       local floor = -1
-      for _, name in ipairs(redis.call('HKEYS', KEYS[5])) do
+      for _, name in ipairs(redis.call('HKEYS', KEYS[4])) do
         local rev = tonumber(name)
         if ends[rev] and rev > floor then floor = rev end
       end
       if floor >= 0 then
-        redis.call('XTRIM', KEYS[3], 'MINID', string.format('%d', floor + 1) .. '-0')
+        redis.call('XTRIM', KEYS[2], 'MINID', string.format('%d', floor + 1) .. '-0')
         if floor > oldest then oldest = floor end
       end
     end
-    for _, field in ipairs(redis.call('HKEYS', KEYS[5])) do
-      if tonumber(field) < oldest then redis.call('HDEL', KEYS[5], field) end
+    for _, field in ipairs(redis.call('HKEYS', KEYS[4])) do
+      if tonumber(field) < oldest then redis.call('HDEL', KEYS[4], field) end
     end
     return 1
     """)
@@ -307,7 +308,7 @@ enum RoomSequencerScripts {
       local run = runID(known)
       local stored = redis.call('HMGET', KEYS[1], 'epoch', 'rev', 'run')
       if stored[1] then return rotate(KEYS[1], candidate, trusted, run, stored) end
-      redis.call('DEL', KEYS[2], KEYS[3], KEYS[4], KEYS[5])
+      redis.call('DEL', KEYS[2], KEYS[3], KEYS[4])
       redis.call('HSET', KEYS[1], 'epoch', candidate, 'rev', 0, 'run', run)
       return candidate, 0, 1
     end
