@@ -47,10 +47,23 @@ struct ClusterDocumentReplica: ClusterReplica {
         try fold(patch, ops: event.ops)
     }
 
-    private mutating func fold(_ patch: SequencedPatch, ops: [PatchOp]) throws {
+    private mutating func fold(_ patch: SequencedPatch, ops: [PatchOp], limits: PatchLimits = .unlimited) throws(PatchError) {
         var made: [ArrayEdit] = []
-        try document.apply(ops, limits: .unlimited, edits: &made)
+        try document.apply(ops, limits: limits, edits: &made)
         edits.record(rev: patch.rev, client: patch.client, edits: made)
+    }
+
+    /// One parse and one apply: `Document.apply` is all or nothing, so a refused patch leaves the
+    /// document (and the edit history) as it was.
+    mutating func foldIfValid(_ patch: SequencedPatch) -> String? {
+        do {
+            try fold(patch, ops: try Self.ops(patch.ops), limits: limits)
+            return nil
+        } catch let error as PatchError {
+            return ClusterRejection.encode(error)
+        } catch {
+            return ClusterRejection.encode(.invalidOp(op: 0, reason: "\(error)"))
+        }
     }
 
     func rebase(_ ops: [UInt8], base: Int64, latest: Int64, client: String,

@@ -26,6 +26,11 @@ protocol ClusterReplica: Sendable {
     /// that Redis's structural checks cannot do.
     func rejection(of ops: [UInt8]) -> String?
 
+    /// Folds a local patch not yet appended when it is valid against the current document within the
+    /// limits (nil), or says why it is not and leaves the replica as it was: `rejection(of:)` and
+    /// `fold(_:)` in one step, for the node's own patches.
+    mutating func foldIfValid(_ patch: SequencedPatch) -> String?
+
     /// `ops` of `client`, made on rev `base`, rebased for appending after this replica's rev `latest`
     /// over the other clients' array edits since (`EditHistory.rebase`), and the client's context for
     /// its next patch.
@@ -35,6 +40,17 @@ protocol ClusterReplica: Sendable {
 }
 
 extension ClusterReplica {
+    /// Checks, then folds: a replica that cannot do both at once parses the ops twice.
+    mutating func foldIfValid(_ patch: SequencedPatch) -> String? {
+        if let rejection = rejection(of: patch.ops) { return rejection }
+        do {
+            try fold(patch)
+            return nil
+        } catch {
+            return ClusterRejection.encode(.invalidOp(op: 0, reason: "\(error)"))
+        }
+    }
+
     /// A replica that works from the logged bytes parses them itself.
     mutating func fold(_ patch: SequencedPatch, event: PatchEvent) throws {
         try fold(patch)

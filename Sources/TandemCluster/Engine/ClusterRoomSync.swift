@@ -345,14 +345,10 @@ actor ClusterRoomSync<Replica: ClusterReplica> {
                     refusal = ClusterRejection.encode(error)
                 }
             }
-            if refusal == nil { refusal = replica.rejection(of: ops) }
             if refusal == nil {
-                do {
-                    try replica.fold(SequencedPatch(epoch: open.epoch, rev: rev + 1, user: submission.user, client: submission.client, seq: submission.seq, ops: ops))
-                    rev += 1
-                } catch {
-                    refusal = ClusterRejection.encode(.invalidOp(op: 0, reason: "\(error)"))
-                }
+                refusal = replica.foldIfValid(SequencedPatch(epoch: open.epoch, rev: rev + 1, user: submission.user, client: submission.client,
+                                                             seq: submission.seq, ops: ops))
+                if refusal == nil { rev += 1 }
             }
             rebases[submission.client] = context
             contexts.append(context)
