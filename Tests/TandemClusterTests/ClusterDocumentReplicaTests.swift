@@ -13,16 +13,16 @@ struct ClusterDocumentReplicaTests {
         var limits = PatchLimits()
         limits.maxOps = 2
         var replica = try ClusterDocumentReplica(snapshot: nil, limits: limits)
-        #expect(replica.foldIfValid(Self.patch(1, #"[{"op":"set","path":"/a","value":1}]"#)) == nil)
+        #expect(replica.foldIfValid(Self.patch(1, #"[{"op":"set","path":"/a","value":1}]"#), parsed: nil) == nil)
         let before = replica.state
         // The second op fails after the first applied: both are taken back.
-        let beneath = replica.foldIfValid(Self.patch(2, #"[{"op":"set","path":"/b","value":2},{"op":"set","path":"/a/x","value":3}]"#))
+        let beneath = replica.foldIfValid(Self.patch(2, #"[{"op":"set","path":"/b","value":2},{"op":"set","path":"/a/x","value":3}]"#), parsed: nil)
         let code = beneath.map { ClusterRejection.decode($0).code }
         #expect(code == .pathNotFound || code == .invalidPath, "\(beneath ?? "nil")")
         #expect(replica.state == before)
-        let many = replica.foldIfValid(Self.patch(2, #"[{"op":"set","path":"/b","value":1},{"op":"set","path":"/c","value":1},{"op":"set","path":"/d","value":1}]"#))
+        let many = replica.foldIfValid(Self.patch(2, #"[{"op":"set","path":"/b","value":1},{"op":"set","path":"/c","value":1},{"op":"set","path":"/d","value":1}]"#), parsed: nil)
         #expect(many.map { ClusterRejection.decode($0).code } == .tooManyOps)
-        #expect(replica.foldIfValid(Self.patch(2, "not json")).map { ClusterRejection.decode($0).code } == .invalidOp)
+        #expect(replica.foldIfValid(Self.patch(2, "not json"), parsed: nil).map { ClusterRejection.decode($0).code } == .invalidOp)
         #expect(replica.state == before)
         // Folding a logged patch ignores the limits: the author's node checked them.
         try replica.fold(Self.patch(2, #"[{"op":"set","path":"/b","value":1},{"op":"set","path":"/c","value":1},{"op":"set","path":"/d","value":1}]"#))

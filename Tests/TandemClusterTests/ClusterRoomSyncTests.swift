@@ -56,6 +56,28 @@ struct ClusterRoomSyncTests {
         }
     }
 
+    /// A node with the server's replica type whose follow loop waits for `startFollowing()`: what it
+    /// appends meanwhile is checked against its speculative head, and its replies come before its folds.
+    struct HeldNode {
+        let sync: ClusterRoomSync<ClusterDocumentReplica>
+        let loop: Task<Void, Never>
+        private let release: AsyncStream<Void>.Continuation
+
+        init(context: RedisTestContext) {
+            let (gate, release) = AsyncStream<Void>.makeStream()
+            let sync = ClusterRoomSync<ClusterDocumentReplica>(sequencer: RedisRoomSequencer(client: context.client(), coalescesRooms: true),
+                                                               follower: RoomLogFollower(sequencer: RedisRoomSequencer(client: context.client()), blockTimeout: .milliseconds(20)))
+            self.sync = sync
+            self.release = release
+            loop = Task {
+                for await _ in gate { break }
+                await sync.run()
+            }
+        }
+
+        func startFollowing() { release.yield() }
+    }
+
     static func set(_ path: String, _ value: Int64) -> [UInt8] {
         Array(#"[{"op":"set","path":"\#(path)","value":\#(value)}]"#.utf8)
     }
@@ -193,15 +215,9 @@ struct ClusterRoomSyncTests {
     @Test("a patch on an older base is rebased over this node's own appended patches that are not folded yet")
     func rebasedOverTheSpeculativeHead() async throws {
         try await RedisTestContext.with { context in
-            let (gate, release) = AsyncStream<Void>.makeStream()
-            let start = Task { for await _ in gate { return } }
             // The node's own replica type: the one that keeps an edit history to rebase over.
-            let sync = ClusterRoomSync<ClusterDocumentReplica>(sequencer: RedisRoomSequencer(client: context.client(), coalescesRooms: true),
-                                                               follower: RoomLogFollower(sequencer: RedisRoomSequencer(client: context.client()), blockTimeout: .milliseconds(20)))
-            let loop = Task {
-                await start.value
-                await sync.run()
-            }
+            let node = HeldNode(context: context)
+            let sync = node.sync
             try await sync.open(room: "r")
             func ops(_ json: String) -> [UInt8] { Array(json.utf8) }
             // The follow loop is held: each patch is checked against the speculative head.
@@ -209,11 +225,36 @@ struct ClusterRoomSyncTests {
             #expect(try await sync.submit(room: "r", client: "a", user: "u", seq: 2, ops: ops(#"[{"op":"add","path":"/list/0","value":"a"}]"#), base: 1) == .applied(rev: 2))
             // Made on rev 1, before "a" was inserted: it means the element "x", now at index 1.
             #expect(try await sync.submit(room: "r", client: "b", user: "u", seq: 1, ops: ops(#"[{"op":"replace","path":"/list/0","value":"y"}]"#), base: 1) == .applied(rev: 3))
-            release.yield()
+            node.startFollowing()
             try await Self.waitUntil("rev 3 is folded") { await sync.state(of: "r")?.rev == 3 }
             let list = await sync.state(of: "r")?.replica.document.root.objectValue?["list"]
             #expect(list == .array([.string("a"), .string("y")]), "\(String(describing: list))")
-            loop.cancel()
+            node.loop.cancel()
+        }
+    }
+
+    @Test("a node's own patch is folded and fanned out as the node received it parsed, not parsed again from the log")
+    func ownPatchesAreParsedOnce() async throws {
+        try await RedisTestContext.with { context in
+            let node = HeldNode(context: context)
+            let sync = node.sync
+            let folded = Mailbox<PatchEvent>()
+            try await sync.open(room: "r") { event in
+                if case .folded(_, let event) = event { folded.push(event) }
+            }
+            // A probe: parsed ops that are not the bytes' (a node never does this) show which of the two the fold took.
+            let parsed = [PatchOp.set(try JSONPointer(parsing: "/a"), .number(2))]
+            let applied = Mailbox<Result<ClusterSubmitOutcome, ClusterError>>()
+            sync.enqueue(room: "r", .init(client: "c", user: "u", seq: 1, ops: Self.set("/a", 1), parsed: parsed) { applied.push($0) })
+            sync.enqueue(room: "r", .init(client: "c", user: "u", seq: 2, ops: Self.set("/b", 1)) { applied.push($0) })
+            try await Self.waitUntil("Redis answered both") { applied.all.count == 2 }
+            // The follow loop starts after the replies: the own events are waiting for their fold.
+            node.startFollowing()
+            try await Self.waitUntil("both are folded") { folded.all.count == 2 }
+            #expect(folded.all.map(\.ops) == [parsed, try ClusterDocumentReplica.ops(Self.set("/b", 1))])
+            #expect(folded.all.first?.encodedOps == Self.set("/a", 1), "the logged bytes go to the connections")
+            #expect(await sync.state(of: "r")?.replica.document.root == .object(["a": .number(2), "b": .number(1)]))
+            node.loop.cancel()
         }
     }
 

@@ -55,9 +55,9 @@ struct ClusterDocumentReplica: ClusterReplica {
 
     /// One parse and one apply: `Document.apply` is all or nothing, so a refused patch leaves the
     /// document (and the edit history) as it was.
-    mutating func foldIfValid(_ patch: SequencedPatch) -> String? {
+    mutating func foldIfValid(_ patch: SequencedPatch, parsed: [PatchOp]?) -> String? {
         do {
-            try fold(patch, ops: try Self.ops(patch.ops), limits: limits)
+            try fold(patch, ops: try parsed ?? Self.ops(patch.ops), limits: limits)
             return nil
         } catch let error as PatchError {
             return ClusterRejection.encode(error)

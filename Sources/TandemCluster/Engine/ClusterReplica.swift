@@ -28,8 +28,9 @@ protocol ClusterReplica: Sendable {
 
     /// Folds a local patch not yet appended when it is valid against the current document within the
     /// limits (nil), or says why it is not and leaves the replica as it was: `rejection(of:)` and
-    /// `fold(_:)` in one step, for the node's own patches.
-    mutating func foldIfValid(_ patch: SequencedPatch) -> String?
+    /// `fold(_:)` in one step, for the node's own patches. `parsed`: its ops, when the node has them
+    /// parsed already.
+    mutating func foldIfValid(_ patch: SequencedPatch, parsed: [PatchOp]?) -> String?
 
     /// `ops` of `client`, made on rev `base`, rebased for appending after this replica's rev `latest`
     /// over the other clients' array edits since (`EditHistory.rebase`), and the client's context for
@@ -41,7 +42,7 @@ protocol ClusterReplica: Sendable {
 
 extension ClusterReplica {
     /// Checks, then folds: a replica that cannot do both at once parses the ops twice.
-    mutating func foldIfValid(_ patch: SequencedPatch) -> String? {
+    mutating func foldIfValid(_ patch: SequencedPatch, parsed: [PatchOp]?) -> String? {
         if let rejection = rejection(of: patch.ops) { return rejection }
         do {
             try fold(patch)

@@ -33,6 +33,8 @@ actor ClusterRoomSync<Replica: ClusterReplica> {
         var user: String
         var seq: Int64
         var ops: [UInt8]
+        /// `ops` as the node received them, parsed (nil: the engine parses `ops`).
+        var parsed: [PatchOp]? = nil
         var base: Int64?
         var ifRev: Int64?
         /// Called once, on the engine's executor, with the outcome (see `submit`).
@@ -57,6 +59,9 @@ actor ClusterRoomSync<Replica: ClusterReplica> {
         var head: (rev: Int64, replica: Replica) { speculative ?? (rev, replica) }
         /// Submissions taken from the intake (or sent back by Redis) and not sent yet, in order.
         var queue: [Submission] = []
+        /// This node's appended patches not folded yet, parsed, by rev: the fold of the confirmed replica
+        /// and the room's fan-out take them from here rather than parsing the logged bytes again.
+        var appendedEvents: [Int64: PatchEvent] = [:]
         /// Per client of this node that sends a `base`: what its next patch is rebased over.
         var rebases: [String: RebaseContext] = [:]
     }
@@ -307,6 +312,8 @@ actor ClusterRoomSync<Replica: ClusterReplica> {
         var batch: [Submission]
         var entries: [SequencerEntry]
         var contexts: [RebaseContext?]
+        /// Each entry's ops parsed, where the node received them parsed.
+        var parsed: [[PatchOp]?]
         /// The head with the batch's valid entries folded at the revs they were checked for.
         var replica: Replica
         var headRev: Int64
@@ -333,8 +340,9 @@ actor ClusterRoomSync<Replica: ClusterReplica> {
         let head = open.head
         var replica = head.replica, rev = head.rev
         var rebases = open.rebases
-        var entries: [SequencerEntry] = [], contexts: [RebaseContext?] = []
+        var entries: [SequencerEntry] = [], contexts: [RebaseContext?] = [], parsed: [[PatchOp]?] = []
         entries.reserveCapacity(count)
+        parsed.reserveCapacity(count)
         for submission in batch {
             var ops = submission.ops, refusal: String?
             var context = rebases[submission.client]
@@ -345,17 +353,20 @@ actor ClusterRoomSync<Replica: ClusterReplica> {
                     refusal = ClusterRejection.encode(error)
                 }
             }
+            // A rebase that changed the ops made new bytes: those are parsed again.
+            let opsParsed = ops == submission.ops ? submission.parsed : nil
             if refusal == nil {
                 refusal = replica.foldIfValid(SequencedPatch(epoch: open.epoch, rev: rev + 1, user: submission.user, client: submission.client,
-                                                             seq: submission.seq, ops: ops))
+                                                             seq: submission.seq, ops: ops), parsed: opsParsed)
                 if refusal == nil { rev += 1 }
             }
             rebases[submission.client] = context
             contexts.append(context)
+            parsed.append(opsParsed)
             entries.append(SequencerEntry(client: submission.client, user: submission.user, seq: submission.seq, ops: ops, localRejection: refusal))
         }
 
-        return CheckedBatch(batch: batch, entries: entries, contexts: contexts, replica: replica, headRev: head.rev,
+        return CheckedBatch(batch: batch, entries: entries, contexts: contexts, parsed: parsed, replica: replica, headRev: head.rev,
                             generation: open.generation, epoch: open.epoch, appendedBefore: open.speculative?.rev ?? 0)
     }
 
@@ -388,6 +399,11 @@ actor ClusterRoomSync<Replica: ClusterReplica> {
             switch outcome {
             case .applied(_, let rev, _):
                 rooms[room]?.rebases[submission.client] = checked.contexts[index]
+                // Kept for the fold only when it has not come yet (the change message may beat the reply).
+                if let ops = checked.parsed[index], let folded = rooms[room]?.rev, rev > folded {
+                    rooms[room]?.appendedEvents[rev] = PatchEvent(rev: rev, user: submission.user, client: submission.client, seq: submission.seq,
+                                                                  ops: ops, encodedOps: entries[index].ops)
+                }
                 lastApplied = rev
                 appendedBefore = rev
                 submission.completion(.success(.applied(rev: rev)))
@@ -512,7 +528,11 @@ actor ClusterRoomSync<Replica: ClusterReplica> {
             for patch in patches where patch.rev == open.rev + 1 {
                 let event: PatchEvent
                 do {
-                    event = try patch.event()
+                    if let appended = open.appendedEvents.removeValue(forKey: patch.rev), appended.client == patch.client, appended.seq == patch.seq {
+                        event = appended
+                    } else {
+                        event = try patch.event()
+                    }
                     try open.replica.fold(patch, event: event)
                 } catch {
                     rooms[room] = open

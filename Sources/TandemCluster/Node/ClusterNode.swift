@@ -135,7 +135,7 @@ final class ClusterNode: Sendable {
         }
         var encoded: [UInt8] = []
         PatchOp.write(ops, into: &encoded)
-        engine.enqueue(room: room, .init(client: client, user: user, seq: seq, ops: encoded, base: base, ifRev: ifRev, completion: completion))
+        engine.enqueue(room: room, .init(client: client, user: user, seq: seq, ops: encoded, parsed: ops, base: base, ifRev: ifRev, completion: completion))
     }
 
     /// After a reset, ahead of any reload of the room on this node: a room a backend deleted closes its
