@@ -326,16 +326,17 @@ actor ClusterRoomSync<Replica: ClusterReplica> {
     /// Takes the longest run of queued submissions without an `ifRev` (bounded) off `room`'s queue and
     /// checks each against the head with the batch's earlier (valid) patches applied.
     private func checkBatch(_ room: String) -> CheckedBatch? {
-        guard var open = rooms[room] else { return nil }
+        guard rooms[room] != nil else { return nil }
         var count = 0, bytes = 0
-        for submission in open.queue.prefix(Self.maxBatchCount) {
+        for submission in rooms[room]!.queue.prefix(Self.maxBatchCount) {
             guard submission.ifRev == nil, count == 0 || bytes + submission.ops.count <= Self.maxBatchBytes else { break }
             count += 1
             bytes += submission.ops.count
         }
-        let batch = Array(open.queue.prefix(count))
-        open.queue.removeFirst(count)
-        rooms[room] = open
+        let batch = Array(rooms[room]!.queue.prefix(count))
+        // In place: a copy of the room would make this mutation copy the whole queue, element by element.
+        rooms[room]!.queue.removeFirst(count)
+        guard let open = rooms[room] else { return nil }
 
         let head = open.head
         var replica = head.replica, rev = head.rev
