@@ -233,6 +233,43 @@ struct ClusterRoomSyncTests {
         }
     }
 
+    @Test("a patch of top-level sets and removes is appended after another node's patches without a retry; one that depends on the state waits for them")
+    func anyStatePatchesSkipTheRevCheck() async throws {
+        try await RedisTestContext.with { context in
+            let held = HeldNode(context: context)
+            let other = Node(context: context)
+            try await held.sync.open(room: "r")
+            try await other.sync.open(room: "r")
+            #expect(try await other.sync.submit(room: "r", client: "o", user: "u", seq: 1, ops: Self.set("/b", 1)) == .applied(rev: 1))
+            // The held node has not folded rev 1: its head is at rev 0.
+            func submit(seq: Int64, path: String) -> Mailbox<Result<ClusterSubmitOutcome, ClusterError>> {
+                let outcome = Mailbox<Result<ClusterSubmitOutcome, ClusterError>>()
+                let ops = Self.set(path, seq)
+                held.sync.enqueue(room: "r", .init(client: "h", user: "u", seq: seq, ops: ops, parsed: try? ClusterDocumentReplica.ops(ops)) { outcome.push($0) })
+                return outcome
+            }
+            let topLevel = submit(seq: 1, path: "/a")
+            try await Self.waitUntil("appended without folding rev 1") { topLevel.all.count == 1 }
+            #expect(try topLevel.all.first?.get() == .applied(rev: 2))
+            #expect(await held.sync.contentionRetries == 0)
+            // Beneath /b (a number on rev 1, absent on the held head): checked at rev 2 after the fold.
+            let nested = submit(seq: 2, path: "/b/x")
+            try await Self.waitUntil("sent back once") { await held.sync.contentionRetries >= 1 }
+            #expect(nested.all.isEmpty)
+            held.startFollowing()
+            try await Self.waitUntil("answered after the fold") { nested.all.count == 1 }
+            guard case .success(.rejected) = nested.all.first else { Issue.record("\(nested.all)"); return }
+            try await Self.waitUntil("both nodes folded rev 2") {
+                let heldRev = await held.sync.state(of: "r")?.rev, otherRev = await other.sync.state(of: "r")?.rev
+                return heldRev == 2 && otherRev == 2
+            }
+            let heldDocument = await held.sync.state(of: "r")?.replica.document, otherDocument = await other.sync.state(of: "r")?.replica.document
+            #expect(heldDocument == otherDocument)
+            held.loop.cancel()
+            other.loop.cancel()
+        }
+    }
+
     @Test("a node's own patch is folded and fanned out as the node received it parsed, not parsed again from the log")
     func ownPatchesAreParsedOnce() async throws {
         try await RedisTestContext.with { context in

@@ -281,7 +281,7 @@ actor ClusterRoomSync<Replica: ClusterReplica> {
         let batch = checked.batch
         let outcomes: [SequencerOutcome]
         do {
-            outcomes = try await sequencer.append(room: room, checked.entries, baseRev: checked.headRev, validated: true)
+            outcomes = try await sequencer.append(room: room, checked.entries, baseRev: checked.anyState ? nil : checked.headRev, validated: true)
         } catch {
             guard rooms[room]?.generation == checked.generation else {
                 for submission in batch { submission.completion(.failure(.roomReset(room, reason: "the room was reset on this node"))) }
@@ -317,10 +317,29 @@ actor ClusterRoomSync<Replica: ClusterReplica> {
         /// The head with the batch's valid entries folded at the revs they were checked for.
         var replica: Replica
         var headRev: Int64
+        /// The rev the head reaches when Redis appends the batch's valid entries right after `headRev`.
+        var expectedRev: Int64
+        /// Every entry is valid on any state of the document (`appliesToAnyState`): Redis appends the
+        /// batch without checking the rev it was checked at, so another node's patches in between do
+        /// not send it back (`behind`).
+        var anyState: Bool
         var generation: Int
         var epoch: String
         /// The newest rev this node had appended and not folded when the batch was taken.
         var appendedBefore: Int64
+    }
+
+    /// Whether `ops` apply to every state of a document, whatever other patches did before them: `set`
+    /// and `remove` of a member of the root (an object; a missing member's remove is a no-op). Only
+    /// the document's size limit depends on the state; a node checks it against its head, so patches
+    /// appended concurrently by several nodes may together exceed it by what they add.
+    static func appliesToAnyState(_ ops: [PatchOp]) -> Bool {
+        ops.allSatisfy { op in
+            switch op {
+            case .set(let path, _), .remove(let path): path.tokens.count == 1
+            default: false
+            }
+        }
     }
 
     /// Takes the longest run of queued submissions without an `ifRev` (bounded) off `room`'s queue and
@@ -342,6 +361,7 @@ actor ClusterRoomSync<Replica: ClusterReplica> {
         var replica = head.replica, rev = head.rev
         var rebases = open.rebases
         var entries: [SequencerEntry] = [], contexts: [RebaseContext?] = [], parsed: [[PatchOp]?] = []
+        var anyState = true
         entries.reserveCapacity(count)
         parsed.reserveCapacity(count)
         for submission in batch {
@@ -364,10 +384,12 @@ actor ClusterRoomSync<Replica: ClusterReplica> {
             rebases[submission.client] = context
             contexts.append(context)
             parsed.append(opsParsed)
+            anyState = anyState && refusal == nil && opsParsed.map(Self.appliesToAnyState) == true
             entries.append(SequencerEntry(client: submission.client, user: submission.user, seq: submission.seq, ops: ops, localRejection: refusal))
         }
 
         return CheckedBatch(batch: batch, entries: entries, contexts: contexts, parsed: parsed, replica: replica, headRev: head.rev,
+                            expectedRev: rev, anyState: anyState,
                             generation: open.generation, epoch: open.epoch, appendedBefore: open.speculative?.rev ?? 0)
     }
 
@@ -424,7 +446,9 @@ actor ClusterRoomSync<Replica: ClusterReplica> {
         // (a batch of expected rejects leaves the head as it was). Otherwise the node stops speculating
         // until its replica has folded what it appended: the next batch is checked against that (Redis
         // answers `behind` until then).
-        if expectedPrefix < entries.count {
+        // A batch appended without the rev check may have landed after other nodes' patches: then the
+        // checked replica lacks them.
+        if expectedPrefix < entries.count || (lastApplied != nil && lastApplied != checked.expectedRev) {
             rooms[room]?.speculative = nil
         } else if let lastApplied {
             if let folded = rooms[room]?.rev, folded < lastApplied {
