@@ -37,6 +37,17 @@ import TandemWire
         return json["rev"]?.doubleValue.map { Int64($0) }
     }
 
+    /// Whether every thread of `pid` is stopped (state `T` in `/proc/PID/task/*/stat`).
+    private static func allThreadsStopped(_ pid: Int32) -> Bool {
+        guard let tasks = try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task"), !tasks.isEmpty else { return false }
+        return tasks.allSatisfy { task in
+            guard let stat = try? String(contentsOfFile: "/proc/\(pid)/task/\(task)/stat", encoding: .utf8),
+                  let end = stat.lastIndex(of: ")") else { return false }
+            // After "pid (comm) ": the state letter.
+            return stat[stat.index(end, offsetBy: 2)...].first == "T"
+        }
+    }
+
     private func pendingSeqs(in folder: String) -> [Int64?]? {
         guard let data = FileManager.default.contents(atPath: "\(folder)/state.json"),
               let json = try? JSONValue.parse(Array(data)), let pending = json["pending"]?.arrayValue else { return nil }
@@ -66,6 +77,9 @@ import TandemWire
         #expect(await eventually { pendingSeqs(in: folder) == [] && savedRev(in: folder) == 3 }, "the first three are acknowledged")
         // The server stops reading: the next patches are sent and stay unacknowledged.
         kill(server.processIdentifier, SIGSTOP)
+        // `kill` returns before every thread has stopped: a server thread still running on the other core
+        // could acknowledge patch 4.
+        #expect(await eventually { Self.allThreadsStopped(server.processIdentifier) }, "the server stops")
         for n in 4...6 { first.send(line(n)) }
         #expect(await eventually { pendingSeqs(in: folder) == [4, 5, 6] }, "bound to their seqs on disk: \(String(describing: pendingSeqs(in: folder)))")
         kill(first.process.processIdentifier, SIGKILL)
