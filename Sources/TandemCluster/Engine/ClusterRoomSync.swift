@@ -281,7 +281,8 @@ actor ClusterRoomSync<Replica: ClusterReplica> {
         let batch = checked.batch
         let outcomes: [SequencerOutcome]
         do {
-            outcomes = try await sequencer.append(room: room, checked.entries, baseRev: checked.anyState ? nil : checked.headRev, validated: true)
+            outcomes = try await sequencer.append(room: room, checked.entries, baseRev: checked.anyState ? nil : checked.headRev, validated: true,
+                                                 head: (checked.epoch, checked.headRev))
         } catch {
             guard rooms[room]?.generation == checked.generation else {
                 for submission in batch { submission.completion(.failure(.roomReset(room, reason: "the room was reset on this node"))) }

@@ -48,10 +48,7 @@ enum RoomChangeMessage: Sendable, Equatable {
         var bytes: [UInt8] = []
         switch self {
         case .patches(let patches):
-            bytes.append(UInt8(ascii: "B"))
-            Self.appendField(Array((patches.first?.epoch ?? "").utf8), to: &bytes)
-            Self.appendField(Array(String(patches.first?.rev ?? 0).utf8), to: &bytes)
-            Self.appendField(Array(String(patches.first?.time ?? 0).utf8), to: &bytes)
+            Self.appendBatchHeader(epoch: patches.first?.epoch ?? "", first: patches.first?.rev ?? 0, time: patches.first?.time ?? 0, to: &bytes)
             for patch in patches { Self.appendRecord(user: patch.user, client: patch.client, seq: patch.seq, ops: patch.ops, to: &bytes) }
         case .epoch(let epoch):
             bytes.append(UInt8(ascii: "E"))
@@ -62,6 +59,14 @@ enum RoomChangeMessage: Sendable, Equatable {
             Self.appendField(signal.payload, to: &bytes)
         }
         return bytes
+    }
+
+    /// Appends the header of a `B` message (kind, epoch, first rev, time); the patches' records follow it.
+    static func appendBatchHeader(epoch: String, first: Int64, time: Int64, to bytes: inout [UInt8]) {
+        bytes.append(UInt8(ascii: "B"))
+        appendField(epoch.utf8, to: &bytes)
+        appendField(String(first).utf8, to: &bytes)
+        appendField(String(time).utf8, to: &bytes)
     }
 
     /// Appends one patch's record of a `B` message (user, client, seq, ops): the node builds it, the

@@ -48,144 +48,268 @@ enum RoomSequencerScripts {
     /// older entries go exactly (`XTRIM MINID`), every 64 revs from a window of 1,000 on, at every
     /// append below it.
     ///
+    /// **The short form.** A room the node expects to append whole (every patch valid, seqs ≥ 1 rising
+    /// per client, the room at the epoch and rev of the node's head) comes in a form the node built all
+    /// it could of: the change message, the new revs and progress values as they are if the room is at
+    /// the expected rev. The script then only reads the `meta` fields, compares, and writes, with no
+    /// work per patch: `{from}` means every patch was appended, from rev `from` on. When the room moved
+    /// on (another node's patches) and the batch applies to any state, the script shifts the revs, the
+    /// progress values and the message's header by what it moved. It answers `{-1, rev}` when the batch
+    /// must be appended at the expected rev and the room is at `rev` (every patch `behind`), and `{0}`
+    /// when anything else differs (epoch, run id, a client's stored seq at or past its first one, a
+    /// missing room): nothing was written, and the node sends the room again in the long form.
+    ///
     /// On a sharded Redis a call may only touch rooms of one shard (and needs `allow-cross-slot-keys`).
     /// KEYS: per room, its meta and log keys. ARGV: epoch candidate, trusted persistence ("1" or
-    /// "0"), max ops, max patch bytes, window, the time (unix ms); then per room: its number of patches,
+    /// "0"), max ops, max patch bytes, window, the time (unix ms); then per room, in the long form: its number of patches,
     /// base rev (-1: any), "1" when the node parsed and validated every patch's ops (and their size),
     /// then four values per patch: `c:` and the client id, seq, the node's own rejection reason (empty when the node
-    /// found the patch valid) and its record (`RoomChangeMessage`: user, client, seq, ops); last, the
+    /// found the patch valid) and its record (`RoomChangeMessage`: user, client, seq, ops); or in the
+    /// short form: `F`, the expected epoch, the expected rev, "1" when the batch may only be appended at
+    /// that rev, the number of clients `n`, the change message as if appended at the expected rev, the
+    /// length of its header (kind, epoch, first rev, time), its last rev and first rev and the trim
+    /// bound (empty: none) as if appended there, the `n` clients' `c:` fields, then per client the
+    /// prefix its stored progress has when its first seq in the batch follows the last one ("seq − 1:")
+    /// and its progress after the batch as if appended at the expected rev ("seq:rev"); last, the
     /// Redis run id (empty: the script reads it).
     static let append = RedisScript(prelude + """
-    local candidate, trusted, maxOps, maxBytes = ARGV[1], ARGV[2], tonumber(ARGV[3]), tonumber(ARGV[4])
-    local window, time, last = tonumber(ARGV[5]), ARGV[6], #ARGV
-    local run, timeField = runID(ARGV[last]), field(ARGV[6])
-    -- Protocol v1 ops: set, add, replace and test carry a value, remove a path alone, move and copy a from.
-    local valued = {set = true, add = true, replace = true, test = true}
+    -- Only what every room needs is decoded up front: a short form at the expected rev needs no more.
+    local candidate, trusted, time, last = ARGV[1], ARGV[2], ARGV[6], #ARGV
+    local run = runID(ARGV[last])
     local replies = {}
-    local function invalid(ops)
-      if #ops > maxBytes then return 'the patch has ' .. #ops .. ' bytes, more than the limit of ' .. maxBytes end
-      local ok, decoded = pcall(cjson.decode, ops)
-      if not ok or type(decoded) ~= 'table' or (#decoded == 0 and next(decoded) ~= nil) then return 'ops must be a JSON array' end
-      if #decoded > maxOps then return 'the patch has ' .. #decoded .. ' ops, more than the limit of ' .. maxOps end
-      for i, op in ipairs(decoded) do
-        local shaped = type(op) == 'table' and type(op.path) == 'string' and ((valued[op.op] and op.value ~= nil)
-          or op.op == 'remove' or ((op.op == 'move' or op.op == 'copy') and type(op.from) == 'string'))
-        if not shaped then
-          return 'op ' .. (i - 1) .. ' must be set, add, replace or test with a path and a value, remove with a path, or move or copy with a from and a path'
+    -- The long form, built for the first room that needs it: a call of short forms only does not pay
+    -- for its functions. `recordFields` splits a patch record (user, client, seq, ops as `length:bytes`
+    -- fields); `entryPatches` gives a log entry's patches as `{rev, user, client, seq}`, for entries of
+    -- either form (one batch with its change message, or one patch with its fields).
+    local function longForm()
+      local function fieldAt(text, at)
+        local colon = string.find(text, ':', at, true)
+        local length = tonumber(string.sub(text, at, colon - 1))
+        return string.sub(text, colon + 1, colon + length), colon + length + 1
+      end
+      local function recordFields(record)
+        local values, at = {}, 1
+        for n = 1, 4 do values[n], at = fieldAt(record, at) end
+        return values
+      end
+      local function entryPatches(entry)
+        local values, fields = {}, entry[2]
+        for i = 1, #fields, 2 do values[fields[i]] = fields[i + 1] end
+        local id = tonumber(string.match(entry[1], '^(%d+)'))
+        if not values.m then return {{id, values.user, values.client, values.seq}} end
+        local message, patches = values.m, {}
+        local _, at = fieldAt(message, 2)
+        local first
+        first, at = fieldAt(message, at)
+        _, at = fieldAt(message, at)
+        local rev = tonumber(first)
+        while at <= #message do
+          local user, client, seq
+          user, at = fieldAt(message, at)
+          client, at = fieldAt(message, at)
+          seq, at = fieldAt(message, at)
+          _, at = fieldAt(message, at)
+          patches[#patches + 1] = {rev, user, client, seq}
+          rev = rev + 1
         end
+        return patches
       end
-      return nil
-    end
-    -- The rev of an older seq of the client (a resent batch): among the entries up to the one holding
-    -- its last rev, newest first, bounded by the patches looked at.
-    local function original(log, client, seq, lastRev, rev)
-      local top = redis.call('XRANGE', log, int(lastRev) .. '-0', '+', 'COUNT', 1)[1]
-      if not top then return rev end
-      local looked = 0
-      for _, entry in ipairs(redis.call('XREVRANGE', log, top[1], '-', 'COUNT', 512)) do
-        local patches = entryPatches(entry)
-        for j = #patches, 1, -1 do
-          if 'c:' .. patches[j][3] == client and tonumber(patches[j][4]) == seq then return patches[j][1] end
-        end
-        looked = looked + #patches
-        if looked >= 512 then break end
-      end
-      return rev
-    end
-    local function sequence(meta, log, count, base, checked, a)
-      -- The room's epoch, rev and run with each client's last seq and its rev, read in one call for the
-      -- batch and written in one at its end.
-      local progress, names = {}, {}
-      for i = a, a + 4 * count - 4, 4 do
-        if progress[ARGV[i]] == nil then progress[ARGV[i]] = false; names[#names + 1] = ARGV[i] end
-      end
-      local stored = redis.call('HMGET', meta, 'epoch', 'rev', 'run', unpack(names))
-      if not stored[1] then
-        replies[#replies + 1] = 3; replies[#replies + 1] = ''; replies[#replies + 1] = 0; replies[#replies + 1] = 'lost'
-        return
-      end
-      local epoch, rev, created = rotate(meta, candidate, trusted, run, stored)
-      for n, name in ipairs(names) do
-        local text = stored[3 + n]
-        if text then
-          local sep = string.find(text, ':', 1, true)
-          progress[name] = {tonumber(string.sub(text, 1, sep - 1)), tonumber(string.sub(text, sep + 1)), false}
-        end
-      end
-      local header = #replies + 1
-      replies[header] = 0; replies[header + 1] = epoch; replies[header + 2] = created
-      local records, from, diverged = {}, rev + 1, false
-      for i = a, a + 4 * count - 4, 4 do
-        local status, at, reason, used = 'skipped', rev, '', 0
-        if not diverged then
-          local client, refusal, record = ARGV[i], ARGV[i + 2], ARGV[i + 3]
-          local seq, known = tonumber(ARGV[i + 1]), progress[client]
-          local fields = nil
-          if seq == 0 then
-            seq = known and known[1] + 1 or 1
-            known = nil
-            fields = recordFields(record)
-            record = field(fields[1]) .. field(fields[2]) .. field(int(seq)) .. field(fields[4])
+      local function invalid(ops)
+        local maxOps, maxBytes = tonumber(ARGV[3]), tonumber(ARGV[4])
+        -- Protocol v1 ops: set, add, replace and test carry a value, remove a path alone, move and copy a from.
+        local valued = {set = true, add = true, replace = true, test = true}
+        if #ops > maxBytes then return 'the patch has ' .. #ops .. ' bytes, more than the limit of ' .. maxBytes end
+        local ok, decoded = pcall(cjson.decode, ops)
+        if not ok or type(decoded) ~= 'table' or (#decoded == 0 and next(decoded) ~= nil) then return 'ops must be a JSON array' end
+        if #decoded > maxOps then return 'the patch has ' .. #decoded .. ' ops, more than the limit of ' .. maxOps end
+        for i, op in ipairs(decoded) do
+          local shaped = type(op) == 'table' and type(op.path) == 'string' and ((valued[op.op] and op.value ~= nil)
+            or op.op == 'remove' or ((op.op == 'move' or op.op == 'copy') and type(op.from) == 'string'))
+          if not shaped then
+            return 'op ' .. (i - 1) .. ' must be set, add, replace or test with a path and a value, remove with a path, or move or copy with a from and a path'
           end
-          used = seq or 0
-          -- Lua numbers are doubles: beyond 2^53 a seq would be rounded and printed in exponent form.
-          if not seq or seq < 1 or seq > 9007199254740991 or seq ~= math.floor(seq) then
-            status, reason, used = 'rejected', 'seq must be a whole number from 1 to 2^53 - 1', 0
-          elseif known and seq == known[1] then status, at = 'duplicate', known[2]
-          elseif known and seq < known[1] then status, at = 'duplicate', original(log, client, seq, known[2], rev)
-          elseif base >= 0 and base + #records ~= rev then status = 'behind'
-          -- The node found the patch invalid against its replica at this very rev: refuse it here, after the
-          -- duplicate and base-rev checks, so a resent patch is still recognised and a stale verdict is redone.
-          elseif refusal ~= '' then status, reason = 'rejected', refusal
-          else
-            local problem = nil
-            if not checked then problem = invalid((fields or recordFields(record))[4]) end
-            if problem then
-              status, reason = 'rejected', problem
+        end
+        return nil
+      end
+      -- The rev of an older seq of the client (a resent batch): among the entries up to the one holding
+      -- its last rev, newest first, bounded by the patches looked at.
+      local function original(log, client, seq, lastRev, rev)
+        local top = redis.call('XRANGE', log, int(lastRev) .. '-0', '+', 'COUNT', 1)[1]
+        if not top then return rev end
+        local looked = 0
+        for _, entry in ipairs(redis.call('XREVRANGE', log, top[1], '-', 'COUNT', 512)) do
+          local patches = entryPatches(entry)
+          for j = #patches, 1, -1 do
+            if 'c:' .. patches[j][3] == client and tonumber(patches[j][4]) == seq then return patches[j][1] end
+          end
+          looked = looked + #patches
+          if looked >= 512 then break end
+        end
+        return rev
+      end
+      local function sequence(meta, log, count, base, checked, a)
+        -- The room's epoch, rev and run with each client's last seq and its rev, read in one call for the
+        -- batch and written in one at its end.
+        local progress, names = {}, {}
+        for i = a, a + 4 * count - 4, 4 do
+          if progress[ARGV[i]] == nil then progress[ARGV[i]] = false; names[#names + 1] = ARGV[i] end
+        end
+        local stored = redis.call('HMGET', meta, 'epoch', 'rev', 'run', unpack(names))
+        if not stored[1] then
+          replies[#replies + 1] = 3; replies[#replies + 1] = ''; replies[#replies + 1] = 0; replies[#replies + 1] = 'lost'
+          return
+        end
+        local epoch, rev, created = rotate(meta, candidate, trusted, run, stored)
+        for n, name in ipairs(names) do
+          local text = stored[3 + n]
+          if text then
+            local sep = string.find(text, ':', 1, true)
+            progress[name] = {tonumber(string.sub(text, 1, sep - 1)), tonumber(string.sub(text, sep + 1)), false}
+          end
+        end
+        local header = #replies + 1
+        replies[header] = 0; replies[header + 1] = epoch; replies[header + 2] = created
+        local records, from, diverged = {}, rev + 1, false
+        for i = a, a + 4 * count - 4, 4 do
+          local status, at, reason, used = 'skipped', rev, '', 0
+          if not diverged then
+            local client, refusal, record = ARGV[i], ARGV[i + 2], ARGV[i + 3]
+            local seq, known = tonumber(ARGV[i + 1]), progress[client]
+            local fields = nil
+            if seq == 0 then
+              seq = known and known[1] + 1 or 1
+              known = nil
+              fields = recordFields(record)
+              record = field(fields[1]) .. field(fields[2]) .. field(int(seq)) .. field(fields[4])
+            end
+            used = seq or 0
+            -- Lua numbers are doubles: beyond 2^53 a seq would be rounded and printed in exponent form.
+            if not seq or seq < 1 or seq > 9007199254740991 or seq ~= math.floor(seq) then
+              status, reason, used = 'rejected', 'seq must be a whole number from 1 to 2^53 - 1', 0
+            elseif known and seq == known[1] then status, at = 'duplicate', known[2]
+            elseif known and seq < known[1] then status, at = 'duplicate', original(log, client, seq, known[2], rev)
+            elseif base >= 0 and base + #records ~= rev then status = 'behind'
+            -- The node found the patch invalid against its replica at this very rev: refuse it here, after the
+            -- duplicate and base-rev checks, so a resent patch is still recognised and a stale verdict is redone.
+            elseif refusal ~= '' then status, reason = 'rejected', refusal
             else
-              rev = rev + 1
-              status, at = 'applied', rev
-              records[#records + 1] = record
-              local mine = progress[client]
-              if mine then mine[1], mine[2], mine[3] = seq, rev, true else progress[client] = {seq, rev, true} end
-              mine = progress[client]
-              mine[4] = fields and int(seq) or ARGV[i + 1]
+              local problem = nil
+              if not checked then problem = invalid((fields or recordFields(record))[4]) end
+              if problem then
+                status, reason = 'rejected', problem
+              else
+                rev = rev + 1
+                status, at = 'applied', rev
+                records[#records + 1] = record
+                local mine = progress[client]
+                if mine then mine[1], mine[2], mine[3] = seq, rev, true else progress[client] = {seq, rev, true} end
+                mine = progress[client]
+                mine[4] = fields and int(seq) or ARGV[i + 1]
+              end
+            end
+            diverged = status ~= (refusal == '' and 'applied' or 'rejected')
+          end
+          replies[#replies + 1] = status; replies[#replies + 1] = at; replies[#replies + 1] = reason; replies[#replies + 1] = used
+        end
+        replies[header] = #replies - header
+        if #records > 0 then
+          -- Numbers go to redis.call as they are: Redis prints them exactly, at less cost than string.format.
+          local revText = int(rev)
+          local updates = {'rev', rev}
+          for _, name in ipairs(names) do
+            local mine = progress[name]
+            if mine and mine[3] then
+              updates[#updates + 1] = name
+              updates[#updates + 1] = mine[4] .. ':' .. (mine[2] == rev and revText or int(mine[2]))
             end
           end
-          diverged = status ~= (refusal == '' and 'applied' or 'rejected')
+          redis.call('HSET', meta, unpack(updates))
+          local fromText = from == rev and revText or int(from)
+          local message = 'B' .. field(epoch) .. field(fromText) .. field(time) .. table.concat(records)
+          local window = tonumber(ARGV[5])
+          redis.call('XADD', log, rev, 'first', from, 'time', time, 'm', message)
+          if rev - window >= 1 and (window < 1000 or math.floor(rev / 64) ~= math.floor((from - 1) / 64)) then
+            redis.call('XTRIM', log, 'MINID', rev - window + 1)
+          end
+          if created ~= 0 then notify(meta, epoch) end
+          redis.call('SPUBLISH', channelOf(meta), message)
+        elseif created ~= 0 then
+          notify(meta, epoch)
         end
-        replies[#replies + 1] = status; replies[#replies + 1] = at; replies[#replies + 1] = reason; replies[#replies + 1] = used
       end
-      replies[header] = #replies - header
-      if #records > 0 then
-        -- Numbers go to redis.call as they are: Redis prints them exactly, at less cost than string.format.
-        local revText = int(rev)
-        local updates = {'rev', rev}
-        for _, name in ipairs(names) do
-          local mine = progress[name]
-          if mine and mine[3] then
-            updates[#updates + 1] = name
-            updates[#updates + 1] = mine[4] .. ':' .. (mine[2] == rev and revText or int(mine[2]))
+      return sequence
+    end
+    local sequence
+    -- A room in the short form, its arguments from `a`: nothing per patch, and when the room is at the
+    -- expected rev, nothing to build but the fields the writes take.
+    local function appendWhole(meta, log, a)
+      local epoch, expected, n = ARGV[a + 1], ARGV[a + 2], tonumber(ARGV[a + 4])
+      local c, p = a + 10, a + 10 + n
+      local stored
+      if n == 1 then stored = redis.call('HMGET', meta, 'epoch', 'rev', 'run', ARGV[c])
+      else stored = redis.call('HMGET', meta, 'epoch', 'rev', 'run', unpack(ARGV, c, p - 1)) end
+      local whole = stored[1] == epoch and stored[3] == run
+      if whole then
+        -- Exactly-once: each client's first seq must be past its stored last one (usually right after it).
+        for i = 1, n do
+          local text, prefix = stored[3 + i], ARGV[p + 2 * i - 2]
+          if text and string.sub(text, 1, #prefix) ~= prefix then
+            local sep = string.find(text, ':', 1, true)
+            if tonumber(string.sub(text, 1, sep - 1)) >= tonumber(string.sub(prefix, 1, -2)) + 1 then whole = false break end
           end
         end
-        redis.call('HSET', meta, unpack(updates))
-        local fromText = from == rev and revText or int(from)
-        local message = 'B' .. field(epoch) .. field(fromText) .. timeField .. table.concat(records)
-        redis.call('XADD', log, rev, 'first', from, 'time', time, 'm', message)
-        if rev - window >= 1 and (window < 1000 or math.floor(rev / 64) ~= math.floor((from - 1) / 64)) then
-          redis.call('XTRIM', log, 'MINID', rev - window + 1)
-        end
-        if created ~= 0 then notify(meta, epoch) end
-        redis.call('SPUBLISH', channelOf(meta), message)
-      elseif created ~= 0 then
-        notify(meta, epoch)
       end
+      if not whole then
+        replies[#replies + 1] = 1; replies[#replies + 1] = 0
+        return
+      end
+      if stored[2] ~= expected and ARGV[a + 3] == '1' then
+        replies[#replies + 1] = 2; replies[#replies + 1] = -1; replies[#replies + 1] = tonumber(stored[2])
+        return
+      end
+      local message, top, from, trim = ARGV[a + 5], ARGV[a + 7], ARGV[a + 8], ARGV[a + 9]
+      if stored[2] == expected then
+        if n == 1 then redis.call('HSET', meta, 'rev', top, ARGV[c], ARGV[p + 1])
+        else
+          local updates = {'rev', top}
+          for i = 1, n do updates[2 * i + 1] = ARGV[c + i - 1]; updates[2 * i + 2] = ARGV[p + 2 * i - 1] end
+          redis.call('HSET', meta, unpack(updates))
+        end
+      else
+        -- Other nodes appended meanwhile: the same batch, every rev shifted by what they added.
+        local rev = tonumber(stored[2])
+        local shift = rev - tonumber(expected)
+        from, top = tonumber(from) + shift, tonumber(top) + shift
+        local updates = {'rev', top}
+        for i = 1, n do
+          local value = ARGV[p + 2 * i - 1]
+          local sep = string.find(value, ':', 1, true)
+          updates[2 * i + 1] = ARGV[c + i - 1]
+          updates[2 * i + 2] = string.sub(value, 1, sep) .. int(tonumber(string.sub(value, sep + 1)) + shift)
+        end
+        redis.call('HSET', meta, unpack(updates))
+        message = 'B' .. field(epoch) .. field(int(from)) .. field(time) .. string.sub(message, tonumber(ARGV[a + 6]) + 1)
+        local window = tonumber(ARGV[5])
+        trim = ''
+        if top - window >= 1 and (window < 1000 or math.floor(top / 64) ~= math.floor(rev / 64)) then trim = top - window + 1 end
+      end
+      redis.call('XADD', log, top, 'first', from, 'time', time, 'm', message)
+      if trim ~= '' then redis.call('XTRIM', log, 'MINID', trim) end
+      redis.call('SPUBLISH', channelOf(meta), message)
+      replies[#replies + 1] = 1; replies[#replies + 1] = from
     end
     local k, a = 0, 7
     while a < last do
-      local count = tonumber(ARGV[a])
-      sequence(KEYS[k + 1], KEYS[k + 2], count, tonumber(ARGV[a + 1]), ARGV[a + 2] == '1', a + 3)
-      k, a = k + 2, a + 3 + 4 * count
+      if ARGV[a] == 'F' then
+        appendWhole(KEYS[k + 1], KEYS[k + 2], a)
+        a = a + 10 + 3 * tonumber(ARGV[a + 4])
+      else
+        local count = tonumber(ARGV[a])
+        sequence = sequence or longForm()
+        sequence(KEYS[k + 1], KEYS[k + 2], count, tonumber(ARGV[a + 1]), ARGV[a + 2] == '1', a + 3)
+        a = a + 3 + 4 * count
+      end
+      k = k + 2
     end
     return replies
     """)
@@ -283,10 +407,6 @@ enum RoomSequencerScripts {
     /// Every change that breaks a follower's continuity is also told on the room's change channel
     /// (`P:{R}:changes`, the meta key's name with `changes` for `meta`, so it hashes to the room's slot):
     /// `E` and the new epoch (empty: the room is gone), see `RoomChangeMessage`.
-    ///
-    /// `recordFields` splits a patch record (user, client, seq, ops as `length:bytes` fields);
-    /// `entryPatches` gives a log entry's patches as `{rev, user, client, seq}`, for entries of
-    /// either form (one batch with its change message, or one patch with its fields).
     private static let prelude = """
     local function int(number) return string.format('%d', number) end
     local function field(text) return string.format('%d', #text) .. ':' .. text end
@@ -311,38 +431,6 @@ enum RoomSequencerScripts {
       redis.call('DEL', KEYS[2], KEYS[3], KEYS[4])
       redis.call('HSET', KEYS[1], 'epoch', candidate, 'rev', 0, 'run', run)
       return candidate, 0, 1
-    end
-    local function fieldAt(text, at)
-      local colon = string.find(text, ':', at, true)
-      local length = tonumber(string.sub(text, at, colon - 1))
-      return string.sub(text, colon + 1, colon + length), colon + length + 1
-    end
-    local function recordFields(record)
-      local values, at = {}, 1
-      for n = 1, 4 do values[n], at = fieldAt(record, at) end
-      return values
-    end
-    local function entryPatches(entry)
-      local values, fields = {}, entry[2]
-      for i = 1, #fields, 2 do values[fields[i]] = fields[i + 1] end
-      local id = tonumber(string.match(entry[1], '^(%d+)'))
-      if not values.m then return {{id, values.user, values.client, values.seq}} end
-      local message, patches = values.m, {}
-      local _, at = fieldAt(message, 2)
-      local first
-      first, at = fieldAt(message, at)
-      _, at = fieldAt(message, at)
-      local rev = tonumber(first)
-      while at <= #message do
-        local user, client, seq
-        user, at = fieldAt(message, at)
-        client, at = fieldAt(message, at)
-        seq, at = fieldAt(message, at)
-        _, at = fieldAt(message, at)
-        patches[#patches + 1] = {rev, user, client, seq}
-        rev = rev + 1
-      end
-      return patches
     end
 
     """
