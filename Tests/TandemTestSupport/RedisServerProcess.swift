@@ -8,7 +8,8 @@ import Darwin
 #endif
 
 /// A throwaway `redis-server` for tests: listens on a free 127.0.0.1 port, keeps its files in a
-/// temporary directory, persists nothing, and is killed by `stop()`.
+/// temporary directory, persists nothing, and is killed by `stop()`, or when the last reference to it
+/// goes (a test that throws before its `stop()` leaves no server running after the test process).
 public final class RedisServerProcess: Sendable {
     /// The port it listens on.
     public let port: Int
@@ -33,6 +34,10 @@ public final class RedisServerProcess: Sendable {
         self.port = port
         self.directory = directory
         self.process = process
+    }
+
+    deinit {
+        if process.isRunning { process.send(SIGKILL) }
     }
 
     /// Starts a server on `port` (a free one when nil) and returns once it accepts connections.
