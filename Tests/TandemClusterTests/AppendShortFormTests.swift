@@ -87,6 +87,20 @@ struct AppendShortFormTests {
         }
     }
 
+    @Test("two batches of one room in one call keep their order even when the first would be sent back to the long form")
+    func oneRoomTwiceKeepsItsOrder() async throws {
+        try await RedisTestContext.with { context in
+            let sequencer = RedisRoomSequencer(client: context.client())
+            let epoch = try await sequencer.open(room: "r").epoch
+            // The first batch's head is of another epoch (sent back), the second's is right.
+            let results = try await sequencer.append([
+                .init(room: "r", entries: [Self.entry("a", 1)], baseRev: nil, validated: true, head: ("old", 0)),
+                .init(room: "r", entries: [Self.entry("b", 1)], baseRev: nil, validated: true, head: (epoch, 1)),
+            ])
+            #expect(results == [[.applied(epoch: epoch, rev: 1, seq: 1)], [.applied(epoch: epoch, rev: 2, seq: 1)]])
+        }
+    }
+
     @Test("only a batch that can be appended whole has a short form: validated, no rejection of the node's, seqs from 1 to 2^53 − 1 rising per client, within the size limit")
     func whichBatchesHaveAShortForm() {
         let settings = RedisRoomSequencer.Settings(maxPatchBytes: 64)

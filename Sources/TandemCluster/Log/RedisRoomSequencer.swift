@@ -147,8 +147,9 @@ package struct RedisRoomSequencer: Sendable {
     }
 
     /// Sequences the batches of several rooms in one script call, each as
-    /// `append(room:_:baseRev:validated:head:)` would. A batch in the short form that Redis found
-    /// otherwise than the node expected goes again in the long form, in a second call.
+    /// `append(room:_:baseRev:validated:head:)` would, in order. A batch in the short form that Redis
+    /// found otherwise than the node expected goes again in the long form, in a second call; the batches
+    /// of a room named more than once go in the long form, so that none of them can overtake another.
     /// - Returns: the outcomes of each batch, in order.
     /// - Throws: `RedisError` for the whole call.
     func append(_ batches: [RoomBatch]) async throws(RedisError) -> [[SequencerOutcome]] {
@@ -162,10 +163,12 @@ package struct RedisRoomSequencer: Sendable {
         arguments.reserveCapacity(arguments.count + batches.reduce(0) { $0 + 3 + 4 * $1.entries.count })
         var short: [Bool] = []
         short.reserveCapacity(batches.count)
+        var named: [String: Int] = [:]
+        for batch in batches { named[batch.room, default: 0] += 1 }
         for batch in batches {
             let roomKeys = self.keys(room: batch.room)
             keys += [roomKeys.meta, roomKeys.log]
-            if let head = batch.head, let form = AppendShortForm(batch.entries, epoch: head.epoch, rev: head.rev, checksRev: batch.baseRev != nil,
+            if let head = batch.head, named[batch.room] == 1, let form = AppendShortForm(batch.entries, epoch: head.epoch, rev: head.rev, checksRev: batch.baseRev != nil,
                                                                  validated: batch.validated, time: time, settings: settings) {
                 arguments += form.arguments
                 short.append(true)
