@@ -42,7 +42,7 @@ enum RoomChangeMessage: Sendable, Equatable {
         }
     }
 
-    /// The wire form (the scripts build `B` and `E` messages themselves; this encodes any kind). A `B`
+    /// The wire form (the scripts build `E` messages and, in the append script's long form, `B` messages themselves; this encodes any kind). A `B`
     /// message takes its first rev, epoch and time from its first patch.
     var encoded: [UInt8] {
         var bytes: [UInt8] = []
