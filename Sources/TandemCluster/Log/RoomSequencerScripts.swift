@@ -77,6 +77,13 @@ enum RoomSequencerScripts {
     local candidate, trusted, time, last = ARGV[1], ARGV[2], ARGV[6], #ARGV
     local run = runID(ARGV[last])
     local replies = {}
+    -- The log keeps the window: the bound of the exact trim after an append that took the room from rev
+    -- `before` to `top`, when one is due (every 64 revs from a window of 1,000 on, else at every append).
+    local function trimBound(top, before)
+      local window = tonumber(ARGV[5])
+      if top - window >= 1 and (window < 1000 or math.floor(top / 64) ~= math.floor(before / 64)) then return top - window + 1 end
+      return nil
+    end
     -- The long form, built for the first room that needs it: a call of short forms only does not pay
     -- for its functions. `recordFields` splits a patch record (user, client, seq, ops as `length:bytes`
     -- fields); `entryPatches` gives a log entry's patches as `{rev, user, client, seq}`, for entries of
@@ -226,11 +233,9 @@ enum RoomSequencerScripts {
           redis.call('HSET', meta, unpack(updates))
           local fromText = from == rev and revText or int(from)
           local message = 'B' .. field(epoch) .. field(fromText) .. field(time) .. table.concat(records)
-          local window = tonumber(ARGV[5])
           redis.call('XADD', log, rev, 'first', from, 'time', time, 'm', message)
-          if rev - window >= 1 and (window < 1000 or math.floor(rev / 64) ~= math.floor((from - 1) / 64)) then
-            redis.call('XTRIM', log, 'MINID', rev - window + 1)
-          end
+          local bound = trimBound(rev, from - 1)
+          if bound then redis.call('XTRIM', log, 'MINID', bound) end
           if created ~= 0 then notify(meta, epoch) end
           redis.call('SPUBLISH', channelOf(meta), message)
         elseif created ~= 0 then
@@ -289,9 +294,7 @@ enum RoomSequencerScripts {
         end
         redis.call('HSET', meta, unpack(updates))
         message = 'B' .. field(epoch) .. field(int(from)) .. field(time) .. string.sub(message, tonumber(ARGV[a + 6]) + 1)
-        local window = tonumber(ARGV[5])
-        trim = ''
-        if top - window >= 1 and (window < 1000 or math.floor(top / 64) ~= math.floor(rev / 64)) then trim = top - window + 1 end
+        trim = trimBound(top, rev) or ''
       end
       redis.call('XADD', log, top, 'first', from, 'time', time, 'm', message)
       if trim ~= '' then redis.call('XTRIM', log, 'MINID', trim) end
