@@ -136,14 +136,9 @@ import TandemTestSupport
     @Test func anUnreachableTargetClosesTheClientConnection() async throws {
         let group = try EventLoopGroup(threads: 1)
         defer { group.shutdown() }
-        // A socket bound to a port but not listening: connects to it are refused, and no other test's
-        // server can take the port while the socket holds it.
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        #expect(fd >= 0)
-        defer { _ = close(fd) }
-        let any = try SocketAddress(ipLiteral: "127.0.0.1", port: 0)
-        _ = any.withSockAddr { bind(fd, $0, $1) }
-        let deadPort = try Socket.localAddress(fd).port
+        let dead = try RefusingPort()
+        defer { dead.close() }
+        let deadPort = dead.port
         let proxy = try FaultProxy.start(listenPort: 0, targetHost: "127.0.0.1", targetPort: deadPort, group: group)
         let peer = try BlockingPeer(connectingTo: proxy.localAddress, receiveTimeout: .seconds(3))
         let outcome = await peer.receiveOffPool()

@@ -12,10 +12,9 @@ import TandemTestSupport
     @Test func aClosedPortRefusesTheConnection() async throws {
         let group = try EventLoopGroup(threads: 1)
         defer { group.shutdown() }
-        let listener = try TCPListener.bind(host: "127.0.0.1", port: 0, group: group) { _ in RecordingHandler() }
-        let port = listener.port
-        listener.close()
-        try await eventually("closed") { (try? BlockingPeer(connectingTo: listener.localAddress)) == nil }
+        let closed = try RefusingPort()
+        defer { closed.close() }
+        let port = closed.port
         do {
             _ = try await TCPConnection.connect(host: "127.0.0.1", port: port, on: group.next()) { _ in RecordingHandler() }
             Issue.record("connect to a closed port succeeded")
