@@ -115,11 +115,14 @@ import TandemWire
     @Test func clusterFlagsMapOntoTheConfiguration() throws {
         let arguments = try ArgumentParser.parse([
             "--redis", "redis://10.0.0.7:6380", "--node-id", "eu-1", "--presence-ttl", "6000", "--presence-interval", "500",
+            "--redis-commit-interval", "500",
         ], for: ServeCommand.spec)
         let configuration = try ServeCommand.configuration(from: arguments)
         #expect(configuration.redisURL == "redis://10.0.0.7:6380")
         #expect(configuration.nodeID == "eu-1")
         #expect(configuration.clusterPresenceTTLMilliseconds == 6_000 && configuration.clusterPresenceIntervalMilliseconds == 500)
+        #expect(configuration.clusterCommitIntervalMicroseconds == 500)
+        #expect(try ServeCommand.configuration(from: ParsedArguments()).clusterCommitIntervalMicroseconds == 2_000)
     }
 
     @Test func webhookFlagsMapOntoTheConfigurationAndRepeat() throws {
@@ -153,6 +156,8 @@ import TandemWire
         let lapsing = await runTandem(["serve", "--redis", "redis://127.0.0.1", "--presence-ttl", "2000", "--presence-interval", "1500"])
         #expect(lapsing.status == ExitCode.usage)
         #expect(lapsing.console.stderr.first?.contains("at most half of --presence-ttl") == true)
+        let pace = await runTandem(["serve", "--redis", "redis://127.0.0.1", "--redis-commit-interval", "-1"])
+        #expect(pace.status == ExitCode.usage)
     }
 
     @Test func serveExitsWithAnErrorWhenRedisDoesNotAnswer() async throws {

@@ -3,6 +3,7 @@ import TandemProtocol
 @testable import TandemCluster
 import TandemRedis
 import TandemTestSupport
+import TandemTesting
 
 /// The server's document model as a cluster replica.
 struct DocumentReplica: ClusterReplica {
@@ -44,8 +45,10 @@ struct ClusterRoomSyncTests {
         let sync: ClusterRoomSync<DocumentReplica>
         let loop: Task<Void, Never>
 
-        init(context: RedisTestContext, snapshotInterval: Int64 = 1_000, coalescesRooms: Bool = true, start: Task<Void, Never>? = nil) {
-            sync = ClusterRoomSync(sequencer: RedisRoomSequencer(client: context.client(), coalescesRooms: coalescesRooms),
+        init(context: RedisTestContext, snapshotInterval: Int64 = 1_000, coalescesRooms: Bool = true, commitInterval: Duration = .zero,
+             clock: any Clock<Duration> = ContinuousClock(), start: Task<Void, Never>? = nil) {
+            sync = ClusterRoomSync(sequencer: RedisRoomSequencer(client: context.client(), coalescesRooms: coalescesRooms,
+                                                                 commitInterval: commitInterval, clock: clock),
                                    follower: RoomLogFollower(sequencer: RedisRoomSequencer(client: context.client()), blockTimeout: .milliseconds(20)),
                                    snapshotInterval: snapshotInterval)
             let sync = sync
@@ -350,6 +353,47 @@ struct ClusterRoomSyncTests {
             }
             let calls = try await Self.evalshaCalls(admin: admin)
             #expect(calls.map { $0 <= AppendCoalescer.maxCalls + 1 } == true, "a call for each of the first rooms, one for the rest queued behind them: \(String(describing: calls))")
+            node.loop.cancel()
+        }
+    }
+
+    @Test("paced group commit: a call starts at least the interval after the one before; the rooms' batches that come meanwhile go together in it, and a batch after a quiet interval goes at once")
+    func pacedCallsCarryWhatCameMeanwhile() async throws {
+        try await RedisTestContext.with { context in
+            let clock = ManualClock()
+            let node = Node(context: context, commitInterval: .milliseconds(2), clock: clock)
+            let rooms = (1...10).map { "r\($0)" }
+            for room in rooms { try await node.sync.open(room: room) }
+            let admin = try await context.connect()
+            _ = try await admin.send(["CONFIG", "RESETSTAT"])
+            let outcomes = Mailbox<(String, Result<ClusterSubmitOutcome, ClusterError>)>()
+            // Without the clock moving: a batch that waited for a pause would never be answered.
+            node.sync.enqueue(room: "r1", .init(client: "c", user: "u", seq: 1, ops: Self.set("/n", 1)) { outcomes.push(("r1", $0)) })
+            try await Self.waitUntil("the first batch goes at once") { outcomes.all.count == 1 }
+            #expect(outcomes.all.first.flatMap { try? $0.1.get() } == .applied(rev: 1))
+            try await Self.waitUntil("the call began a pause") { clock.sleeperCount == 1 }
+            for room in rooms.dropFirst() {
+                node.sync.enqueue(room: room, .init(client: "c", user: "u", seq: 1, ops: Self.set("/n", 1)) { outcomes.push((room, $0)) })
+            }
+            try await Self.waitUntil("the nine batches wait for the pause to end") { await node.sync.sequencer.pendingRoomBatches == 9 }
+            #expect(try await Self.evalshaCalls(admin: admin) == 1)
+            #expect(outcomes.all.count == 1, "only the first")
+            clock.advance(by: .milliseconds(2))
+            try await Self.waitUntil("every outcome") { outcomes.all.count == 10 }
+            for room in rooms.dropFirst() {
+                #expect(outcomes.all.filter { $0.0 == room }.map { try? $0.1.get() } == [.applied(rev: 1)], "\(room)")
+            }
+            #expect(try await Self.evalshaCalls(admin: admin) == 2, "the nine in one call")
+            // That call began a pause of its own; after it, with nothing waiting, a batch goes at once.
+            try await Self.waitUntil("that call began a pause") { clock.sleeperCount == 1 }
+            clock.advance(by: .milliseconds(2))
+            try await Self.waitUntil("the pause is over") { await node.sync.sequencer.commitPaused == false }
+            node.sync.enqueue(room: "r1", .init(client: "c", user: "u", seq: 2, ops: Self.set("/n", 2)) { outcomes.push(("r1", $0)) })
+            try await Self.waitUntil("the lone batch goes at once") { outcomes.all.count == 11 }
+            #expect(outcomes.all.last.flatMap { try? $0.1.get() } == .applied(rev: 2))
+            #expect(try await Self.evalshaCalls(admin: admin) == 3)
+            try await Self.waitUntil("the last call began a pause") { clock.sleeperCount == 1 }
+            clock.advance(by: .milliseconds(2))
             node.loop.cancel()
         }
     }

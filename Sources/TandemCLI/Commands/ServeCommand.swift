@@ -57,6 +57,7 @@ enum ServeCommand {
             .value("node-id", "ID", help: "This node's name in the cluster (default: random; needs --redis)."),
             .value("presence-ttl", "MS", help: "Cluster mode: how long a dead node's participants still appear elsewhere.", default: "15000"),
             .value("presence-interval", "MS", help: "Cluster mode: how often nodes exchange participants.", default: "1000"),
+            .value("redis-commit-interval", "US", help: "Cluster mode: least time between two appends to Redis; patches that come meanwhile go together (0: at once).", default: "2000"),
             .value("log-level", "LEVEL", help: "debug, info, warning or error.", default: "info"),
         ]
     )
@@ -148,6 +149,8 @@ enum ServeCommand {
             throw .invalidValue(option: "presence-interval", value: "\(configuration.clusterPresenceIntervalMilliseconds)",
                                 expected: "at most half of --presence-ttl (\(configuration.clusterPresenceTTLMilliseconds)), so entries are refreshed before they lapse")
         }
+        configuration.clusterCommitIntervalMicroseconds = try arguments.integer(
+            "redis-commit-interval", default: configuration.clusterCommitIntervalMicroseconds, in: 0...1_000_000)
         switch (arguments.value("tls-cert"), arguments.value("tls-key")) {
         case (nil, nil): break
         case (let chain?, let key?):

@@ -1,10 +1,12 @@
 import Synchronization
 import TandemRedis
 
-/// Group commit across rooms: a few script calls at Redis at a time; when they are all out, the rooms'
-/// batches that arrive meanwhile wait and go together in the next call, so under load the cost of a
-/// call (the Lua call, the reply, a read and a write on each side) is shared by every room that had
-/// patches ready, while a batch that finds a call free goes at once.
+/// Group commit across rooms, paced: calls start at least `interval` apart and at most a few are at
+/// Redis at once. The rooms' batches that arrive while the next call may not start yet wait and go
+/// together in it, so under load the cost of a call (the script run, the reply, a read and a write on
+/// each side, the change messages) is shared by every room that had patches ready, and the number of
+/// calls a node makes per second is bounded (`1 / interval`) whatever its load. A batch that finds a
+/// call allowed goes at once: pacing adds latency only under load, at most `interval`.
 ///
 /// Thread-safe. A call's failure fails every batch it carried (each caller decides what to resend).
 final class AppendCoalescer: Sendable {
@@ -17,6 +19,8 @@ final class AppendCoalescer: Sendable {
         var waiting: [Waiting] = []
         var senders = 0
         var carried = 0
+        /// A call started less than `interval` ago: batches wait for the pause to end.
+        var paused = false
     }
 
     /// The most room batches one call carries.
@@ -24,36 +28,60 @@ final class AppendCoalescer: Sendable {
     /// The most calls at Redis at once. One alone makes every batch wait for the call in flight.
     static var maxCalls: Int { 4 }
 
+    /// The least time between the starts of two calls (zero: calls go as soon as a sender is free).
+    let interval: Duration
+    private let clock: any Clock<Duration>
     private let state = Mutex(State())
+
+    /// A coalescer whose calls start at least `interval` apart, timed by `clock`.
+    init(interval: Duration = .zero, clock: any Clock<Duration> = ContinuousClock()) {
+        self.interval = interval
+        self.clock = clock
+    }
 
     /// The room batches waiting or carried by the calls at Redis.
     var pending: Int { state.withLock { $0.waiting.count + $0.carried } }
+
+    /// Whether a call started less than `interval` ago, so that batches wait.
+    var paused: Bool { state.withLock { $0.paused } }
 
     /// Sequences `batch` through `sequencer`, with the other rooms' batches waiting at that moment.
     func append(_ batch: RedisRoomSequencer.RoomBatch, through sequencer: RedisRoomSequencer) async throws(RedisError) -> [SequencerOutcome] {
         let result = await withCheckedContinuation { continuation in
             let start = state.withLock { state in
                 state.waiting.append(Waiting(batch: batch, continuation: continuation))
-                guard state.senders < Self.maxCalls else { return false }
-                state.senders += 1
-                return true
+                return Self.claimSender(&state)
             }
             if start { Task { await self.send(through: sequencer) } }
         }
         return try result.get()
     }
 
-    /// Sends what waits, call after call, until nothing does (one of up to `maxCalls` senders).
+    /// Whether a new sender may start now (and counts it): batches wait, no pause, a call slot free.
+    private static func claimSender(_ state: inout State) -> Bool {
+        guard !state.paused, !state.waiting.isEmpty, state.senders < maxCalls else { return false }
+        state.senders += 1
+        return true
+    }
+
+    /// Sends what waits, call after call, until nothing does or a pause begins (one of up to `maxCalls`
+    /// senders). The end of a pause starts a sender again if batches wait.
     private func send(through sequencer: RedisRoomSequencer) async {
         while true {
+            let paces = interval > .zero
             let calls = state.withLock { state -> [Waiting] in
+                guard !state.paused else {
+                    state.senders -= 1
+                    return []
+                }
                 let taken = Array(state.waiting.prefix(Self.maxRooms))
                 state.waiting.removeFirst(taken.count)
                 state.carried += taken.count
-                if taken.isEmpty { state.senders -= 1 }
+                if taken.isEmpty { state.senders -= 1 } else if paces { state.paused = true }
                 return taken
             }
             guard !calls.isEmpty else { return }
+            if paces { Task { await self.endPause(through: sequencer) } }
             do throws(RedisError) {
                 let outcomes = try await sequencer.append(calls.map(\.batch))
                 state.withLock { $0.carried -= calls.count }
@@ -63,5 +91,15 @@ final class AppendCoalescer: Sendable {
                 for waiting in calls { waiting.continuation.resume(returning: .failure(error)) }
             }
         }
+    }
+
+    /// Ends the pause a call began, `interval` after it, and sends what waits meanwhile.
+    private func endPause(through sequencer: RedisRoomSequencer) async {
+        try? await clock.sleep(for: interval)
+        let start = state.withLock { state in
+            state.paused = false
+            return Self.claimSender(&state)
+        }
+        if start { await send(through: sequencer) }
     }
 }

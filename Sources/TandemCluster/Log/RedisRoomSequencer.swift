@@ -56,12 +56,15 @@ package struct RedisRoomSequencer: Sendable {
     private let coalescer: AppendCoalescer?
 
     /// A sequencer over `client`; `random` makes new epochs, `now` (unix ms) dates each appended patch.
-    /// - Parameter coalescesRooms: a few calls at Redis at once; while they are all out, the rooms'
-    ///   batches that come wait and go together in the next one (group commit across rooms, for a node's
-    ///   engine). Otherwise each batch is its own call.
+    /// - Parameters:
+    ///   - coalescesRooms: a few calls at Redis at once, started at least `commitInterval` apart (timed
+    ///     by `clock`); the rooms' batches that come while the next call may not start wait and go
+    ///     together in it (group commit across rooms, for a node's engine). Otherwise each batch is its
+    ///     own call.
     package init(client: RedisClient, settings: Settings = Settings(), random: any RandomByteSource = SecureRandom(),
-         now: @escaping @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970 * 1_000) }, coalescesRooms: Bool = false) {
-        coalescer = coalescesRooms ? AppendCoalescer() : nil
+         now: @escaping @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970 * 1_000) }, coalescesRooms: Bool = false,
+         commitInterval: Duration = .zero, clock: any Clock<Duration> = ContinuousClock()) {
+        coalescer = coalescesRooms ? AppendCoalescer(interval: commitInterval, clock: clock) : nil
         self.client = client
         self.settings = settings
         self.random = random
@@ -135,6 +138,9 @@ package struct RedisRoomSequencer: Sendable {
 
     /// The room batches waiting for a call or carried by those at Redis (0 when rooms are not coalesced).
     var pendingRoomBatches: Int { coalescer?.pending ?? 0 }
+
+    /// Whether the next call that appends must wait for the commit interval to pass (for tests).
+    var commitPaused: Bool { coalescer?.paused ?? false }
 
     /// One room's batch, as `append(room:_:baseRev:validated:)` takes it.
     package struct RoomBatch: Sendable {

@@ -32,6 +32,8 @@ final class ClusterNode: Sendable {
         var epochCheckInterval: Duration = .milliseconds(500)
         /// Participants across nodes.
         var presence = ClusterPresenceSync.Settings()
+        /// The least time between the starts of two calls that append to Redis (`AppendCoalescer`).
+        var commitInterval: Duration = .zero
     }
 
     let settings: Settings
@@ -50,7 +52,7 @@ final class ClusterNode: Sendable {
     /// A node of the cluster; it connects to Redis lazily.
     /// - Parameters:
     ///   - wallClock: milliseconds since 1970, for presence entries (shared with the other nodes' clocks).
-    ///   - clock: what the presence loop waits on between ticks.
+    ///   - clock: what the presence loop waits on between ticks, and what paces the calls that append.
     init(settings: Settings, group: EventLoopGroup, logger: Logger,
          wallClock: @escaping @Sendable () -> Int64, clock: any Clock<Duration> = ContinuousClock()) {
         self.settings = settings
@@ -66,7 +68,8 @@ final class ClusterNode: Sendable {
         sequencerSettings.resumeWindow = settings.resumeWindow
         let limits = settings.limits
         let engine = ClusterRoomSync<ClusterDocumentReplica>(
-            sequencer: RedisRoomSequencer(client: sequencerClient, settings: sequencerSettings, now: wallClock, coalescesRooms: true),
+            sequencer: RedisRoomSequencer(client: sequencerClient, settings: sequencerSettings, now: wallClock, coalescesRooms: true,
+                                          commitInterval: settings.commitInterval, clock: clock),
             follower: RoomLogFollower(sequencer: RedisRoomSequencer(client: followerClient, settings: sequencerSettings),
                                       blockTimeout: settings.followTimeout, epochCheckInterval: settings.epochCheckInterval),
             snapshotInterval: settings.snapshotInterval,

@@ -82,7 +82,8 @@ extension RoomSequencing {
                     retainedMilliseconds: configuration.retainedDays.map { Int64($0) * 86_400_000 },
                     resumeWindow: Int64(configuration.historyWindow),
                     presence: .init(ttl: .milliseconds(configuration.clusterPresenceTTLMilliseconds),
-                                    interval: .milliseconds(configuration.clusterPresenceIntervalMilliseconds))),
+                                    interval: .milliseconds(configuration.clusterPresenceIntervalMilliseconds)),
+                    commitInterval: .microseconds(configuration.clusterCommitIntervalMicroseconds)),
                 group: context.group, logger: context.logger, wallClock: context.rooms.wallClock)
             return ClusterSequencing(node: node, settings: context.rooms.core, group: context.group)
         }

@@ -91,6 +91,12 @@ public struct ServerConfiguration: Sendable, Equatable {
     /// Cluster mode: how often a node refreshes its presence entries and reads the other nodes'
     /// (the delay before a join, leave or presence change is seen across nodes).
     public var clusterPresenceIntervalMilliseconds = 1_000
+    /// Cluster mode: the least time between two of a node's calls that append patches to Redis, in
+    /// microseconds. The rooms' patches that come meanwhile go together in the next call, so a node
+    /// makes at most one call per interval (at most four at Redis at once) whatever its load, and a
+    /// patch waits at most this long before it leaves; a patch that comes after a quiet interval goes
+    /// at once. Zero sends a call as soon as one of the four is free. See docs/CLUSTER.md.
+    public var clusterCommitIntervalMicroseconds = 2_000
 
     /// Webhooks: the endpoints every event is POSTed to (`http://` or `https://`); empty sends none.
     /// See docs/OPERATIONS.md.
