@@ -408,6 +408,25 @@ struct ClusterServerTests {
         await redis.stop()
     }
 
+    @Test("--redis-commit-interval reaches the node: a call that follows another within the interval waits for it")
+    func theCommitIntervalPacesTheNodesCalls() async throws {
+        let redis = try await RedisServerProcess.start()
+        let node = try Self.startNode(redisPort: redis.port) { $0.clusterCommitIntervalMicroseconds = 600_000 }
+        let group = try EventLoopGroup(threads: 1)
+        let (client, _) = try await Self.join(node.syncURL, user: "alice", client: "a1", loop: group.next())
+        try await client.send(.patch(seq: 1, ops: Self.set("one", 1)))
+        #expect(await Self.revs(client, count: 1) == [1])
+        let clock = ContinuousClock()
+        let sent = clock.now
+        try await client.send(.patch(seq: 2, ops: Self.set("two", 2)))
+        #expect(await Self.revs(client, count: 1) == [2])
+        // The first call began a pause of 600 ms; only its end lets the second call go.
+        #expect(sent.duration(to: clock.now) >= .milliseconds(300))
+        await node.shutdown()
+        await Self.shutDown(group)
+        await redis.stop()
+    }
+
     @Test("an idle room is unloaded and released on its node; a later join reloads it from Redis with what other nodes wrote meanwhile")
     func unloadAndReload() async throws {
         let redis = try await RedisServerProcess.start()
