@@ -133,6 +133,31 @@ struct RoomLogFollowerTests {
         }
     }
 
+    @Test("a follower reads a log keyed by first revs from inside an entry")
+    func readsEntriesKeyedByTheirFirstRev() async throws {
+        try await RedisTestContext.with { context in
+            let writer = RedisRoomSequencer(client: context.client())
+            let head = try await writer.open(room: "r")
+            for batch in 0..<5 {
+                _ = try await writer.append(room: "r", (1...10).map { SequencerEntry(client: "c", user: "u", seq: Int64(batch * 10 + $0), ops: Self.op) },
+                                            baseRev: nil)
+            }
+            try await RedisRoomSequencerTests.keyByFirstRev(writer.keys(room: "r").log, client: context.client())
+            var follower = RoomLogFollower(sequencer: RedisRoomSequencer(client: context.client()), blockTimeout: .milliseconds(50))
+            follower.follow(room: "r", epoch: head.epoch, after: 14)
+            var seen: [SequencedPatch] = []
+            let clock = ContinuousClock()
+            let deadline = clock.now.advanced(by: .seconds(60))
+            while seen.count < 36, clock.now < deadline {
+                for event in try await follower.poll() {
+                    guard case .patches(_, let patches) = event else { Issue.record("unexpected \(event)"); return }
+                    seen += patches
+                }
+            }
+            #expect(seen.map(\.rev) == Array(15...50))
+        }
+    }
+
     @Test("a message that skips revs (one was missed) makes the follower read the gap from the log")
     func aGapIsReadFromTheLog() async throws {
         try await RedisTestContext.with { context in

@@ -254,12 +254,32 @@ package struct RedisRoomSequencer: Sendable {
     /// not `after + 1`, the missed patches have left the log: the reader needs a snapshot instead.
     /// - Throws: `RedisError`.
     func patches(room: String, after: Int64, limit: Int = 1_000) async throws(RedisError) -> [SequencedPatch] {
-        // An entry's id is its last rev: the first one returned holds rev `after + 1` if the log still does.
-        let reply = try await client.send(["XRANGE", RedisArgument(keys(room: room).log), RedisArgument("\(after + 1)-0"), "+", "COUNT", RedisArgument(Int64(limit))])
-        guard let entries = reply.array else { throw .unexpectedReply(command: "XRANGE", reply: "\(reply)") }
-        guard var patches = Self.patches(from: entries, after: after) else { throw .unexpectedReply(command: "XRANGE", reply: "\(reply)") }
+        let replies = try await client.pipeline(Self.logRead(log: keys(room: room).log, after: after, count: limit))
+        guard var patches = Self.patches(from: try Self.logEntries(replies).entries, after: after) else {
+            throw .unexpectedReply(command: "XRANGE", reply: "\(replies)")
+        }
         if patches.count > limit { patches.removeLast(patches.count - limit) }
         return patches
+    }
+
+    /// The two commands that read a log from the entry holding rev `after + 1` on, up to `count`
+    /// entries after it: an entry's id is its last rev or its first one (both are read), so the entry
+    /// holding `after + 1` is either the first at or after that id or the last before it.
+    static func logRead(log: String, after: Int64, count: Int) -> [[RedisArgument]] {
+        let id = "\(after + 1)-0"
+        return [["XREVRANGE", RedisArgument(log), RedisArgument("(" + id), "-", "COUNT", "1"],
+                ["XRANGE", RedisArgument(log), RedisArgument(id), "+", "COUNT", RedisArgument(Int64(count))]]
+    }
+
+    /// The entries of a `logRead`'s two replies, in log order, and how many the second one returned
+    /// (its `count` reached means more may follow). The entry before `after + 1` is there even when it
+    /// holds only earlier revs: `patches(from:after:)` drops those.
+    /// - Throws: the replies' `RedisError`, or `.unexpectedReply`.
+    static func logEntries(_ replies: some Collection<Result<RESPValue, RedisError>>) throws(RedisError) -> (entries: [RESPValue], page: Int) {
+        guard replies.count == 2 else { throw .unexpectedReply(command: "XRANGE", reply: "\(replies.count) replies") }
+        let before = try replies[replies.startIndex].get(), after = try replies[replies.index(after: replies.startIndex)].get()
+        guard let earlier = before.array, let entries = after.array else { throw .unexpectedReply(command: "XRANGE", reply: "\(before) \(after)") }
+        return (earlier + entries, entries.count)
     }
 
     /// Brings back a room that Redis lost from a node's copy of it: if (and only if) the room does not
@@ -408,7 +428,8 @@ package struct RedisRoomSequencer: Sendable {
                 }
             }
             if let message {
-                guard case .patches(let batch)? = RoomChangeMessage(message), batch.last?.rev == rev else { return nil }
+                // The entry's id is its last rev or its first one.
+                guard case .patches(let batch)? = RoomChangeMessage(message), batch.last?.rev == rev || batch.first?.rev == rev else { return nil }
                 for patch in batch where patch.rev > after { patches.append(patch) }
             } else {
                 guard let epoch, let user, let client, let seq, let ops else { return nil }

@@ -190,23 +190,22 @@ struct RoomLogFollower: Sendable {
         for room in rooms {
             let keys = sequencer.keys(room: room)
             commands.append(["HGET", RedisArgument(keys.meta), "epoch"])
-            commands.append(["XRANGE", RedisArgument(keys.log), RedisArgument("\(cursors[room]!.rev + 1)-0"), "+", "COUNT", RedisArgument(Int64(batchSize))])
+            commands += RedisRoomSequencer.logRead(log: keys.log, after: cursors[room]!.rev, count: batchSize)
         }
         let replies = try await sequencer.client.pipeline(commands)
         for (index, room) in rooms.enumerated() {
-            let epoch = try replies[2 * index].get().string
+            let epoch = try replies[3 * index].get().string
             guard epoch == cursors[room]?.epoch else {
                 drop(room)
                 events.append(.reset(room: room, epoch: epoch, reason: .epochChanged))
                 continue
             }
-            let read = try replies[2 * index + 1].get()
-            guard let entries = read.array else { throw .unexpectedReply(command: "XRANGE", reply: "\(read)") }
+            let (entries, page) = try RedisRoomSequencer.logEntries(replies[(3 * index + 1)...(3 * index + 2)])
             guard let patches = RedisRoomSequencer.patches(from: entries, after: cursors[room]!.rev) else {
-                throw .unexpectedReply(command: "XRANGE", reply: "\(read)")
+                throw .unexpectedReply(command: "XRANGE", reply: "\(entries)")
             }
             // A full page means more may follow: read again at the next poll.
-            cursors[room]?.needsRead = entries.count >= batchSize
+            cursors[room]?.needsRead = page >= batchSize
             if let event = advance(room: room, with: patches) { append(event, to: &events) }
         }
     }

@@ -6,7 +6,7 @@ import TandemRedis
 /// Keys of room R (the hash tag keeps them in one Redis Cluster slot, `RoomKeys`): `P:{R}:meta` (hash:
 /// epoch, rev, run: the Redis run id of the last write, and `c:<client id>` → "lastSeq:lastRev" for
 /// exactly-once, so that one read and one write of one hash serve a batch), `P:{R}:log` (stream; one entry per appended
-/// batch, id "lastRev-0", fields first, time, m: see `append`; entries of one patch each, id "rev-0",
+/// batch, id "lastRev-0" (or "firstRev-0": every reader takes both), fields first, time, m: see `append`; entries of one patch each, id "rev-0",
 /// fields epoch, user, client, seq, ops, time, are read too, so a log holding them stays readable), `P:{R}:snapshot` (hash: epoch, rev, state: the newest),
 /// `P:{R}:snapshots` (hash: rev → state, the snapshots the retained history is rebuilt from) and
 /// `P:{R}:deleted` (string: the epoch of the room a backend deleted, for a day, so that nodes close
@@ -43,7 +43,8 @@ enum RoomSequencerScripts {
     /// (writes without a connection, which nothing resends: the HTTP API's); `seq` in the reply is the
     /// one used.
     ///
-    /// A log entry's id is the last rev it holds; its fields are `first` (its first rev), `time` and
+    /// A log entry's id is the last rev it holds (readers take an entry whose id is its first rev too,
+    /// `RedisRoomSequencer.logRead`); its fields are `first` (its first rev), `time` and
     /// `m`, the change message (`RoomChangeMessage`, kind `B`). The log keeps at least `window` revs:
     /// older entries go exactly (`XTRIM MINID`), every 64 revs from a window of 1,000 on, at every
     /// append below it.
@@ -139,12 +140,13 @@ enum RoomSequencerScripts {
         return nil
       end
       -- The rev of an older seq of the client (a resent batch): among the entries up to the one holding
-      -- its last rev, newest first, bounded by the patches looked at.
+      -- its last rev, newest first, bounded by the patches looked at. An entry's id is its last rev or
+      -- its first one: the one holding `lastRev` is the first at or after it, or, when there is none,
+      -- the newest.
       local function original(log, client, seq, lastRev, rev)
         local top = redis.call('XRANGE', log, int(lastRev) .. '-0', '+', 'COUNT', 1)[1]
-        if not top then return rev end
         local looked = 0
-        for _, entry in ipairs(redis.call('XREVRANGE', log, top[1], '-', 'COUNT', 512)) do
+        for _, entry in ipairs(redis.call('XREVRANGE', log, top and top[1] or '+', '-', 'COUNT', 512)) do
           local patches = entryPatches(entry)
           for j = #patches, 1, -1 do
             if 'c:' .. patches[j][3] == client and tonumber(patches[j][4]) == seq then return patches[j][1] end
@@ -366,17 +368,31 @@ enum RoomSequencerScripts {
     local oldest = tonumber(ARGV[4])
     local cutoff, keepFrom = tonumber(ARGV[5]), tonumber(ARGV[6])
     if cutoff >= 0 then
-      -- The last revs of the entries that may go (an entry holds one batch: its id is its last rev).
-      local ends, from, done = {}, '-', false
+      -- The last revs of the entries that may go. An entry holds one batch and its id is its last rev
+      -- or its first one, so an entry's last rev is read from the next one: its first rev (the `first`
+      -- field, or the id of an entry of one patch) - 1; the newest entry's is the room's rev.
+      local ends, from, done, previousTime, previous = {}, '-', false, nil, false
+      local function close(last)
+        if last >= keepFrom or not previousTime or previousTime >= cutoff then done = true else ends[last] = true end
+      end
       for _ = 1, 16 do
         local entries = redis.call('XRANGE', KEYS[2], from, '+', 'COUNT', 256)
         for _, entry in ipairs(entries) do
-          local last, time, fields = tonumber(string.match(entry[1], '^(%d+)')), nil, entry[2]
-          for i = 1, #fields, 2 do if fields[i] == 'time' then time = tonumber(fields[i + 1]) end end
-          if last >= keepFrom or not time or time >= cutoff then done = true break end
-          ends[last] = true
+          local first, time, fields = nil, nil, entry[2]
+          for i = 1, #fields, 2 do
+            if fields[i] == 'time' then time = tonumber(fields[i + 1]) elseif fields[i] == 'first' then first = tonumber(fields[i + 1]) end
+          end
+          if previous then
+            close((first or tonumber(string.match(entry[1], '^(%d+)'))) - 1)
+            if done then break end
+          end
+          previous, previousTime = true, time
         end
-        if done or #entries < 256 then break end
+        if done then break end
+        if #entries < 256 then
+          if previous then close(tonumber(redis.call('HGET', KEYS[1], 'rev'))) end
+          break
+        end
         from = '(' .. entries[#entries][1]
       end
       -- Cut after the newest snapshot that ends such an entry, so that every retained rev can still be
