@@ -104,11 +104,7 @@ struct RoomLogFollowerTests {
     @Test("when the subscriber connection is killed while writers go on, the follower reconnects and reads the missed patches from the log")
     func survivesALostSubscription() async throws {
         try await RedisTestContext.with { context in
-            let writer = RedisRoomSequencer(client: context.client())
-            let head = try await writer.open(room: "r")
-            var follower = RoomLogFollower(sequencer: RedisRoomSequencer(client: context.client()), blockTimeout: .milliseconds(5))
-            follower.follow(room: "r", epoch: head.epoch, after: 0)
-            try await Self.waitUntilSubscribed(&follower)
+            var (writer, _, follower) = try await Self.subscribedFollower(context)
             var revs: [Int64] = []
             let admin = try await context.connect()
             let clock = ContinuousClock()
@@ -161,11 +157,7 @@ struct RoomLogFollowerTests {
     @Test("a message that skips revs (one was missed) makes the follower read the gap from the log")
     func aGapIsReadFromTheLog() async throws {
         try await RedisTestContext.with { context in
-            let writer = RedisRoomSequencer(client: context.client())
-            let head = try await writer.open(room: "r")
-            var follower = RoomLogFollower(sequencer: RedisRoomSequencer(client: context.client()), blockTimeout: .milliseconds(5))
-            follower.follow(room: "r", epoch: head.epoch, after: 0)
-            try await Self.waitUntilSubscribed(&follower)
+            var (writer, head, follower) = try await Self.subscribedFollower(context)
             // Revs 1 and 2 are logged but their message never comes; rev 3's does.
             let keys = writer.keys(room: "r")
             let admin = try await context.connect()
@@ -182,11 +174,46 @@ struct RoomLogFollowerTests {
         }
     }
 
-    static func revs(_ events: [RoomLogEvent]) -> [Int64] {
-        events.flatMap { event -> [Int64] in
-            guard case .patches(_, let patches) = event else { Issue.record("unexpected \(event)"); return [] }
-            return patches.map(\.rev)
+    @Test("a message that starts at or before the follower's rev is not folded, even where it reaches past it: the log says what follows")
+    func aMessageFromBeforeTheRevIsNotFolded() async throws {
+        try await RedisTestContext.with { context in
+            var (writer, head, follower) = try await Self.subscribedFollower(context)
+            _ = try await writer.append(room: "r", client: "c", user: "u", seq: 1, ops: Self.op)
+            var seen: [SequencedPatch] = []
+            for _ in 0..<200 where seen.isEmpty { seen += Self.patches(try await follower.poll()) }
+            #expect(seen.map(\.rev) == [1])
+            // A batch of revs 1–3 that Redis never logged (a write that lost), then the logged rev 2.
+            var message: [UInt8] = []
+            RoomChangeMessage.appendBatchHeader(epoch: head.epoch, first: 1, time: 0, to: &message)
+            for seq in Int64(1)...3 { RoomChangeMessage.appendRecord(user: "loser", client: "l", seq: seq, ops: Self.op, to: &message) }
+            _ = try await context.client().send(["SPUBLISH", RedisArgument(writer.changesChannel(room: "r")), RedisArgument(bytes: message)])
+            _ = try await writer.append(room: "r", client: "c", user: "u", seq: 2, ops: Self.op)
+            for _ in 0..<200 where seen.count < 2 { seen += Self.patches(try await follower.poll()) }
+            for _ in 0..<5 { seen += Self.patches(try await follower.poll()) }
+            #expect(seen.map(\.rev) == [1, 2])
+            #expect(seen.map(\.user) == ["u", "u"])
         }
+    }
+
+    static func patches(_ events: [RoomLogEvent]) -> [SequencedPatch] {
+        events.flatMap { event -> [SequencedPatch] in
+            guard case .patches(_, let patches) = event else { Issue.record("unexpected \(event)"); return [] }
+            return patches
+        }
+    }
+
+    static func revs(_ events: [RoomLogEvent]) -> [Int64] {
+        patches(events).map(\.rev)
+    }
+
+    /// A writer that opened room "r", and a follower of it from rev 0 (polls of 5 ms), subscribed.
+    static func subscribedFollower(_ context: RedisTestContext) async throws -> (RedisRoomSequencer, RoomHead, RoomLogFollower) {
+        let writer = RedisRoomSequencer(client: context.client())
+        let head = try await writer.open(room: "r")
+        var follower = RoomLogFollower(sequencer: RedisRoomSequencer(client: context.client()), blockTimeout: .milliseconds(5))
+        follower.follow(room: "r", epoch: head.epoch, after: 0)
+        try await waitUntilSubscribed(&follower)
+        return (writer, head, follower)
     }
 
     /// Polls until every followed room is subscribed and read once (bounded: 30 s), expecting no news meanwhile.

@@ -163,14 +163,19 @@ struct RoomLogFollower: Sendable {
                 events.append(.reset(room: room, epoch: first.epoch, reason: .epochChanged))
                 return
             }
-            let fresh = patches.drop { $0.rev <= cursor.rev }
-            guard let next = fresh.first else { return }
-            guard next.rev == cursor.rev + 1 else {
+            guard first.rev > cursor.rev else {
+                // Folded already, or, when it reaches past the cursor, a batch whose head may not be in
+                // the log (a write that lost a compare-and-append is published after the winner's): the
+                // log says what follows the cursor.
+                if let last = patches.last, last.rev > cursor.rev { cursors[room]?.needsRead = true }
+                return
+            }
+            guard first.rev == cursor.rev + 1 else {
                 // A message was missed: the log has it.
                 cursors[room]?.needsRead = true
                 return
             }
-            if let event = advance(room: room, with: Array(fresh)) { append(event, to: &events) }
+            if let event = advance(room: room, with: patches) { append(event, to: &events) }
         case .epoch(let epoch):
             guard epoch != cursor.epoch else { return }
             drop(room)
