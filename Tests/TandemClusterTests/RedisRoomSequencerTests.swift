@@ -75,12 +75,15 @@ struct RedisRoomSequencerTests {
             let log = RedisArgument(sequencer.keys(room: "r").log)
             // Revs 1501–2500 are the window: the batches from 1501 on stay, the one ending at 1500 is gone.
             #expect(try await context.client().send(["XLEN", log]).integer == 10)
+            let ids = try await context.client().send(["XRANGE", log, "-", "+"]).array?.compactMap { $0.array?.first?.string }
+            #expect(ids == (15..<25).map { "\($0 * 100 + 1)-0" }, "an entry's id is its first rev")
             #expect(try await sequencer.oldestLoggedRev(room: "r") == 1_501)
             #expect(try await sequencer.patches(room: "r", after: 1_500, limit: 2_000).map(\.rev) == Array(1_501...2_500))
             // A read from inside a batch starts right after the rev asked for, and stops at the limit.
             #expect(try await sequencer.patches(room: "r", after: 1_949, limit: 3).map(\.rev) == [1_950, 1_951, 1_952])
             // One patch per batch: a trim at each multiple of 64 (2,560, 2,624, 2,688), the last to rev 1,689,
-            // so the batch of 1,601–1,700 stays whole: the window, up to 63 revs, and the rest of a batch.
+            // so the batch of 1,601–1,700, which holds it, stays whole: the window, up to 63 revs, and the
+            // rest of a batch.
             for seq in Int64(2_501)...2_700 { _ = try await sequencer.append(room: "r", client: "c", user: "u", seq: seq, ops: Self.op) }
             #expect(try await sequencer.oldestLoggedRev(room: "r") == 1_601)
             #expect(try await sequencer.patches(room: "r", after: 1_600, limit: 2_000).map(\.rev) == Array(1_601...2_700))

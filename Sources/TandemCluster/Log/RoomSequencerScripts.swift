@@ -6,7 +6,7 @@ import TandemRedis
 /// Keys of room R (the hash tag keeps them in one Redis Cluster slot, `RoomKeys`): `P:{R}:meta` (hash:
 /// epoch, rev, run: the Redis run id of the last write, and `c:<client id>` → "lastSeq:lastRev" for
 /// exactly-once, so that one read and one write of one hash serve a batch), `P:{R}:log` (stream; one entry per appended
-/// batch, id "lastRev-0" (or "firstRev-0": every reader takes both), fields first, time, m: see `append`; entries of one patch each, id "rev-0",
+/// batch, id "firstRev-0" ("lastRev-0" in logs of earlier releases: every reader takes both), fields first, time, m: see `append`; entries of one patch each, id "rev-0",
 /// fields epoch, user, client, seq, ops, time, are read too, so a log holding them stays readable), `P:{R}:snapshot` (hash: epoch, rev, state: the newest),
 /// `P:{R}:snapshots` (hash: rev → state, the snapshots the retained history is rebuilt from) and
 /// `P:{R}:deleted` (string: the epoch of the room a backend deleted, for a day, so that nodes close
@@ -43,11 +43,13 @@ enum RoomSequencerScripts {
     /// (writes without a connection, which nothing resends: the HTTP API's); `seq` in the reply is the
     /// one used.
     ///
-    /// A log entry's id is the last rev it holds (readers take an entry whose id is its first rev too,
-    /// `RedisRoomSequencer.logRead`); its fields are `first` (its first rev), `time` and
-    /// `m`, the change message (`RoomChangeMessage`, kind `B`). The log keeps at least `window` revs:
-    /// older entries go exactly (`XTRIM MINID`), every 64 revs from a window of 1,000 on, at every
-    /// append below it.
+    /// A log entry's id is the first rev it holds (readers take entries keyed by their last rev too, as
+    /// logs written by earlier releases hold them: `RedisRoomSequencer.logRead`), so that an `XADD`
+    /// with an explicit id refuses a writer whose view of the room is stale (CLUSTER.md, "What is
+    /// next"); its fields are `first` (its first rev), `time` and `m`, the change message
+    /// (`RoomChangeMessage`, kind `B`). The log keeps at least `window` revs: the entries before the
+    /// one holding the window's first rev go (`XTRIM MINID`), every 64 revs from a window of 1,000 on,
+    /// at every append below it.
     ///
     /// **The short form.** A room the node expects to append whole (every patch valid, seqs ≥ 1 rising
     /// per client, the room at the epoch and rev of the node's head) comes in a form the node built all
@@ -84,6 +86,12 @@ enum RoomSequencerScripts {
       local window = tonumber(ARGV[5])
       if top - window >= 1 and (window < 1000 or math.floor(top / 64) ~= math.floor(before / 64)) then return top - window + 1 end
       return nil
+    end
+    -- Drops the entries before the one holding rev `bound`: entries are keyed by their first rev, so
+    -- that one is the newest at or before it (the log then keeps at least the revs from `bound` on).
+    local function trimTo(log, bound)
+      local holding = redis.call('XREVRANGE', log, bound, '-', 'COUNT', 1)[1]
+      if holding then redis.call('XTRIM', log, 'MINID', holding[1]) end
     end
     -- The long form, built for the first room that needs it: a call of short forms only does not pay
     -- for its functions. `recordFields` splits a patch record (user, client, seq, ops as `length:bytes`
@@ -235,9 +243,9 @@ enum RoomSequencerScripts {
           redis.call('HSET', meta, unpack(updates))
           local fromText = from == rev and revText or int(from)
           local message = 'B' .. field(epoch) .. field(fromText) .. field(time) .. table.concat(records)
-          redis.call('XADD', log, rev, 'first', from, 'time', time, 'm', message)
+          redis.call('XADD', log, fromText, 'first', fromText, 'time', time, 'm', message)
           local bound = trimBound(rev, from - 1)
-          if bound then redis.call('XTRIM', log, 'MINID', bound) end
+          if bound then trimTo(log, bound) end
           if created ~= 0 then notify(meta, epoch) end
           redis.call('SPUBLISH', channelOf(meta), message)
         elseif created ~= 0 then
@@ -298,8 +306,8 @@ enum RoomSequencerScripts {
         message = 'B' .. field(epoch) .. field(int(from)) .. field(time) .. string.sub(message, tonumber(ARGV[a + 6]) + 1)
         trim = trimBound(top, rev) or ''
       end
-      redis.call('XADD', log, top, 'first', from, 'time', time, 'm', message)
-      if trim ~= '' then redis.call('XTRIM', log, 'MINID', trim) end
+      redis.call('XADD', log, from, 'first', from, 'time', time, 'm', message)
+      if trim ~= '' then trimTo(log, trim) end
       redis.call('SPUBLISH', channelOf(meta), message)
       replies[#replies + 1] = 1; replies[#replies + 1] = from
     end
