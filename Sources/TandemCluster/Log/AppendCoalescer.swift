@@ -67,8 +67,8 @@ final class AppendCoalescer: Sendable {
     /// Sends what waits, call after call, until nothing does or a pause begins (one of up to `maxCalls`
     /// senders). The end of a pause starts a sender again if batches wait.
     private func send(through sequencer: RedisRoomSequencer) async {
+        let paces = interval > .zero
         while true {
-            let paces = interval > .zero
             let calls = state.withLock { state -> [Waiting] in
                 guard !state.paused else {
                     state.senders -= 1

@@ -148,9 +148,9 @@ enum RoomSequencerScripts {
         return nil
       end
       -- The rev of an older seq of the client (a resent batch): among the entries up to the one holding
-      -- its last rev, newest first, bounded by the patches looked at. An entry's id is its last rev or
-      -- its first one: the one holding `lastRev` is the first at or after it, or, when there is none,
-      -- the newest.
+      -- its last rev, newest first, bounded by the patches looked at. An entry's id is its first rev (its
+      -- last in older logs): the walk starts at the first entry at or after `lastRev`, or at the newest
+      -- when there is none, and so takes in the one holding it.
       local function original(log, client, seq, lastRev, rev)
         local top = redis.call('XRANGE', log, int(lastRev) .. '-0', '+', 'COUNT', 1)[1]
         local looked = 0
