@@ -144,12 +144,7 @@ struct RoomLogFollowerTests {
             var seen: [SequencedPatch] = []
             let clock = ContinuousClock()
             let deadline = clock.now.advanced(by: .seconds(60))
-            while seen.count < 36, clock.now < deadline {
-                for event in try await follower.poll() {
-                    guard case .patches(_, let patches) = event else { Issue.record("unexpected \(event)"); return }
-                    seen += patches
-                }
-            }
+            while seen.count < 36, clock.now < deadline { seen += Self.patches(try await follower.poll()) }
             #expect(seen.map(\.rev) == Array(15...50))
         }
     }
