@@ -398,6 +398,59 @@ struct ClusterRoomSyncTests {
         }
     }
 
+    @Test("paced group commit: a room waiting for its turn takes its batch when the pause ends, with the patches that reached it meanwhile: one log entry")
+    func aRoomTakesWhatArrivesBeforeItsTurn() async throws {
+        try await RedisTestContext.with { context in
+            let clock = ManualClock()
+            let node = Node(context: context, commitInterval: .milliseconds(2), clock: clock)
+            for room in ["r1", "r2"] { try await node.sync.open(room: room) }
+            let admin = try await context.connect()
+            _ = try await admin.send(["CONFIG", "RESETSTAT"])
+            let outcomes = Mailbox<(Int64, Result<ClusterSubmitOutcome, ClusterError>)>()
+            node.sync.enqueue(room: "r1", .init(client: "c", user: "u", seq: 1, ops: Self.set("/n", 1)) { _ in })
+            try await Self.waitUntil("the first call began a pause") { clock.sleeperCount == 1 }
+            node.sync.enqueue(room: "r2", .init(client: "c", user: "u", seq: 1, ops: Self.set("/n", 1)) { outcomes.push((1, $0)) })
+            try await Self.waitUntil("r2 waits for its turn") { await node.sync.sequencer.pendingRoomBatches == 1 }
+            for seq in Int64(2)...3 {
+                node.sync.enqueue(room: "r2", .init(client: "c", user: "u", seq: seq, ops: Self.set("/n", seq)) { outcomes.push((seq, $0)) })
+            }
+            clock.advance(by: .milliseconds(2))
+            try await Self.waitUntil("every outcome") { outcomes.all.count == 3 }
+            #expect(outcomes.all.sorted { $0.0 < $1.0 }.map { try? $0.1.get() } == [.applied(rev: 1), .applied(rev: 2), .applied(rev: 3)])
+            #expect(try await admin.send(["XLEN", RedisArgument(node.sync.sequencer.keys(room: "r2").log)]).integer == 1, "the three patches in one entry")
+            #expect(try await Self.evalshaCalls(admin: admin) == 2)
+            try await Self.waitUntil("that call began a pause") { clock.sleeperCount == 1 }
+            clock.advance(by: .milliseconds(2))
+            node.loop.cancel()
+        }
+    }
+
+    @Test("paced group commit: a room let in at the end of a pause with nothing to send (closed meanwhile) does not hold up the others' call")
+    func aRoomWithNothingAtItsTurnWithdraws() async throws {
+        try await RedisTestContext.with { context in
+            let clock = ManualClock()
+            let node = Node(context: context, commitInterval: .milliseconds(2), clock: clock)
+            for room in ["r1", "r2", "r3"] { try await node.sync.open(room: room) }
+            let outcomes = Mailbox<(String, Result<ClusterSubmitOutcome, ClusterError>)>()
+            node.sync.enqueue(room: "r1", .init(client: "c", user: "u", seq: 1, ops: Self.set("/n", 1)) { _ in })
+            try await Self.waitUntil("the first call began a pause") { clock.sleeperCount == 1 }
+            for room in ["r2", "r3"] {
+                node.sync.enqueue(room: room, .init(client: "c", user: "u", seq: 1, ops: Self.set("/n", 1)) { outcomes.push((room, $0)) })
+            }
+            try await Self.waitUntil("both wait for their turn") { await node.sync.sequencer.pendingRoomBatches == 2 }
+            await node.sync.close(room: "r2")
+            try await Self.waitUntil("r2's patch failed") { outcomes.all.count == 1 }
+            clock.advance(by: .milliseconds(2))
+            try await Self.waitUntil("r3's outcome") { outcomes.all.count == 2 }
+            #expect(outcomes.all.first { $0.0 == "r2" }.map { (try? $0.1.get()) == nil } == true)
+            #expect(outcomes.all.first { $0.0 == "r3" }.flatMap { try? $0.1.get() } == .applied(rev: 1))
+            #expect(await node.sync.sequencer.pendingRoomBatches == 0)
+            try await Self.waitUntil("that call began a pause") { clock.sleeperCount == 1 }
+            clock.advance(by: .milliseconds(2))
+            node.loop.cancel()
+        }
+    }
+
     @Test("when Redis loses the room, waiting submissions fail as reset and the room can be opened again in a new epoch")
     func resetAfterDataLoss() async throws {
         try await RedisTestContext.with { context in

@@ -275,14 +275,21 @@ actor ClusterRoomSync<Replica: ClusterReplica> {
     /// Sends the longest run of queued submissions without an `ifRev` (bounded) in one script call and
     /// settles each by its outcome; those Redis did not look at go back to the front of the queue.
     private func sequenceBatch(_ room: String) async {
+        // While the node's calls are paced, the batch is taken when its call may start: what reaches the
+        // room until then goes in it, one log entry rather than two.
+        let admitted = await sequencer.turn()
+        takeArrived(room)
         // Nothing of the room's state is held across the call: the fold of the confirmed replica that
         // runs meanwhile then changes its only copy in place.
-        guard let checked = checkBatch(room) else { return }
+        guard let checked = checkBatch(room) else {
+            if admitted { sequencer.withdraw() }
+            return
+        }
         let batch = checked.batch
         let outcomes: [SequencerOutcome]
         do {
             outcomes = try await sequencer.append(room: room, checked.entries, baseRev: checked.anyState ? nil : checked.headRev, validated: true,
-                                                 head: (checked.epoch, checked.headRev))
+                                                 head: (checked.epoch, checked.headRev), admitted: admitted)
         } catch {
             guard rooms[room]?.generation == checked.generation else {
                 for submission in batch { submission.completion(.failure(.roomReset(room, reason: "the room was reset on this node"))) }
@@ -306,6 +313,13 @@ actor ClusterRoomSync<Replica: ClusterReplica> {
             // Another node appended first: wait until this node has folded what it did, then check again.
             try? await waitUntil(room: room, reaches: rev)
         }
+    }
+
+    /// Moves the submissions that reached an open room's intake behind its queue (its pump goes on).
+    private func takeArrived(_ room: String) {
+        guard rooms[room] != nil else { return }
+        let arrived = intake.withLock { $0.rooms.removeValue(forKey: room) ?? [] }
+        rooms[room]?.queue += arrived
     }
 
     /// A batch taken from a room's queue and checked against its head, ready for Redis.
@@ -344,7 +358,8 @@ actor ClusterRoomSync<Replica: ClusterReplica> {
     }
 
     /// Takes the longest run of queued submissions without an `ifRev` (bounded) off `room`'s queue and
-    /// checks each against the head with the batch's earlier (valid) patches applied.
+    /// checks each against the head with the batch's earlier (valid) patches applied; nil when the room
+    /// is not open or that run is empty.
     private func checkBatch(_ room: String) -> CheckedBatch? {
         guard rooms[room] != nil else { return nil }
         var count = 0, bytes = 0
@@ -353,6 +368,9 @@ actor ClusterRoomSync<Replica: ClusterReplica> {
             count += 1
             bytes += submission.ops.count
         }
+        // A room reset and opened again while it waited for its turn may have nothing (or a conditional
+        // submission) at the front: the pump takes it from there.
+        guard count > 0 else { return nil }
         let batch = Array(rooms[room]!.queue.prefix(count))
         // In place: a copy of the room would make this mutation copy the whole queue, element by element.
         rooms[room]!.queue.removeFirst(count)

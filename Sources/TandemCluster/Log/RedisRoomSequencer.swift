@@ -129,11 +129,24 @@ package struct RedisRoomSequencer: Sendable {
     /// - Parameter head: the epoch and rev of the state the node checked the batch against: when every
     ///   entry is expected to be appended, the batch goes in the script's short form, which costs Redis
     ///   no work per patch (the outcomes are the same).
+    /// - Parameter admitted: `turn()` returned true for this batch.
     package func append(room: String, _ entries: [SequencerEntry], baseRev: Int64?, validated: Bool = false,
-                        head: (epoch: String, rev: Int64)? = nil) async throws(RedisError) -> [SequencerOutcome] {
+                        head: (epoch: String, rev: Int64)? = nil, admitted: Bool = false) async throws(RedisError) -> [SequencerOutcome] {
         let batch = RoomBatch(room: room, entries: entries, baseRev: baseRev, validated: validated, head: head)
-        if let coalescer { return try await coalescer.append(batch, through: self) }
+        if let coalescer { return try await coalescer.append(batch, through: self, admitted: admitted) }
         return try await append([batch])[0]
+    }
+
+    /// Waits, while the node's calls are paced and a pause runs, until the next call may start, so that
+    /// a room takes its batch then, with what arrived meanwhile (`AppendCoalescer.turn()`). True means
+    /// that call waits for the caller: pass `admitted: true` to the batch's `append`, or call `withdraw()`.
+    func turn() async -> Bool {
+        await coalescer?.turn() ?? false
+    }
+
+    /// Tells the coalescer that a room `turn()` let in has no batch after all.
+    func withdraw() {
+        coalescer?.withdraw(through: self)
     }
 
     /// The room batches waiting for a call or carried by those at Redis (0 when rooms are not coalesced).
