@@ -383,10 +383,67 @@ struct RedisRoomSequencerTests {
             #expect(head.epoch != before.epoch && head.rev == 0 && !head.created)
             #expect(try await sequencer.snapshot(room: "r") == RoomSnapshot(epoch: head.epoch, rev: 0, state: copy))
             let progress = try await sequencer.clientProgress(room: "r")
-            #expect(progress["a"]?.lastSeq == 3 && progress["a"]?.lastRev == 0 && progress["b"]?.lastSeq == 7)
+            #expect(progress.clients["a"]?.lastSeq == 3 && progress.clients["a"]?.lastRev == 0 && progress.clients["b"]?.lastSeq == 7 && !progress.forgot)
             // Exactly-once survives the loss: seq 3 is a duplicate, seq 4 is the next patch.
             #expect(try await sequencer.append(room: "r", client: "a", user: "u", seq: 3, ops: Self.op) == .duplicate(epoch: head.epoch, rev: 0))
             #expect(try await sequencer.append(room: "r", client: "a", user: "u", seq: 4, ops: Self.op) == .applied(epoch: head.epoch, rev: 1, seq: 4))
+        }
+    }
+
+    @Test("a stored snapshot keeps the clients' progress bounded: beyond the cap the least recently applied go, and the room says it forgot")
+    func progressIsCappedAtSnapshots() async throws {
+        try await RedisTestContext.with { context in
+            var settings = RedisRoomSequencer.Settings()
+            settings.maxTrackedClients = 16
+            let sequencer = RedisRoomSequencer(client: context.client(), settings: settings, now: { 1_000_000 })
+            let head = try await sequencer.open(room: "r")
+            for n in 1...20 { _ = try await sequencer.append(room: "r", client: "c\(n)", user: "u", seq: 1, ops: Self.op) }
+            #expect(try await sequencer.clientProgress(room: "r").clients.count == 20)
+            #expect(try await sequencer.storeSnapshot(room: "r", RoomSnapshot(epoch: head.epoch, rev: 20, state: Array("{}".utf8))))
+            let progress = try await sequencer.clientProgress(room: "r")
+            #expect(Set(progress.clients.keys) == Set((5...20).map { "c\($0)" }), "the four applied first went")
+            #expect(progress.forgot)
+            #expect(progress.clients["c20"]?.lastSeq == 1 && progress.clients["c20"]?.lastRev == 20)
+            // Exactly-once holds for the remembered; a forgotten client's seq is new again (the welcome says so).
+            #expect(try await sequencer.append(room: "r", client: "c20", user: "u", seq: 1, ops: Self.op) == .duplicate(epoch: head.epoch, rev: 20))
+            #expect(try await sequencer.append(room: "r", client: "c1", user: "u", seq: 1, ops: Self.op) == .applied(epoch: head.epoch, rev: 21, seq: 1))
+        }
+    }
+
+    @Test("a stored snapshot drops the progress of clients not heard from for the TTL, at most once per sweep interval; progress without a time gets the sweep's")
+    func progressExpiresAtSnapshots() async throws {
+        try await RedisTestContext.with { context in
+            let hour: Int64 = 3_600_000
+            var settings = RedisRoomSequencer.Settings()
+            settings.progressTTL = hour
+            let clock = Atomic<Int64>(10 * hour)
+            let sequencer = RedisRoomSequencer(client: context.client(), settings: settings, now: { clock.load(ordering: .relaxed) })
+            let admin = context.client()
+            let head = try await sequencer.open(room: "r")
+            let meta = RedisArgument(sequencer.keys(room: "r").meta)
+            _ = try await sequencer.append(room: "r", client: "a", user: "u", seq: 1, ops: Self.op)
+            _ = try await admin.send(["HSET", meta, "c:old", "4:1"])
+            clock.store(12 * hour, ordering: .relaxed)
+            _ = try await sequencer.append(room: "r", [SequencerEntry(client: "b", user: "u", seq: 1, ops: Self.op)], baseRev: nil, validated: true,
+                                           head: (head.epoch, 1))
+            #expect(try await admin.send(["HGET", meta, "c:b"]).string == "1:2:\(12 * hour)", "the short form's progress carries the call's time")
+            #expect(try await sequencer.storeSnapshot(room: "r", RoomSnapshot(epoch: head.epoch, rev: 2, state: Array("{}".utf8))))
+            var progress = try await sequencer.clientProgress(room: "r")
+            #expect(Set(progress.clients.keys) == ["b", "old"] && progress.forgot, "a, two hours old, went")
+            #expect(try await admin.send(["HGET", meta, "c:old"]).string == "4:1:\(12 * hour)")
+
+            // The next sweep is due an hour later: a stale entry waits for it.
+            _ = try await admin.send(["HSET", meta, "c:stale", "1:1:0"])
+            clock.store(12 * hour + 60_000, ordering: .relaxed)
+            _ = try await sequencer.append(room: "r", client: "b", user: "u", seq: 2, ops: Self.op)
+            #expect(try await sequencer.storeSnapshot(room: "r", RoomSnapshot(epoch: head.epoch, rev: 3, state: Array("{}".utf8))))
+            #expect(try await sequencer.clientProgress(room: "r").clients["stale"] != nil)
+            clock.store(13 * hour + 1, ordering: .relaxed)
+            _ = try await sequencer.append(room: "r", client: "b", user: "u", seq: 3, ops: Self.op)
+            #expect(try await sequencer.storeSnapshot(room: "r", RoomSnapshot(epoch: head.epoch, rev: 4, state: Array("{}".utf8))))
+            progress = try await sequencer.clientProgress(room: "r")
+            #expect(Set(progress.clients.keys) == ["b"], "the stale entry and old (stamped an hour ago) went")
+            #expect(try await admin.send(["HGET", meta, "c:b"]).string == "3:4:\(13 * hour + 1)", "the long form's progress carries the call's time")
         }
     }
 

@@ -427,6 +427,42 @@ struct ClusterServerTests {
         await redis.stop()
     }
 
+    @Test("exactly-once memory is bounded in Redis by --max-clients; a node loading the room welcomes a client id it forgot with forgotten")
+    func forgottenClientsAcrossNodes() async throws {
+        let redis = try await RedisServerProcess.start()
+        let first = try Self.startNode(redisPort: redis.port) {
+            $0.maxTrackedClientsPerRoom = 16
+            $0.snapshotInterval = 18
+        }
+        let group = try EventLoopGroup(threads: 1)
+        for n in 1...18 {
+            let (client, _) = try await Self.join(first.syncURL, user: "u\(n)", client: "c\(n)", loop: group.next())
+            try await client.send(.patch(seq: 1, ops: Self.set("k\(n)", n)))
+            #expect(await Self.revs(client, count: 1) == [Int64(n)])
+            await client.socket.close()
+        }
+        // The snapshot at rev 18 drops the two clients applied first (cap 16, and a sixteenth).
+        let admin = RedisClient(configuration: .init(endpoint: try RedisEndpoint(url: "redis://127.0.0.1:\(redis.port)")), group: group)
+        let clock = ContinuousClock()
+        let deadline = clock.now.advanced(by: .seconds(30))
+        while try await admin.send(["HGET", "tandem:{lobby}:meta", "forgot"]).string != "1", clock.now < deadline {
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        #expect(try await admin.send(["HEXISTS", "tandem:{lobby}:meta", "c:c1"]).integer == 0)
+        let second = try Self.startNode(redisPort: redis.port)
+        let (forgotten, welcome) = try await Self.join(second.syncURL, user: "u1", client: "c1", loop: group.next())
+        #expect(welcome.forgotten && welcome.lastSeq == 0)
+        let (known, knownWelcome) = try await Self.join(second.syncURL, user: "u3", client: "c3", loop: group.next())
+        #expect(!knownWelcome.forgotten && knownWelcome.lastSeq == 1)
+        await forgotten.socket.close()
+        await known.socket.close()
+        await admin.close()
+        await first.shutdown()
+        await second.shutdown()
+        await Self.shutDown(group)
+        await redis.stop()
+    }
+
     @Test("an idle room is unloaded and released on its node; a later join reloads it from Redis with what other nodes wrote meanwhile")
     func unloadAndReload() async throws {
         let redis = try await RedisServerProcess.start()

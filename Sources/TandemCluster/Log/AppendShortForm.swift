@@ -59,7 +59,7 @@ struct AppendShortForm {
         for client in clients { arguments.append(RedisArgument(RoomKeys.progressField(client: client.client))) }
         for client in clients {
             arguments.append(RedisArgument("\(client.first - 1):"))
-            arguments.append(RedisArgument("\(client.last):\(rev + client.place)"))
+            arguments.append(RedisArgument("\(client.last):\(rev + client.place):\(time)"))
         }
         self.arguments = arguments
     }

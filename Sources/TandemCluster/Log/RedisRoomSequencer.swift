@@ -32,6 +32,12 @@ package struct RedisRoomSequencer: Sendable {
         package var retainedMilliseconds: Int64?
         /// The revs a time-based trim never drops (the resume window).
         package var resumeWindow: Int64 = 0
+        /// A client's exactly-once progress is dropped once the room has not applied a patch of it for
+        /// this long, ms (looked for when a snapshot is stored, at most hourly).
+        package var progressTTL: Int64 = 30 * 86_400_000
+        /// The most clients whose progress a room keeps; beyond it (and a sixteenth) the least recently
+        /// applied are dropped when a snapshot is stored.
+        package var maxTrackedClients = 10_000
 
         /// Defaults: prefix `tandem`, 10,000 revs of log, 100 ops, 256 KiB, persistence not trusted, a day of
         /// deletion marker.
@@ -386,7 +392,8 @@ package struct RedisRoomSequencer: Sendable {
         let reply = try await client.evaluate(RoomSequencerScripts.storeSnapshot, keys: keys(room: room).all,
                                               arguments: [RedisArgument(snapshot.epoch), RedisArgument(snapshot.rev), RedisArgument(bytes: snapshot.state),
                                                           RedisArgument(oldest), RedisArgument(max(-1, cutoff)),
-                                                          RedisArgument(snapshot.rev - settings.resumeWindow + 1)])
+                                                          RedisArgument(snapshot.rev - settings.resumeWindow + 1), RedisArgument(now()),
+                                                          RedisArgument(Int64(settings.maxTrackedClients)), RedisArgument(settings.progressTTL)])
         return reply.integer == 1
     }
 
@@ -399,21 +406,24 @@ package struct RedisRoomSequencer: Sendable {
         return RoomSnapshot(epoch: epoch, rev: rev, state: state)
     }
 
-    /// Every client's exactly-once progress in the room: client id → its last applied seq and that seq's rev.
+    /// Every client's exactly-once progress in the room, and whether the room ever dropped any.
     /// The read is not tied to any rev: a caller holding the room at rev r must ignore entries with a
     /// later rev (their patches reach it through the log).
     /// - Throws: `RedisError`.
-    func clientProgress(room: String) async throws(RedisError) -> [String: (lastSeq: Int64, lastRev: Int64)] {
+    func clientProgress(room: String) async throws(RedisError) -> RoomProgress {
         let reply = try await client.send(["HGETALL", RedisArgument(keys(room: room).meta)])
         guard let fields = reply.array, fields.count % 2 == 0 else { throw .unexpectedReply(command: "HGETALL", reply: "\(reply)") }
-        var progress: [String: (lastSeq: Int64, lastRev: Int64)] = [:]
+        var progress = RoomProgress()
         for index in stride(from: 0, to: fields.count, by: 2) {
-            guard let name = fields[index].string, name.hasPrefix("c:"), let value = fields[index + 1].string else { continue }
+            guard let name = fields[index].string, let value = fields[index + 1].string else { continue }
+            if name == "forgot" { progress.forgot = true }
+            guard name.hasPrefix("c:") else { continue }
+            // "lastSeq:lastRev:time", or "lastSeq:lastRev" from earlier releases and re-seeded rooms.
             let parts = value.split(separator: ":")
-            guard parts.count == 2, let seq = Int64(parts[0]), let rev = Int64(parts[1]) else {
+            guard parts.count == 2 || parts.count == 3, let seq = Int64(parts[0]), let rev = Int64(parts[1]) else {
                 throw .unexpectedReply(command: "HGETALL", reply: "\(fields[index + 1])")
             }
-            progress[String(name.dropFirst(2))] = (seq, rev)
+            progress.clients[String(name.dropFirst(2))] = (seq, rev)
         }
         return progress
     }

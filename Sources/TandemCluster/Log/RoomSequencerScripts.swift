@@ -4,8 +4,11 @@ import TandemRedis
 /// sees one total order per room without any coordination of its own.
 ///
 /// Keys of room R (the hash tag keeps them in one Redis Cluster slot, `RoomKeys`): `P:{R}:meta` (hash:
-/// epoch, rev, run: the Redis run id of the last write, and `c:<client id>` → "lastSeq:lastRev" for
-/// exactly-once, so that one read and one write of one hash serve a batch), `P:{R}:log` (stream; one entry per appended
+/// epoch, rev, run: the Redis run id of the last write, `c:<client id>` → "lastSeq:lastRev:time" (unix ms
+/// of the call that applied it; "lastSeq:lastRev" from earlier releases and re-seeded rooms) for
+/// exactly-once, so that one read and one write of one hash serve a batch, and, kept bounded by
+/// `storeSnapshot`, `forgot` (set once a client's progress was dropped) and `swept` (the time of the
+/// last sweep)), `P:{R}:log` (stream; one entry per appended
 /// batch, id "firstRev-0" ("lastRev-0" in logs of earlier releases: every reader takes both), fields first, time, m: see `append`; entries of one patch each, id "rev-0",
 /// fields epoch, user, client, seq, ops, time, are read too, so a log holding them stays readable), `P:{R}:snapshot` (hash: epoch, rev, state: the newest),
 /// `P:{R}:snapshots` (hash: rev → state, the snapshots the retained history is rebuilt from) and
@@ -73,7 +76,7 @@ enum RoomSequencerScripts {
     /// length of its header (kind, epoch, first rev, time), its last rev and first rev and the trim
     /// bound (empty: none) as if appended there, the `n` clients' `c:` fields, then per client the
     /// prefix its stored progress has when its first seq in the batch follows the last one ("seq − 1:")
-    /// and its progress after the batch as if appended at the expected rev ("seq:rev"); last, the
+    /// and its progress after the batch as if appended at the expected rev ("seq:rev:time"); last, the
     /// Redis run id (empty: the script reads it).
     static let append = RedisScript(prelude + """
     -- Only what every room needs is decoded up front: a short form at the expected rev needs no more.
@@ -181,7 +184,8 @@ enum RoomSequencerScripts {
           local text = stored[3 + n]
           if text then
             local sep = string.find(text, ':', 1, true)
-            progress[name] = {tonumber(string.sub(text, 1, sep - 1)), tonumber(string.sub(text, sep + 1)), false}
+            local stop = string.find(text, ':', sep + 1, true)
+            progress[name] = {tonumber(string.sub(text, 1, sep - 1)), tonumber(string.sub(text, sep + 1, stop and stop - 1 or -1)), false}
           end
         end
         local header = #replies + 1
@@ -237,7 +241,7 @@ enum RoomSequencerScripts {
             local mine = progress[name]
             if mine and mine[3] then
               updates[#updates + 1] = name
-              updates[#updates + 1] = mine[4] .. ':' .. (mine[2] == rev and revText or int(mine[2]))
+              updates[#updates + 1] = mine[4] .. ':' .. (mine[2] == rev and revText or int(mine[2])) .. ':' .. time
             end
           end
           redis.call('HSET', meta, unpack(updates))
@@ -299,8 +303,9 @@ enum RoomSequencerScripts {
         for i = 1, n do
           local value = ARGV[p + 2 * i - 1]
           local sep = string.find(value, ':', 1, true)
+          local stop = string.find(value, ':', sep + 1, true)
           updates[2 * i + 1] = ARGV[c + i - 1]
-          updates[2 * i + 2] = string.sub(value, 1, sep) .. int(tonumber(string.sub(value, sep + 1)) + shift)
+          updates[2 * i + 2] = string.sub(value, 1, sep) .. int(tonumber(string.sub(value, sep + 1, stop - 1)) + shift) .. string.sub(value, stop)
         end
         redis.call('HSET', meta, unpack(updates))
         message = 'B' .. field(epoch) .. field(int(from)) .. field(time) .. string.sub(message, tonumber(ARGV[a + 6]) + 1)
@@ -363,10 +368,16 @@ enum RoomSequencerScripts {
     /// the keep-from rev ARGV[6] (the resume window) and never past an entry without a time, cut back to
     /// the newest snapshot at the end of an entry before that point (so every retained rev still
     /// rebuilds; the engine stores snapshots at the end of a batch), then the snapshots
-    /// older than it. The walk is bounded per call; what is left goes at the next snapshot. Returns 1
-    /// when stored, 0 when not.
+    /// older than it. The walk is bounded per call; what is left goes at the next snapshot.
+    ///
+    /// It also keeps the clients' progress bounded, as one node's room does: when the room holds more
+    /// than `cap` of them (and a sixteenth, so that this runs in batches), or a sweep is due (at most
+    /// hourly, or every `ttl` when shorter), it drops the progress of clients not heard from for `ttl`,
+    /// then of the least recently applied beyond `cap`, and sets `forgot` when it dropped any. Progress
+    /// without a time (earlier releases, re-seeded rooms) gets the sweep's time. Returns 1 when stored,
+    /// 0 when not.
     /// KEYS: meta, log, snapshot, snapshots, deleted. ARGV: epoch, rev, state, oldest snapshot rev
-    /// to keep, cutoff time (unix ms, -1: none), keep-from rev.
+    /// to keep, cutoff time (unix ms, -1: none), keep-from rev, now (unix ms), cap, ttl (ms).
     static let storeSnapshot = RedisScript("""
     if redis.call('HGET', KEYS[1], 'epoch') ~= ARGV[1] then return 0 end
     local stored = tonumber(redis.call('HGET', KEYS[3], 'rev') or '-1')
@@ -417,6 +428,36 @@ enum RoomSequencerScripts {
     end
     for _, field in ipairs(redis.call('HKEYS', KEYS[4])) do
       if tonumber(field) < oldest then redis.call('HDEL', KEYS[4], field) end
+    end
+    local now, cap, ttl = tonumber(ARGV[7]), tonumber(ARGV[8]), tonumber(ARGV[9])
+    -- At most five fields of meta are not progress (epoch, rev, run, forgot, swept).
+    local over = redis.call('HLEN', KEYS[1]) - 5 > cap + math.max(1, math.floor(cap / 16))
+    if over or now >= tonumber(redis.call('HGET', KEYS[1], 'swept') or '0') + math.min(ttl, 3600000) then
+      local fields, kept, dropped, stamped = redis.call('HGETALL', KEYS[1]), {}, {}, {}
+      for i = 1, #fields, 2 do
+        local name, value = fields[i], fields[i + 1]
+        if string.sub(name, 1, 2) == 'c:' then
+          local sep = string.find(value, ':', 1, true)
+          local stop = string.find(value, ':', sep + 1, true)
+          local seen = stop and tonumber(string.sub(value, stop + 1))
+          if not seen then
+            stamped[#stamped + 1] = name; stamped[#stamped + 1] = value .. ':' .. ARGV[7]
+            seen = now
+          end
+          if now - seen > ttl then dropped[#dropped + 1] = name
+          else kept[#kept + 1] = {name, tonumber(string.sub(value, sep + 1, stop and stop - 1 or -1))} end
+        end
+      end
+      if #kept > cap then
+        table.sort(kept, function(a, b) return a[2] < b[2] end)
+        for i = 1, #kept - cap do dropped[#dropped + 1] = kept[i][1] end
+      end
+      -- In slices: Lua's unpack takes a few thousand values at most. Stamped first, so that a client
+      -- dropped by the cap goes too.
+      for i = 1, #stamped, 1000 do redis.call('HSET', KEYS[1], unpack(stamped, i, math.min(i + 999, #stamped))) end
+      for i = 1, #dropped, 1000 do redis.call('HDEL', KEYS[1], unpack(dropped, i, math.min(i + 999, #dropped))) end
+      if #dropped > 0 then redis.call('HSET', KEYS[1], 'forgot', 1) end
+      redis.call('HSET', KEYS[1], 'swept', ARGV[7])
     end
     return 1
     """)

@@ -34,6 +34,10 @@ final class ClusterNode: Sendable {
         var presence = ClusterPresenceSync.Settings()
         /// The least time between the starts of two calls that append to Redis (`AppendCoalescer`).
         var commitInterval: Duration = .zero
+        /// A client's progress is dropped from Redis once its room has not applied a patch of it for this long, ms.
+        var progressTTL: Int64 = 30 * 86_400_000
+        /// The most clients whose progress a room keeps in Redis.
+        var maxTrackedClients = 10_000
     }
 
     let settings: Settings
@@ -66,6 +70,8 @@ final class ClusterNode: Sendable {
         sequencerSettings.snapshotInterval = settings.snapshotInterval
         sequencerSettings.retainedMilliseconds = settings.retainedMilliseconds
         sequencerSettings.resumeWindow = settings.resumeWindow
+        sequencerSettings.progressTTL = settings.progressTTL
+        sequencerSettings.maxTrackedClients = settings.maxTrackedClients
         let limits = settings.limits
         let engine = ClusterRoomSync<ClusterDocumentReplica>(
             sequencer: RedisRoomSequencer(client: sequencerClient, settings: sequencerSettings, now: wallClock, coalescesRooms: true,
@@ -103,19 +109,20 @@ final class ClusterNode: Sendable {
             do throws(ClusterError) {
                 let head = try await engine.open(room: room) { link.receive($0) }
                 guard let (epoch, rev, replica) = await engine.state(of: room) else { throw ClusterError.roomNotOpen(room) }
-                let stored: [String: (lastSeq: Int64, lastRev: Int64)]
+                let stored: RoomProgress
                 do throws(RedisError) {
                     stored = try await engine.sequencer.clientProgress(room: room)
                 } catch {
                     throw ClusterError.redis(error)
                 }
                 // Entries newer than the replica arrive with their folds.
-                let progress = stored.compactMapValues { $0.lastRev <= rev ? ClientProgress(lastSeq: $0.lastSeq, lastRev: $0.lastRev) : nil }
+                let progress = stored.clients.compactMapValues { $0.lastRev <= rev ? ClientProgress(lastSeq: $0.lastSeq, lastRev: $0.lastRev) : nil }
                 if head.created || head.rotated {
                     logger.info("cluster.room_epoch", LogField("room", room), LogField("epoch", epoch), LogField("rev", "\(rev)"),
                                 LogField("why", head.created ? "created" : "redis restarted"))
                 }
-                completion(.success((.cluster(name: room, epoch: epoch, rev: rev, document: replica.document, progress: progress, settings: core), link)))
+                completion(.success((.cluster(name: room, epoch: epoch, rev: rev, document: replica.document, progress: progress,
+                                                    forgotClients: stored.forgot, settings: core), link)))
             } catch {
                 link.detach()
                 links.remove(link)

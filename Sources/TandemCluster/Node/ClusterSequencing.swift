@@ -83,7 +83,8 @@ extension RoomSequencing {
                     resumeWindow: Int64(configuration.historyWindow),
                     presence: .init(ttl: .milliseconds(configuration.clusterPresenceTTLMilliseconds),
                                     interval: .milliseconds(configuration.clusterPresenceIntervalMilliseconds)),
-                    commitInterval: .microseconds(configuration.clusterCommitIntervalMicroseconds)),
+                    commitInterval: .microseconds(configuration.clusterCommitIntervalMicroseconds),
+                    progressTTL: context.rooms.core.progressTTL, maxTrackedClients: context.rooms.core.maxTrackedClients),
                 group: context.group, logger: context.logger, wallClock: context.rooms.wallClock)
             return ClusterSequencing(node: node, settings: context.rooms.core, group: context.group)
         }

@@ -124,13 +124,15 @@ package struct RoomCore: Sendable {
 
     /// A cluster room as a node's replica holds it at `rev`: `progress` comes from Redis and holds only
     /// clients whose last patch is at or before `rev`, later ones arrive with their folds. The history
-    /// window is the Redis log's length, and nothing is stored locally.
+    /// window is the Redis log's length, and nothing is stored locally. `forgotClients`: Redis dropped
+    /// some client's progress, so a welcome to a client id it does not know says it may be forgotten.
     package static func cluster(name: String, epoch: String, rev: Int64, document: Document, progress: [String: ClientProgress],
-                        settings: Settings) -> RoomCore {
+                                forgotClients: Bool = false, settings: Settings) -> RoomCore {
         var core = RoomCore(name: name, settings: settings, epoch: epoch, rev: rev, document: document, progress: progress,
                             recent: RecentHistory(capacity: settings.recentCapacity),
                             oldestStoredRev: max(1, rev - settings.historyWindow + 1), snapshotRev: rev)
         core.boundsProgress = false
+        core.hasForgottenClients = forgotClients
         core.edits = EditHistory(capacity: settings.recentCapacity, at: rev)
         return core
     }
