@@ -13,6 +13,8 @@ import Darwin
 public final class RedisServerProcess: Sendable {
     /// The port it listens on.
     public let port: Int
+    /// Its cluster bus port, when it is a cluster node.
+    public let clusterBusPort: Int?
     /// Its working directory (removed by `stop()`).
     public let directory: URL
     private let process: ChildProcess
@@ -30,8 +32,9 @@ public final class RedisServerProcess: Sendable {
         executable != nil || ProcessInfo.processInfo.environment["TANDEM_REQUIRE_REDIS"] != nil
     }
 
-    private init(port: Int, directory: URL, process: ChildProcess) {
+    private init(port: Int, clusterBusPort: Int?, directory: URL, process: ChildProcess) {
         self.port = port
+        self.clusterBusPort = clusterBusPort
         self.directory = directory
         self.process = process
     }
@@ -45,8 +48,11 @@ public final class RedisServerProcess: Sendable {
     ///   - directory: its working directory; a new temporary one when nil (pass the previous server's to
     ///     restart it on the same data).
     ///   - appendOnly: persist every write to an append-only file fsynced on every write (`appendfsync always`).
+    ///   - clusterNode: start it as a Redis Cluster node (no slots and no peers yet: `RedisClusterProcess`
+    ///     joins them), its cluster bus on another free port.
     /// - Throws: `RedisServerProcessError` when redis-server is missing or does not come up within `timeout`.
-    public static func start(port: Int? = nil, directory: URL? = nil, appendOnly: Bool = false, timeout: Duration = .seconds(30)) async throws -> RedisServerProcess {
+    public static func start(port: Int? = nil, directory: URL? = nil, appendOnly: Bool = false, clusterNode: Bool = false,
+                             timeout: Duration = .seconds(30)) async throws -> RedisServerProcess {
         guard let executable else { throw RedisServerProcessError.notInstalled }
         let ownDirectory = directory == nil
         let directory = directory ?? FileManager.default.temporaryDirectory.appendingPathComponent("tandem-redis-\(UUID().uuidString)")
@@ -57,7 +63,7 @@ public final class RedisServerProcess: Sendable {
         while true {
             do {
                 return try await launch(executable, port: try port ?? freeLoopbackPort(), directory: directory,
-                                        appendOnly: appendOnly, timeout: timeout)
+                                        appendOnly: appendOnly, clusterBusPort: clusterNode ? try freeLoopbackPort() : nil, timeout: timeout)
             } catch RedisServerProcessError.portTaken where port == nil && attempt < 5 {
                 attempt += 1
             } catch {
@@ -69,12 +75,18 @@ public final class RedisServerProcess: Sendable {
 
     /// Runs redis-server on `port` and waits for its own log to say it is ready: another process accepting
     /// on the port must not pass for this one (its clients would share that server's data and see it die).
-    private static func launch(_ executable: String, port: Int, directory: URL, appendOnly: Bool, timeout: Duration) async throws -> RedisServerProcess {
-        let process = try ChildProcess(executable: executable, arguments: [
+    private static func launch(_ executable: String, port: Int, directory: URL, appendOnly: Bool, clusterBusPort: Int?,
+                               timeout: Duration) async throws -> RedisServerProcess {
+        var arguments = [
             "--port", "\(port)", "--bind", "127.0.0.1", "--save", "", "--appendonly", appendOnly ? "yes" : "no",
             "--appendfsync", "always", "--dir", directory.path, "--logfile", directory.appendingPathComponent("redis.log").path,
-        ])
-        let server = RedisServerProcess(port: port, directory: directory, process: process)
+        ]
+        if let clusterBusPort {
+            arguments += ["--cluster-enabled", "yes", "--cluster-port", "\(clusterBusPort)", "--cluster-config-file", "nodes-\(port).conf",
+                          "--cluster-node-timeout", "2000"]
+        }
+        let process = try ChildProcess(executable: executable, arguments: arguments)
+        let server = RedisServerProcess(port: port, clusterBusPort: clusterBusPort, directory: directory, process: process)
         // Lines of this process only: a restart on the same directory appends to the previous one's log.
         let prefix = "\(process.processIdentifier):"
         func ownLog() -> String {

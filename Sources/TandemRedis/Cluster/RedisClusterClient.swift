@@ -1,0 +1,178 @@
+import TandemWire
+
+/// A client for a Redis Cluster (sharded): sends each command to the primary serving its key's slot,
+/// following the cluster's redirections.
+///
+/// The slot map comes from `CLUSTER SLOTS`, read from a seed on first use. `MOVED` (the slot lives
+/// elsewhere now) reads the map again and sends the command to the node it names; `ASK` (the slot is
+/// migrating) sends this one command to the target after `ASKING`, leaving the map as it is; a node
+/// that cannot be reached makes it read the map again too (a replica may have taken over). At most
+/// `maxRedirects` hops per command. Each node gets its own `RedisClient` (one pipelined connection,
+/// reconnects with backoff), made from the configuration given with that node's endpoint.
+///
+/// A command is routed by the slot of the key it names; commands on several keys must keep them in
+/// one slot (a hash tag), as Redis Cluster requires.
+package actor RedisClusterClient {
+    /// The nodes asked for the slot map first.
+    package let seeds: [RedisEndpoint]
+    /// The most redirections one command follows before its last error is thrown.
+    package let maxRedirects: Int
+    private let template: RedisClient.Configuration
+    private let group: EventLoopGroup
+    private let clock: any Clock<Duration>
+    private let random: any RandomByteSource
+    private var clients: [RedisEndpoint: RedisClient] = [:]
+    private var map: RedisSlotMap?
+    private var reading: Task<RedisSlotMap, any Error>?
+    private var redirects = 0
+
+    /// A client that reads the slot map from `seeds` (tried in order) on its first command.
+    /// - Parameter configuration: the settings of every node's client; its endpoint is replaced by the node's.
+    package init(seeds: [RedisEndpoint], configuration: RedisClient.Configuration, group: EventLoopGroup, maxRedirects: Int = 5,
+                 clock: any Clock<Duration> = ContinuousClock(), random: any RandomByteSource = SecureRandom()) {
+        self.seeds = seeds
+        self.template = configuration
+        self.group = group
+        self.maxRedirects = max(1, maxRedirects)
+        self.clock = clock
+        self.random = random
+    }
+
+    /// The redirections followed so far (`MOVED` and `ASK`).
+    package var redirectsFollowed: Int { redirects }
+
+    /// Sends `command`, which names `key`, to the node serving the key's slot.
+    /// - Throws: `RedisError`, the last one when the redirections ran out.
+    package func send(_ command: [RedisArgument], key: String) async throws(RedisError) -> RESPValue {
+        try await route(slot: RedisHashSlot.of(key)) { client, asking throws(RedisError) in
+            asking ? try await Self.afterAsking(command, on: client) : try await client.send(command)
+        }
+    }
+
+    /// Runs `script` on the node serving the slot of `keys` (all in one slot), as
+    /// `RedisClient.evaluate(_:keys:arguments:appendingServerRunID:)` does.
+    /// - Throws: `RedisError`, including the script's own errors as `.server`.
+    package func evaluate(_ script: RedisScript, keys: [String], arguments: [RedisArgument],
+                          appendingServerRunID: Bool = false) async throws(RedisError) -> RESPValue {
+        guard let first = keys.first else { throw .unexpectedReply(command: "EVALSHA", reply: "a script sent to a cluster must name a key") }
+        return try await route(slot: RedisHashSlot.of(first)) { client, asking throws(RedisError) in
+            guard asking else {
+                return try await client.evaluate(script, keys: keys, arguments: arguments, appendingServerRunID: appendingServerRunID)
+            }
+            // The target's run id is unknown on this path: the script reads it itself from an empty one.
+            let tail = [RedisArgument(Int64(keys.count))] + keys.map { RedisArgument($0) } + arguments + (appendingServerRunID ? [""] : [])
+            do throws(RedisError) {
+                return try await Self.afterAsking(["EVALSHA", RedisArgument(script.sha1)] + tail, on: client)
+            } catch {
+                guard error.isNoScript else { throw error }
+                return try await Self.afterAsking(["EVAL", RedisArgument(script.source)] + tail, on: client)
+            }
+        }
+    }
+
+    /// The slot map as last read, reading it first when there is none.
+    /// - Throws: `RedisError` when no seed or known node answers.
+    package func slotMap() async throws(RedisError) -> RedisSlotMap {
+        if let map { return map }
+        return try await readMap()
+    }
+
+    /// Closes every node's connection; the next command opens them again.
+    package func close() async {
+        for client in clients.values { await client.close() }
+    }
+
+    // MARK: - Routing
+
+    private func route(slot: Int, _ body: (RedisClient, _ asking: Bool) async throws(RedisError) -> RESPValue) async throws(RedisError) -> RESPValue {
+        var map = try await slotMap()
+        guard var endpoint = map.endpoint(for: slot) else { throw Self.unserved(slot) }
+        var asking = false
+        var hops = 0
+        while true {
+            do {
+                return try await body(client(for: endpoint), asking)
+            } catch {
+                guard hops < maxRedirects else { throw error }
+                hops += 1
+                asking = false
+                if let redirect = RedisRedirect(error, fallbackHost: endpoint.host), redirect.slot == slot {
+                    redirects += 1
+                    endpoint = redirect.endpoint
+                    switch redirect.kind {
+                    case .ask:
+                        asking = true
+                    case .moved:
+                        // The slot moved for good, and usually with others (a reshard or a failover).
+                        self.map = map.moving(slot, to: redirect.endpoint)
+                        map = (try? await readMap()) ?? map.moving(slot, to: redirect.endpoint)
+                        endpoint = map.endpoint(for: slot) ?? redirect.endpoint
+                    }
+                    continue
+                }
+                guard case .unavailable = error else { throw error }
+                // The node is gone: a replica may serve its slots now.
+                map = try await readMap()
+                guard let next = map.endpoint(for: slot), next != endpoint else { throw error }
+                endpoint = next
+            }
+        }
+    }
+
+    private static func afterAsking(_ command: [RedisArgument], on client: RedisClient) async throws(RedisError) -> RESPValue {
+        let replies = try await client.pipeline([["ASKING"], command])
+        guard replies.count == 2 else { throw .unexpectedReply(command: "ASKING", reply: "\(replies)") }
+        _ = try replies[0].get()
+        return try replies[1].get()
+    }
+
+    private static func unserved(_ slot: Int) -> RedisError {
+        .unexpectedReply(command: "CLUSTER SLOTS", reply: "no node serves slot \(slot): is every slot of the cluster assigned (redis-cli --cluster check)?")
+    }
+
+    private func client(for endpoint: RedisEndpoint) -> RedisClient {
+        if let client = clients[endpoint] { return client }
+        var configuration = template
+        configuration.endpoint = endpoint
+        let client = RedisClient(configuration: configuration, group: group, clock: clock, random: random)
+        clients[endpoint] = client
+        return client
+    }
+
+    /// Reads `CLUSTER SLOTS` from the seeds, then from the nodes of the current map; one read at a time.
+    private func readMap() async throws(RedisError) -> RedisSlotMap {
+        let task: Task<RedisSlotMap, any Error>
+        if let reading {
+            task = reading
+        } else {
+            let candidates = seeds + (map?.endpoints ?? []).filter { !seeds.contains($0) }
+            task = Task { try await self.readMap(from: candidates) }
+            reading = task
+        }
+        do {
+            let read = try await task.value
+            if reading == task { reading = nil }
+            map = read
+            return read
+        } catch {
+            if reading == task { reading = nil }
+            throw error as? RedisError ?? .unexpectedReply(command: "CLUSTER SLOTS", reply: "\(error)")
+        }
+    }
+
+    private func readMap(from candidates: [RedisEndpoint]) async throws(RedisError) -> RedisSlotMap {
+        var lastError: RedisError = .unavailable(endpoint: candidates.first ?? RedisEndpoint(host: "127.0.0.1"), attempts: 0,
+                                                 lastError: "no node of the cluster was given")
+        for endpoint in candidates {
+            do throws(RedisError) {
+                let reply = try await client(for: endpoint).send(["CLUSTER", "SLOTS"])
+                let read = try RedisSlotMap(clusterSlots: reply, fallbackHost: endpoint.host)
+                if !read.ranges.isEmpty { return read }
+                lastError = .unexpectedReply(command: "CLUSTER SLOTS", reply: "\(endpoint) serves no slot yet")
+            } catch {
+                lastError = error
+            }
+        }
+        throw lastError
+    }
+}
