@@ -551,9 +551,9 @@ struct RedisRoomSequencerTests {
         }
     }
 
-    @Test("a retention in time cuts the log only after a snapshot that ends a batch's entry: a snapshot inside one keeps it whole (entries keyed by their last rev, or their first)",
+    @Test("a retention in time cuts the log only after a snapshot that ends a batch's entry: a snapshot inside one keeps it whole (entries keyed by their first rev, with their time in the message, or as an earlier release wrote them)",
           arguments: [false, true])
-    func retentionCutsAtBatchEnds(keyedByFirstRev: Bool) async throws {
+    func retentionCutsAtBatchEnds(earlierRelease: Bool) async throws {
         try await RedisTestContext.with { context in
             var settings = RedisRoomSequencer.Settings(logLength: 10_000)
             settings.retainedMilliseconds = 100_000
@@ -564,7 +564,7 @@ struct RedisRoomSequencerTests {
             for batch in Int64(0)..<4 {
                 _ = try await writer.append(room: "r", (1...3).map { SequencerEntry(client: "a", user: "u", seq: batch * 3 + $0, ops: Self.op) }, baseRev: nil)
             }
-            if keyedByFirstRev { try await Self.keyByFirstRev(sequencer.keys(room: "r").log, client: context.client()) }
+            if earlierRelease { try await Self.asEarlierRelease(sequencer.keys(room: "r").log, client: context.client()) }
             func snapshot(at rev: Int64) async throws -> Bool {
                 try await sequencer.storeSnapshot(room: "r", RoomSnapshot(epoch: head.epoch, rev: rev, state: Array("{\"n\":\(rev)}".utf8)))
             }
@@ -580,26 +580,24 @@ struct RedisRoomSequencerTests {
         }
     }
 
-    /// Rewrites `log` so that every entry's id is its first rev (the `first` field, or the id of an
-    /// entry of one patch): a log as a writer that keys entries by their first rev leaves it.
-    static func keyByFirstRev(_ log: String, client: RedisClient) async throws {
-        let copy = log + ":keyed"
+    /// Rewrites `log` as an earlier release wrote it: every entry keyed by its last rev, with `first`
+    /// and `time` fields next to its change message.
+    static func asEarlierRelease(_ log: String, client: RedisClient) async throws {
+        let copy = log + ":earlier"
         for entry in try await client.send(["XRANGE", RedisArgument(log), "-", "+"]).array ?? [] {
-            guard let parts = entry.array, let id = parts[0].string, let fields = parts[1].array else { continue }
-            var first = String(id.prefix { $0 != "-" })
-            var arguments: [RedisArgument] = []
-            for index in stride(from: 0, to: fields.count - 1, by: 2) {
-                guard case .bulkString(let name) = fields[index], case .bulkString(let value) = fields[index + 1] else { continue }
-                if fields[index].string == "first", let text = fields[index + 1].string { first = text }
-                arguments += [RedisArgument(bytes: name), RedisArgument(bytes: value)]
+            guard let fields = entry.array?[1].array, fields.count == 2, case .bulkString(let message) = fields[1],
+                  case .patches(let batch)? = RoomChangeMessage(message), let first = batch.first, let last = batch.last else {
+                Issue.record("not an entry of one batch: \(entry)")
+                continue
             }
-            _ = try await client.send(["XADD", RedisArgument(copy), RedisArgument(first + "-0")] + arguments)
+            _ = try await client.send(["XADD", RedisArgument(copy), RedisArgument("\(last.rev)-0"), "first", RedisArgument(first.rev),
+                                       "time", RedisArgument(first.time), "m", RedisArgument(bytes: message)])
         }
         _ = try await client.send(["RENAME", RedisArgument(copy), RedisArgument(log)])
     }
 
-    @Test("a log whose entries are keyed by their first rev reads as one keyed by their last: from inside an entry, an older seq's rev, then entries of both kinds")
-    func entriesKeyedByTheirFirstRevRead() async throws {
+    @Test("a log written by an earlier release (entries keyed by their last rev) reads on: from inside an entry, an older seq's rev, then entries of both kinds")
+    func entriesOfAnEarlierReleaseRead() async throws {
         try await RedisTestContext.with { context in
             let sequencer = RedisRoomSequencer(client: context.client(), settings: .init(logLength: 100_000))
             let head = try await sequencer.open(room: "r")
@@ -608,9 +606,10 @@ struct RedisRoomSequencerTests {
                                                baseRev: nil)
             }
             let log = sequencer.keys(room: "r").log
-            try await Self.keyByFirstRev(log, client: context.client())
-            let ids = try await context.client().send(["XRANGE", RedisArgument(log), "-", "+"]).array?.compactMap { $0.array?.first?.string }
-            #expect(ids == ["1-0", "11-0", "21-0", "31-0", "41-0"])
+            let ids = { try await context.client().send(["XRANGE", RedisArgument(log), "-", "+"]).array?.compactMap { $0.array?.first?.string } }
+            #expect(try await ids() == ["1-0", "11-0", "21-0", "31-0", "41-0"], "keyed by their first rev, as this release writes them")
+            try await Self.asEarlierRelease(log, client: context.client())
+            #expect(try await ids() == ["10-0", "20-0", "30-0", "40-0", "50-0"])
             #expect(try await sequencer.patches(room: "r", after: 0).map(\.rev) == Array(1...50))
             #expect(try await sequencer.patches(room: "r", after: 14, limit: 3).map(\.rev) == [15, 16, 17])
             #expect(try await sequencer.patches(room: "r", after: 45).map(\.rev) == Array(46...50), "inside the newest entry")
@@ -618,6 +617,7 @@ struct RedisRoomSequencerTests {
             // No entry's id reaches the client's last rev (50): the newest entry holds it.
             #expect(try await sequencer.append(room: "r", client: "c", user: "u", seq: 45, ops: Self.op) == .duplicate(epoch: head.epoch, rev: 45))
             _ = try await sequencer.append(room: "r", (51...53).map { SequencerEntry(client: "c", user: "u", seq: $0, ops: Self.op) }, baseRev: nil)
+            #expect(try await ids() == ["10-0", "20-0", "30-0", "40-0", "50-0", "51-0"])
             #expect(try await sequencer.patches(room: "r", after: 44).map(\.rev) == Array(45...53))
             #expect(try await sequencer.patches(room: "r", after: 51).map(\.rev) == [52, 53])
         }

@@ -129,8 +129,8 @@ struct RoomLogFollowerTests {
         }
     }
 
-    @Test("a follower reads a log keyed by first revs from inside an entry")
-    func readsEntriesKeyedByTheirFirstRev() async throws {
+    @Test("a follower reads a log from inside an entry, keyed by first revs or as an earlier release wrote it (by last revs)", arguments: [false, true])
+    func readsFromInsideAnEntry(earlierRelease: Bool) async throws {
         try await RedisTestContext.with { context in
             let writer = RedisRoomSequencer(client: context.client())
             let head = try await writer.open(room: "r")
@@ -138,7 +138,7 @@ struct RoomLogFollowerTests {
                 _ = try await writer.append(room: "r", (1...10).map { SequencerEntry(client: "c", user: "u", seq: Int64(batch * 10 + $0), ops: Self.op) },
                                             baseRev: nil)
             }
-            try await RedisRoomSequencerTests.keyByFirstRev(writer.keys(room: "r").log, client: context.client())
+            if earlierRelease { try await RedisRoomSequencerTests.asEarlierRelease(writer.keys(room: "r").log, client: context.client()) }
             var follower = RoomLogFollower(sequencer: RedisRoomSequencer(client: context.client()), blockTimeout: .milliseconds(50))
             follower.follow(room: "r", epoch: head.epoch, after: 14)
             var seen: [SequencedPatch] = []

@@ -9,7 +9,7 @@ import TandemRedis
 /// exactly-once, so that one read and one write of one hash serve a batch, and, kept bounded by
 /// `storeSnapshot`, `forgot` (set once a client's progress was dropped) and `swept` (the time of the
 /// last sweep)), `P:{R}:log` (stream; one entry per appended
-/// batch, id "firstRev-0" ("lastRev-0" in logs of earlier releases: every reader takes both), fields first, time, m: see `append`; entries of one patch each, id "rev-0",
+/// batch, id "firstRev-0" ("lastRev-0", with fields first and time, in logs of earlier releases: every reader takes both), field m: see `append`; entries of one patch each, id "rev-0",
 /// fields epoch, user, client, seq, ops, time, are read too, so a log holding them stays readable), `P:{R}:snapshot` (hash: epoch, rev, state: the newest),
 /// `P:{R}:snapshots` (hash: rev → state, the snapshots the retained history is rebuilt from) and
 /// `P:{R}:deleted` (string: the epoch of the room a backend deleted, for a day, so that nodes close
@@ -49,8 +49,9 @@ enum RoomSequencerScripts {
     /// A log entry's id is the first rev it holds (readers take entries keyed by their last rev too, as
     /// logs written by earlier releases hold them: `RedisRoomSequencer.logRead`), so that an `XADD`
     /// with an explicit id refuses a writer whose view of the room is stale (CLUSTER.md, "What is
-    /// next"); its fields are `first` (its first rev), `time` and `m`, the change message
-    /// (`RoomChangeMessage`, kind `B`). The log keeps at least `window` revs: the entries before the
+    /// next"); its one field is `m`, the change message (`RoomChangeMessage`, kind `B`), whose header
+    /// holds the epoch, the first rev and the time (entries of earlier releases also have `first` and
+    /// `time` fields). The log keeps at least `window` revs: the entries before the
     /// one holding the window's first rev go (`XTRIM MINID`), every 64 revs from a window of 1,000 on,
     /// at every append below it.
     ///
@@ -247,7 +248,7 @@ enum RoomSequencerScripts {
           redis.call('HSET', meta, unpack(updates))
           local fromText = from == rev and revText or int(from)
           local message = 'B' .. field(epoch) .. field(fromText) .. field(time) .. table.concat(records)
-          redis.call('XADD', log, fromText, 'first', fromText, 'time', time, 'm', message)
+          redis.call('XADD', log, fromText, 'm', message)
           local bound = trimBound(rev, from - 1)
           if bound then trimTo(log, bound) end
           if created ~= 0 then notify(meta, epoch) end
@@ -311,7 +312,7 @@ enum RoomSequencerScripts {
         message = 'B' .. field(epoch) .. field(int(from)) .. field(time) .. string.sub(message, tonumber(ARGV[a + 6]) + 1)
         trim = trimBound(top, rev) or ''
       end
-      redis.call('XADD', log, from, 'first', from, 'time', time, 'm', message)
+      redis.call('XADD', log, from, 'm', message)
       if trim ~= '' then trimTo(log, trim) end
       redis.call('SPUBLISH', channelOf(meta), message)
       replies[#replies + 1] = 1; replies[#replies + 1] = from
@@ -387,10 +388,23 @@ enum RoomSequencerScripts {
     local oldest = tonumber(ARGV[4])
     local cutoff, keepFrom = tonumber(ARGV[5]), tonumber(ARGV[6])
     if cutoff >= 0 then
-      -- The last revs of the entries that may go. An entry holds one batch and its id is its last rev
-      -- or its first one, so an entry's last rev is read from the next one: its first rev (the `first`
-      -- field, or the id of an entry of one patch) - 1; the newest entry's is the room's rev.
+      -- The last revs of the entries that may go. An entry holds one batch and its id is its first rev
+      -- (its last in logs of earlier releases, whose entries carry a `first` field), so an entry's last
+      -- rev is read from the next one: its first rev - 1; the newest entry's is the room's rev. An
+      -- entry's time is its `time` field (earlier releases) or the one in its change message's header.
       local ends, from, done, previousTime, previous = {}, '-', false, nil, false
+      -- A change message's header: 'B', then epoch, first rev and time, each as `length:bytes`.
+      local function headerTime(message)
+        local at = 2
+        for _ = 1, 2 do
+          local colon = string.find(message, ':', at, true)
+          if not colon then return nil end
+          at = colon + 1 + tonumber(string.sub(message, at, colon - 1))
+        end
+        local colon = string.find(message, ':', at, true)
+        if not colon then return nil end
+        return tonumber(string.sub(message, colon + 1, colon + tonumber(string.sub(message, at, colon - 1))))
+      end
       local function close(last)
         if last >= keepFrom or not previousTime or previousTime >= cutoff then done = true else ends[last] = true end
       end
@@ -399,7 +413,9 @@ enum RoomSequencerScripts {
         for _, entry in ipairs(entries) do
           local first, time, fields = nil, nil, entry[2]
           for i = 1, #fields, 2 do
-            if fields[i] == 'time' then time = tonumber(fields[i + 1]) elseif fields[i] == 'first' then first = tonumber(fields[i + 1]) end
+            if fields[i] == 'time' then time = tonumber(fields[i + 1])
+            elseif fields[i] == 'first' then first = tonumber(fields[i + 1])
+            elseif fields[i] == 'm' and not time then time = headerTime(fields[i + 1]) end
           end
           if previous then
             close((first or tonumber(string.match(entry[1], '^(%d+)'))) - 1)
