@@ -305,10 +305,12 @@ package struct RedisRoomSequencer: Sendable {
     /// exist, creates it in a new epoch at rev 0 with `state` as its snapshot and each client's last seq.
     /// - Returns: whether it seeded (false: the room exists; someone else seeded or created it first).
     /// - Throws: `RedisError`.
-    /// - Parameter epoch: the epoch of the copy: a room deleted in that epoch is not brought back.
+    /// - Parameters:
+    ///   - epoch: the epoch of the copy: a room deleted in that epoch is not brought back.
+    ///   - forgot: the copy's room had dropped some client's progress (the new room keeps saying so).
     @discardableResult
-    func seed(room: String, state: [UInt8], epoch: String, lastSeqs: [String: Int64]) async throws(RedisError) -> SeedOutcome {
-        var arguments: [RedisArgument] = [RedisArgument(newEpoch()), trusted, RedisArgument(bytes: state), RedisArgument(epoch)]
+    func seed(room: String, state: [UInt8], epoch: String, lastSeqs: [String: Int64], forgot: Bool = false) async throws(RedisError) -> SeedOutcome {
+        var arguments: [RedisArgument] = [RedisArgument(newEpoch()), trusted, RedisArgument(bytes: state), RedisArgument(epoch), forgot ? "1" : "0"]
         for (client, seq) in lastSeqs.sorted(by: { $0.key < $1.key }) {
             arguments.append(RedisArgument(RoomKeys.progressField(client: client)))
             arguments.append(RedisArgument(seq))

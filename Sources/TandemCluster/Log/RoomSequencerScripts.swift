@@ -336,16 +336,19 @@ enum RoomSequencerScripts {
     /// Brings back a room Redis lost, from a node's copy: only when the room's meta is gone, creates it
     /// in a new epoch at rev 0 with the copy as its snapshot and the clients' progress (each at rev 0).
     /// Returns 1 when it seeded, 0 when the room exists (someone was first, or nothing was lost), 2 when
-    /// the node's copy is of a room a backend deleted (it must not come back).
+    /// the node's copy is of a room a backend deleted (it must not come back). When the copy's room
+    /// had dropped some client's progress, the new one says so too (`forgot`).
     /// KEYS: meta, log, snapshot, snapshots, deleted. ARGV: epoch candidate, trusted persistence,
-    /// state, the epoch of the node's copy, then pairs of `c:` and a client id, and its last seq.
+    /// state, the epoch of the node's copy, "1" when the copy's room forgot clients, then pairs of `c:`
+    /// and a client id, and its last seq.
     static let seed = RedisScript(prelude + """
     if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
     if redis.call('GET', KEYS[5]) == ARGV[4] then return 2 end
     local epoch = ensure(ARGV[1], ARGV[2], '')
     redis.call('HSET', KEYS[3], 'epoch', epoch, 'rev', 0, 'state', ARGV[3])
     redis.call('HSET', KEYS[4], '0', ARGV[3])
-    for i = 5, #ARGV - 1, 2 do redis.call('HSET', KEYS[1], ARGV[i], ARGV[i + 1] .. ':0') end
+    for i = 6, #ARGV - 1, 2 do redis.call('HSET', KEYS[1], ARGV[i], ARGV[i + 1] .. ':0') end
+    if ARGV[5] == '1' then redis.call('HSET', KEYS[1], 'forgot', 1) end
     notify(KEYS[1], epoch)
     return 1
     """)

@@ -159,7 +159,8 @@ final class ClusterNode: Sendable {
             let deleted = (try? await engine.sequencer.deletedEpoch(room: room.name)) == epoch
             if !deleted, let copy {
                 do throws(RedisError) {
-                    if try await engine.sequencer.seed(room: room.name, state: copy.state, epoch: copy.epoch, lastSeqs: copy.lastSeqs) == .seeded {
+                    if try await engine.sequencer.seed(room: room.name, state: copy.state, epoch: copy.epoch, lastSeqs: copy.lastSeqs,
+                                                       forgot: copy.forgot) == .seeded {
                         logger.warning("cluster.room_reseeded", LogField("room", room.name), LogField("bytes", "\(copy.state.count)"))
                     }
                 } catch {

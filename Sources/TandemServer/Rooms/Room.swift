@@ -486,13 +486,14 @@ package final class Room: Sendable {
         onIdle(self)
     }
 
-    /// The room's document and each client's last seq, when the room holds anything (so a cluster that
-    /// lost the room can be given it back); nil for an empty, unwritten room or one no longer served.
-    package func contentsForReseed() -> (state: [UInt8], epoch: String, lastSeqs: [String: Int64])? {
+    /// The room's document and each client's last seq, and whether it forgot any client, when the room
+    /// holds anything (so a cluster that lost the room can be given it back); nil for an empty,
+    /// unwritten room or one no longer served.
+    package func contentsForReseed() -> (state: [UInt8], epoch: String, lastSeqs: [String: Int64], forgot: Bool)? {
         state.withLock { state in
             guard !state.retired, !state.broken,
                   state.core.rev > 0 || !state.core.progress.isEmpty || state.core.document.root != .emptyObject else { return nil }
-            return (state.core.document.root.serializedBytes(), state.core.epoch, state.core.progress.mapValues(\.lastSeq))
+            return (state.core.document.root.serializedBytes(), state.core.epoch, state.core.progress.mapValues(\.lastSeq), state.core.hasForgottenClients)
         }
     }
 
