@@ -106,6 +106,25 @@ struct RedisClusterClientTests {
         }
     }
 
+    @Test("a command is routed by the key at its position 1; a pipeline goes to every shard at once and its replies come back in order, a redirected one followed")
+    func pipelinesSpanShards() async throws {
+        try await Self.with { cluster, client, group in
+            let keys = (0..<60).map { "tandem:{p\($0)}:meta" }
+            for (n, key) in keys.enumerated() { _ = try await client.send(["SET", RedisArgument(key), RedisArgument("v\(n)")]) }
+            #expect(try await client.send(["GET", RedisArgument(keys[7])]).string == "v7")
+            #expect(try await client.send(["PING"]).string == "PONG", "a command without a key goes to the node of slot 0")
+            let owners = Set(keys.map { key in cluster.firstSlots.lastIndex { $0 <= RedisHashSlot.of(key) } })
+            #expect(owners.count == 3, "the keys span every shard")
+            // One key's slot moves to another shard: the pipeline's command for it is redirected and followed.
+            let moving = keys[11]
+            let owner = cluster.firstSlots.lastIndex { $0 <= RedisHashSlot.of(moving) } ?? 0
+            try await Self.migrate(RedisHashSlot.of(moving), keys: [moving], from: owner, to: (owner + 1) % 3, in: cluster, group: group)
+            let replies = try await client.pipeline(keys.map { ["GET", RedisArgument($0)] })
+            #expect(replies.map { try? $0.get().string } == (0..<60).map { "v\($0)" })
+            #expect(await client.redirectsFollowed == 1)
+        }
+    }
+
     /// Moves `slot` (and `keys` in it) from shard `from` to shard `to` and tells every node.
     static func migrate(_ slot: Int, keys: [String], from: Int, to: Int, in cluster: RedisClusterProcess, group: EventLoopGroup,
                         finish: Bool = true) async throws {

@@ -44,9 +44,60 @@ package actor RedisClusterClient {
     /// Sends `command`, which names `key`, to the node serving the key's slot.
     /// - Throws: `RedisError`, the last one when the redirections ran out.
     package func send(_ command: [RedisArgument], key: String) async throws(RedisError) -> RESPValue {
-        try await route(slot: RedisHashSlot.of(key)) { client, asking throws(RedisError) in
-            asking ? try await Self.afterAsking(command, on: client) : try await client.send(command)
+        try await send(command, slot: RedisHashSlot.of(key))
+    }
+
+    /// Sends `command` to the node serving the slot of the key at its position 1, where every command
+    /// Tandem sends names its key (`GET key`, `HSET key …`, `XRANGE key …`, `SPUBLISH channel …`);
+    /// a command without one (`PING`) goes to the node of slot 0.
+    /// - Throws: `RedisError`, the last one when the redirections ran out.
+    package func send(_ command: [RedisArgument]) async throws(RedisError) -> RESPValue {
+        try await send(command, slot: Self.slot(of: command))
+    }
+
+    /// Sends `commands` (each routed as `send(_:)` routes it) in one pipeline per node, the nodes'
+    /// pipelines at once; the replies come back in the order of `commands`. A command a node redirected
+    /// is sent again alone, following the redirection.
+    /// - Throws: `RedisError` only when the slot map cannot be read; per-command failures are in the results.
+    package func pipeline(_ commands: [[RedisArgument]]) async throws(RedisError) -> [Result<RESPValue, RedisError>] {
+        let map = try await slotMap()
+        var groups: [RedisEndpoint: [Int]] = [:]
+        var results = [Result<RESPValue, RedisError>](repeating: .failure(Self.unserved(0)), count: commands.count)
+        for (index, command) in commands.enumerated() {
+            let slot = Self.slot(of: command)
+            guard let endpoint = map.endpoint(for: slot) else {
+                results[index] = .failure(Self.unserved(slot))
+                continue
+            }
+            groups[endpoint, default: []].append(index)
         }
+        let replies = await withTaskGroup(of: (indices: [Int], replies: [Result<RESPValue, RedisError>]).self) { tasks in
+            for (endpoint, indices) in groups {
+                let client = client(for: endpoint)
+                tasks.addTask {
+                    do throws(RedisError) {
+                        return (indices, try await client.pipeline(indices.map { commands[$0] }))
+                    } catch {
+                        return (indices, Array(repeating: .failure(error), count: indices.count))
+                    }
+                }
+            }
+            var all: [(indices: [Int], replies: [Result<RESPValue, RedisError>])] = []
+            for await group in tasks { all.append(group) }
+            return all
+        }
+        for group in replies {
+            for (index, reply) in zip(group.indices, group.replies) { results[index] = reply }
+        }
+        for index in results.indices {
+            guard case .failure(let error) = results[index], RedisRedirect(error, fallbackHost: "") != nil else { continue }
+            do throws(RedisError) {
+                results[index] = .success(try await send(commands[index]))
+            } catch {
+                results[index] = .failure(error)
+            }
+        }
+        return results
     }
 
     /// Runs `script` on the node serving the slot of `keys` (all in one slot), as
@@ -117,6 +168,17 @@ package actor RedisClusterClient {
                 endpoint = next
             }
         }
+    }
+
+    private func send(_ command: [RedisArgument], slot: Int) async throws(RedisError) -> RESPValue {
+        try await route(slot: slot) { client, asking throws(RedisError) in
+            asking ? try await Self.afterAsking(command, on: client) : try await client.send(command)
+        }
+    }
+
+    /// The slot of the key a command names at position 1 (slot 0 for a command without one).
+    private static func slot(of command: [RedisArgument]) -> Int {
+        command.count > 1 ? RedisHashSlot.of(command[1].bytes) : 0
     }
 
     private static func afterAsking(_ command: [RedisArgument], on client: RedisClient) async throws(RedisError) -> RESPValue {
