@@ -401,14 +401,8 @@ struct ClusterRoomSyncTests {
     @Test("paced group commit: a room waiting for its turn takes its batch when the pause ends, with the patches that reached it meanwhile: one log entry")
     func aRoomTakesWhatArrivesBeforeItsTurn() async throws {
         try await RedisTestContext.with { context in
-            let clock = ManualClock()
-            let node = Node(context: context, commitInterval: .milliseconds(2), clock: clock)
-            for room in ["r1", "r2"] { try await node.sync.open(room: room) }
-            let admin = try await context.connect()
-            _ = try await admin.send(["CONFIG", "RESETSTAT"])
+            let (node, clock, admin) = try await Self.pausedNode(context, rooms: ["r1", "r2"])
             let outcomes = Mailbox<(Int64, Result<ClusterSubmitOutcome, ClusterError>)>()
-            node.sync.enqueue(room: "r1", .init(client: "c", user: "u", seq: 1, ops: Self.set("/n", 1)) { _ in })
-            try await Self.waitUntil("the first call began a pause") { clock.sleeperCount == 1 }
             node.sync.enqueue(room: "r2", .init(client: "c", user: "u", seq: 1, ops: Self.set("/n", 1)) { outcomes.push((1, $0)) })
             try await Self.waitUntil("r2 waits for its turn") { await node.sync.sequencer.pendingRoomBatches == 1 }
             for seq in Int64(2)...3 {
@@ -419,8 +413,7 @@ struct ClusterRoomSyncTests {
             #expect(outcomes.all.sorted { $0.0 < $1.0 }.map { try? $0.1.get() } == [.applied(rev: 1), .applied(rev: 2), .applied(rev: 3)])
             #expect(try await admin.send(["XLEN", RedisArgument(node.sync.sequencer.keys(room: "r2").log)]).integer == 1, "the three patches in one entry")
             #expect(try await Self.evalshaCalls(admin: admin) == 2)
-            try await Self.waitUntil("that call began a pause") { clock.sleeperCount == 1 }
-            clock.advance(by: .milliseconds(2))
+            try await Self.endPause(clock)
             node.loop.cancel()
         }
     }
@@ -428,12 +421,8 @@ struct ClusterRoomSyncTests {
     @Test("paced group commit: a room let in at the end of a pause with nothing to send (closed meanwhile) does not hold up the others' call")
     func aRoomWithNothingAtItsTurnWithdraws() async throws {
         try await RedisTestContext.with { context in
-            let clock = ManualClock()
-            let node = Node(context: context, commitInterval: .milliseconds(2), clock: clock)
-            for room in ["r1", "r2", "r3"] { try await node.sync.open(room: room) }
+            let (node, clock, _) = try await Self.pausedNode(context, rooms: ["r1", "r2", "r3"])
             let outcomes = Mailbox<(String, Result<ClusterSubmitOutcome, ClusterError>)>()
-            node.sync.enqueue(room: "r1", .init(client: "c", user: "u", seq: 1, ops: Self.set("/n", 1)) { _ in })
-            try await Self.waitUntil("the first call began a pause") { clock.sleeperCount == 1 }
             for room in ["r2", "r3"] {
                 node.sync.enqueue(room: room, .init(client: "c", user: "u", seq: 1, ops: Self.set("/n", 1)) { outcomes.push((room, $0)) })
             }
@@ -442,13 +431,31 @@ struct ClusterRoomSyncTests {
             try await Self.waitUntil("r2's patch failed") { outcomes.all.count == 1 }
             clock.advance(by: .milliseconds(2))
             try await Self.waitUntil("r3's outcome") { outcomes.all.count == 2 }
-            #expect(outcomes.all.first { $0.0 == "r2" }.map { (try? $0.1.get()) == nil } == true)
+            #expect(outcomes.all.first { $0.0 == "r2" }.map { if case .failure(.roomReset) = $0.1 { true } else { false } } == true, "closed")
             #expect(outcomes.all.first { $0.0 == "r3" }.flatMap { try? $0.1.get() } == .applied(rev: 1))
             #expect(await node.sync.sequencer.pendingRoomBatches == 0)
-            try await Self.waitUntil("that call began a pause") { clock.sleeperCount == 1 }
-            clock.advance(by: .milliseconds(2))
+            try await Self.endPause(clock)
             node.loop.cancel()
         }
+    }
+
+    /// A node whose calls are paced 2 ms on a manual clock, with `rooms` open, statistics reset, and a
+    /// first patch of the first room sent: its call began a pause, which only advancing the clock ends.
+    static func pausedNode(_ context: RedisTestContext, rooms: [String]) async throws -> (Node, ManualClock, RedisConnection) {
+        let clock = ManualClock()
+        let node = Node(context: context, commitInterval: .milliseconds(2), clock: clock)
+        for room in rooms { try await node.sync.open(room: room) }
+        let admin = try await context.connect()
+        _ = try await admin.send(["CONFIG", "RESETSTAT"])
+        node.sync.enqueue(room: rooms[0], .init(client: "c", user: "u", seq: 1, ops: Self.set("/n", 1)) { _ in })
+        try await waitUntil("the first call began a pause") { clock.sleeperCount == 1 }
+        return (node, clock, admin)
+    }
+
+    /// Ends the pause the last call began (so the node's pause task finishes before the test does).
+    static func endPause(_ clock: ManualClock) async throws {
+        try await waitUntil("the last call began a pause") { clock.sleeperCount == 1 }
+        clock.advance(by: .milliseconds(2))
     }
 
     @Test("when Redis loses the room, waiting submissions fail as reset and the room can be opened again in a new epoch")

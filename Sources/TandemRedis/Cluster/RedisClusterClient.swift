@@ -62,7 +62,7 @@ package actor RedisClusterClient {
     package func pipeline(_ commands: [[RedisArgument]]) async throws(RedisError) -> [Result<RESPValue, RedisError>] {
         let map = try await slotMap()
         var groups: [RedisEndpoint: [Int]] = [:]
-        var results = [Result<RESPValue, RedisError>](repeating: .failure(Self.unserved(0)), count: commands.count)
+        var results = [Result<RESPValue, RedisError>?](repeating: nil, count: commands.count)
         for (index, command) in commands.enumerated() {
             let slot = Self.slot(of: command)
             guard let endpoint = map.endpoint(for: slot) else {
@@ -90,14 +90,15 @@ package actor RedisClusterClient {
             for (index, reply) in zip(group.indices, group.replies) { results[index] = reply }
         }
         for index in results.indices {
-            guard case .failure(let error) = results[index], RedisRedirect(error, fallbackHost: "") != nil else { continue }
+            guard case .failure(let error)? = results[index], RedisRedirect(error, fallbackHost: "") != nil else { continue }
             do throws(RedisError) {
                 results[index] = .success(try await send(commands[index]))
             } catch {
                 results[index] = .failure(error)
             }
         }
-        return results
+        // A node's pipeline answers every command it was given; a missing reply is a broken connection's.
+        return results.map { $0 ?? .failure(.unexpectedReply(command: "pipeline", reply: "no reply")) }
     }
 
     /// Runs `script` on the node serving the slot of `keys` (all in one slot), as
@@ -155,8 +156,9 @@ package actor RedisClusterClient {
                         asking = true
                     case .moved:
                         // The slot moved for good, and usually with others (a reshard or a failover).
-                        self.map = map.moving(slot, to: redirect.endpoint)
-                        map = (try? await readMap()) ?? map.moving(slot, to: redirect.endpoint)
+                        let patched = map.moving(slot, to: redirect.endpoint)
+                        self.map = patched
+                        map = (try? await readMap()) ?? patched
                         endpoint = map.endpoint(for: slot) ?? redirect.endpoint
                     }
                     continue
