@@ -17,7 +17,7 @@ struct ClusterNodeShutdownTests {
         let redis = try await RedisServerProcess.start()
         let group = try EventLoopGroup(threads: 1)
         let node = ClusterNode(
-            settings: ClusterNode.Settings(endpoint: RedisEndpoint(host: "127.0.0.1", port: redis.port), nodeID: "n1",
+            settings: ClusterNode.Settings(redis: .server(RedisEndpoint(host: "127.0.0.1", port: redis.port)), nodeID: "n1",
                                            logLength: 10_000, limits: PatchLimits()),
             group: group, logger: .discarding, wallClock: { Int64(Date().timeIntervalSince1970 * 1_000) })
         let loaded = Mailbox<Bool>()

@@ -469,7 +469,7 @@ struct ClusterServerTests {
         let group = try EventLoopGroup(threads: 1)
         var settings = ServerConfiguration()
         settings.rateLimit = 0
-        let node = ClusterNode(settings: ClusterNode.Settings(endpoint: RedisEndpoint(host: "127.0.0.1", port: redis.port), nodeID: "n1",
+        let node = ClusterNode(settings: ClusterNode.Settings(redis: .server(RedisEndpoint(host: "127.0.0.1", port: redis.port)), nodeID: "n1",
                                                               logLength: 10_000, limits: PatchLimits()),
                                group: group, logger: .discarding, wallClock: { 0 })
         let harness = ServerHarness(configuration: settings) { _, rooms in ClusterSequencing(node: node, settings: rooms.core, group: group) }

@@ -54,6 +54,7 @@ enum ServeCommand {
             .flag("in-memory", help: "Keep rooms in memory only (acks are not durable; for benchmarks)."),
             .value("loops", "N", help: "Event-loop threads (default: one per core, less one for the storage writer unless --in-memory or --redis)."),
             .value("redis", "URL", help: "Cluster mode: share rooms with other nodes through this Redis (redis://HOST:PORT; see docs/CLUSTER.md)."),
+            .flag("redis-cluster", help: "--redis names nodes of a Redis Cluster (sharded; several as redis://A:PORT,redis://B:PORT)."),
             .value("node-id", "ID", help: "This node's name in the cluster (default: random; needs --redis)."),
             .value("presence-ttl", "MS", help: "Cluster mode: how long a dead node's participants still appear elsewhere.", default: "15000"),
             .value("presence-interval", "MS", help: "Cluster mode: how often nodes exchange participants.", default: "1000"),
@@ -126,11 +127,18 @@ enum ServeCommand {
         if arguments.value("loops") != nil {
             configuration.eventLoopThreads = try arguments.integer("loops", default: 1, in: 1...1024)
         }
+        configuration.redisCluster = arguments.flag("redis-cluster")
         if let url = arguments.value("redis") {
-            guard url.hasPrefix("redis://") else {
+            let urls = url.split(separator: ",", omittingEmptySubsequences: false)
+            guard urls.allSatisfy({ $0.hasPrefix("redis://") }) else {
                 throw .invalidValue(option: "redis", value: url, expected: "a redis://HOST:PORT URL, such as redis://127.0.0.1:6379")
             }
+            guard urls.count == 1 || configuration.redisCluster else {
+                throw .invalidValue(option: "redis", value: url, expected: "one URL (several name the nodes of a Redis Cluster: add --redis-cluster)")
+            }
             configuration.redisURL = url
+        } else if configuration.redisCluster {
+            throw .invalidValue(option: "redis-cluster", value: "", expected: "to be used together with --redis")
         }
         if let node = arguments.value("node-id") {
             guard configuration.redisURL != nil else {

@@ -120,14 +120,9 @@ final class AppendCoalescer: Sendable {
             }
             guard !calls.isEmpty else { return }
             if paces { Task { await self.endPause(through: sequencer) } }
-            do throws(RedisError) {
-                let outcomes = try await sequencer.append(calls.map(\.batch))
-                state.withLock { $0.carried -= calls.count }
-                for (waiting, result) in zip(calls, outcomes) { waiting.continuation.resume(returning: .success(result)) }
-            } catch {
-                state.withLock { $0.carried -= calls.count }
-                for waiting in calls { waiting.continuation.resume(returning: .failure(error)) }
-            }
+            let outcomes = await sequencer.appendRouted(calls.map(\.batch))
+            state.withLock { $0.carried -= calls.count }
+            for (waiting, result) in zip(calls, outcomes) { waiting.continuation.resume(returning: result) }
         }
     }
 

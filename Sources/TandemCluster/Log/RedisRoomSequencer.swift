@@ -53,7 +53,7 @@ package struct RedisRoomSequencer: Sendable {
     }
 
     /// The connection to Redis (shared, pipelined).
-    package let client: RedisClient
+    package let client: any RedisCommandSending
     /// The limits applied.
     package let settings: Settings
     private let random: any RandomByteSource
@@ -67,7 +67,7 @@ package struct RedisRoomSequencer: Sendable {
     ///     by `clock`); the rooms' batches that come while the next call may not start wait and go
     ///     together in it (group commit across rooms, for a node's engine). Otherwise each batch is its
     ///     own call.
-    package init(client: RedisClient, settings: Settings = Settings(), random: any RandomByteSource = SecureRandom(),
+    package init(client: any RedisCommandSending, settings: Settings = Settings(), random: any RandomByteSource = SecureRandom(),
          now: @escaping @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970 * 1_000) }, coalescesRooms: Bool = false,
          commitInterval: Duration = .zero, clock: any Clock<Duration> = ContinuousClock()) {
         coalescer = coalescesRooms ? AppendCoalescer(interval: commitInterval, clock: clock) : nil
@@ -171,7 +171,41 @@ package struct RedisRoomSequencer: Sendable {
         var head: (epoch: String, rev: Int64)? = nil
     }
 
-    /// Sequences the batches of several rooms in one script call, each as
+    /// Sequences the batches of several rooms as `append(_:)` does: in one script call on one server; on
+    /// a Redis Cluster, one call per slot, all sent at once (Redis Cluster refuses a script whose keys
+    /// lie in several slots, and rooms seldom share one).
+    /// - Returns: per batch, in order, its outcomes or the error of the call that carried it.
+    func appendRouted(_ batches: [RoomBatch]) async -> [Result<[SequencerOutcome], RedisError>] {
+        var groups: [Int: [Int]] = [:]
+        if client.isSharded {
+            for (index, batch) in batches.enumerated() { groups[RedisHashSlot.of(keys(room: batch.room).meta), default: []].append(index) }
+        }
+        guard groups.count > 1 else {
+            do throws(RedisError) {
+                return try await append(batches).map { .success($0) }
+            } catch {
+                return Array(repeating: .failure(error), count: batches.count)
+            }
+        }
+        var results = [Result<[SequencerOutcome], RedisError>](repeating: .success([]), count: batches.count)
+        await withTaskGroup(of: (indices: [Int], outcomes: Result<[[SequencerOutcome]], RedisError>).self) { calls in
+            for indices in groups.values {
+                calls.addTask {
+                    do throws(RedisError) {
+                        return (indices, .success(try await append(indices.map { batches[$0] })))
+                    } catch {
+                        return (indices, .failure(error))
+                    }
+                }
+            }
+            for await call in calls {
+                for (position, index) in call.indices.enumerated() { results[index] = call.outcomes.map { $0[position] } }
+            }
+        }
+        return results
+    }
+
+    /// Sequences the batches of several rooms in one script call (on a Redis Cluster, rooms of one slot), each as
     /// `append(room:_:baseRev:validated:head:)` would, in order. A batch in the short form that Redis
     /// found otherwise than the node expected goes again in the long form, in a second call; the batches
     /// of a room named more than once go in the long form, so that none of them can overtake another.

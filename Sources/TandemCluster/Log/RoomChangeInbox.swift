@@ -5,10 +5,12 @@ import TandemRedis
 /// Thread-safe: the connection's event loop pushes, the follow loop waits and takes, the engine wakes.
 final class RoomChangeInbox: Sendable {
     /// One thing the follow loop learns from the connection.
+    /// `connection` numbers the subscriber connection it came from (a follower has one per shard, and
+    /// ignores what a connection it replaced left behind).
     enum Item: Sendable, Equatable {
-        case push(RedisSubscriber.Push)
+        case push(RedisSubscriber.Push, connection: Int)
         /// The subscriber connection closed: everything after this needs a new one.
-        case closed(RedisError)
+        case closed(RedisError, connection: Int)
     }
 
     private struct State {
@@ -51,7 +53,7 @@ final class RoomChangeInbox: Sendable {
         waiter?.resume()
     }
 
-    /// Drops everything waiting (a new connection starts from a clean slate).
+    /// Drops everything waiting (no room is followed any more).
     func clear() {
         state.withLock { $0.items = [] }
     }

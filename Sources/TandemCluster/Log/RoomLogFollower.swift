@@ -3,14 +3,17 @@ import TandemRedis
 import TandemWire
 
 /// Follows the logs of a node's rooms through their change channels: one subscriber connection
-/// (sharded Pub/Sub) hears every batch the rooms' scripts append, with its entries, so a poll costs
-/// Redis nothing per followed room, and idle rooms cost nothing at all.
+/// (sharded Pub/Sub) per Redis server holding followed rooms hears every batch the rooms' scripts
+/// append, with its entries, so a poll costs Redis nothing per followed room, and idle rooms cost
+/// nothing at all.
 ///
 /// Pub/Sub may miss messages (before a subscription is confirmed, while the connection is down, a
 /// message that does not continue the room's rev), so the log stays the truth: a room is read from its
 /// log (`XRANGE` after its rev, with its epoch) once its subscription is confirmed, after every
 /// reconnect, and whenever a message leaves a gap. Data loss without a restart (`FLUSHALL`) is caught by
-/// one marker key read every `epochCheckInterval`, not by reading every room.
+/// one marker key per server read every `epochCheckInterval`, not by reading every room. On a Redis
+/// Cluster, a room whose slot moves (its subscriber closed by `MOVED`, or told `sunsubscribe`) is
+/// routed again and read from its log.
 ///
 /// Guarantees: for each room, `.patches` events are contiguous in rev order, from one epoch, starting
 /// right after the rev the room was followed from; anything that breaks that (an epoch change, a gap
@@ -21,8 +24,12 @@ struct RoomLogFollower: Sendable {
     private struct Cursor: Sendable, Equatable {
         var epoch: String
         var rev: Int64
-        /// SSUBSCRIBE sent on the current connection.
+        /// The server whose subscriber connection carries the room's channel (nil: to be routed).
+        var node: RedisEndpoint?
+        /// SSUBSCRIBE sent on the node's current connection.
         var requested = false
+        /// The number of the connection the SSUBSCRIBE went on: only its pushes count for the room.
+        var connection = 0
         /// Redis confirmed the subscription: its messages can be trusted to arrive.
         var subscribed = false
         /// The log must be read (after the confirmation) before messages continue the room.
@@ -39,12 +46,17 @@ struct RoomLogFollower: Sendable {
     var epochCheckInterval: Duration
     private let now: @Sendable () -> ContinuousClock.Instant
     private let inbox: RoomChangeInbox
-    private var subscriber: RedisSubscriber?
+    /// One subscriber connection per server, with the number its pushes carry.
+    private var subscribers: [RedisEndpoint: (subscriber: RedisSubscriber, connection: Int)] = [:]
+    private var connections = 0
     private var cursors: [String: Cursor] = [:]
     private var roomByChannel: [String: String] = [:]
-    private var leaving: Set<String> = []
+    /// Channels to unsubscribe, with the server that carries them.
+    private var leaving: [String: RedisEndpoint] = [:]
+    /// A subscription moved: the cluster's layout is read again before rooms are routed.
+    private var routingStale = false
     private var lastMarkerCheck: ContinuousClock.Instant?
-    private var marker: String?
+    private var markers: [String: String] = [:]
 
     /// A follower with no rooms yet.
     /// - Parameter now: the clock `epochCheckInterval` is measured on.
@@ -74,29 +86,33 @@ struct RoomLogFollower: Sendable {
     /// Starts (or restarts) following `room` after `rev` of `epoch`.
     mutating func follow(room: String, epoch: String, after rev: Int64) {
         let channel = sequencer.changesChannel(room: room)
-        leaving.remove(channel)
+        // Still subscribed there when it had not been settled: no new SSUBSCRIBE needed to hear it, but
+        // the cursor starts over, so the log is read after a fresh confirmation.
+        leaving[channel] = nil
         roomByChannel[channel] = room
         cursors[room] = Cursor(epoch: epoch, rev: rev)
     }
 
     /// Stops following `room`.
     mutating func unfollow(room: String) {
-        guard cursors.removeValue(forKey: room) != nil else { return }
-        leave(room)
+        guard let cursor = cursors.removeValue(forKey: room) else { return }
+        leave(room, cursor: cursor)
     }
 
     /// Ends every subscription of rooms no longer followed (the follow loop calls it before it parks,
     /// so that nothing piles up meanwhile).
     mutating func settle() {
-        if let subscriber, !leaving.isEmpty { subscriber.unsubscribe(leaving.sorted()) }
-        leaving = []
+        var channels: [RedisEndpoint: [String]] = [:]
+        for (channel, node) in leaving { channels[node, default: []].append(channel) }
+        for (node, list) in channels { subscribers[node]?.subscriber.unsubscribe(list.sorted()) }
+        leaving = [:]
         if cursors.isEmpty { inbox.clear() }
     }
 
-    /// Closes the subscriber connection (the follow loop's end); a later poll opens a new one.
+    /// Closes the subscriber connections (the follow loop's end); a later poll opens new ones.
     mutating func close() {
-        subscriber?.close()
-        subscriber = nil
+        for (subscriber, _) in subscribers.values { subscriber.close() }
+        subscribers = [:]
     }
 
     /// Waits up to `blockTimeout` for news of any followed room and returns what happened, in rev order
@@ -106,50 +122,118 @@ struct RoomLogFollower: Sendable {
     mutating func poll() async throws(RedisError) -> [RoomLogEvent] {
         settle()
         guard !cursors.isEmpty else { return [] }
-        let subscriber = try await connectedSubscriber()
-        let requests = cursors.filter { !$0.value.requested }.keys.sorted()
-        if !requests.isEmpty {
-            subscriber.subscribe(requests.map { sequencer.changesChannel(room: $0) })
-            for room in requests { cursors[room]?.requested = true }
+        var failure: RedisError?
+        do {
+            try await subscribe()
+        } catch {
+            failure = error
         }
         var events: [RoomLogEvent] = []
         try await checkMarker()
         let reading = cursors.values.contains { $0.subscribed && $0.needsRead }
-        for item in await inbox.take(block: !reading) {
+        for item in await inbox.take(block: !reading && failure == nil) {
             switch item {
-            case .closed:
-                // Whatever came after is unknown: every room is read again once subscribed again.
-                self.subscriber = nil
-                for room in cursors.keys { cursors[room]?.requested = false; cursors[room]?.subscribed = false; cursors[room]?.needsRead = true }
-            case .push(.subscribed(let channel)):
-                guard let room = roomByChannel[channel], cursors[room]?.requested == true else { continue }
+            case .closed(let error, let connection):
+                guard let node = node(of: connection) else { continue }
+                // Whatever came after is unknown: the server's rooms are read again once subscribed again,
+                // routed again when a slot moved.
+                subscribers[node] = nil
+                if RedisRedirect(error, fallbackHost: node.host) != nil { routingStale = true }
+                for (room, cursor) in cursors where cursor.node == node { reroute(room, stale: routingStale) }
+            case .push(.subscribed(let channel), let connection):
+                guard let room = roomByChannel[channel], let cursor = cursors[room], cursor.requested, cursor.connection == connection else { continue }
                 cursors[room]?.subscribed = true
                 cursors[room]?.needsRead = true
-            case .push(.unsubscribed(let channel)):
-                guard let room = roomByChannel[channel] else { continue }
-                cursors[room]?.subscribed = false
-            case .push(.message(let channel, let payload)):
-                guard let room = roomByChannel[channel], let cursor = cursors[room], cursor.subscribed, !cursor.needsRead else { continue }
+            case .push(.unsubscribed(let channel), let connection):
+                guard let room = roomByChannel[channel], let cursor = cursors[room], cursor.subscribed, cursor.connection == connection else { continue }
+                // Followed still, so Redis ended it: the slot moved to another shard.
+                routingStale = true
+                reroute(room, stale: true)
+            case .push(.message(let channel, let payload), let connection):
+                guard let room = roomByChannel[channel], let cursor = cursors[room], cursor.subscribed, !cursor.needsRead,
+                      cursor.connection == connection else { continue }
                 receive(RoomChangeMessage(payload), room: room, into: &events)
             }
         }
         do {
             try await read(into: &events)
         } catch {
-            if events.isEmpty { throw error }
+            if failure == nil { failure = error }
         }
+        if let failure, events.isEmpty { throw failure }
         return events
     }
 
-    private mutating func connectedSubscriber() async throws(RedisError) -> RedisSubscriber {
-        if let subscriber, subscriber.isOpen { return subscriber }
-        inbox.clear()
+    /// Routes the rooms not yet subscribed, opens the servers' subscriber connections they need and
+    /// subscribes them; a server that cannot be reached leaves its rooms for the next poll.
+    /// - Throws: the first `RedisError` met, after doing what the other servers allow.
+    private mutating func subscribe() async throws(RedisError) {
+        if routingStale {
+            routingStale = false
+            await sequencer.client.refreshRouting()
+        }
+        let unrouted = cursors.filter { $0.value.node == nil }.keys.sorted()
+        if !unrouted.isEmpty {
+            let nodes = try await sequencer.client.subscriptionNodes(forChannels: unrouted.map { sequencer.changesChannel(room: $0) })
+            for (room, node) in zip(unrouted, nodes) { cursors[room]?.node = node }
+        }
+        var requests: [RedisEndpoint: [String]] = [:]
+        for (room, cursor) in cursors where !cursor.requested || subscribers[cursor.node!]?.subscriber.isOpen != true {
+            requests[cursor.node!, default: []].append(room)
+        }
+        var failure: RedisError?
+        for (node, rooms) in requests {
+            do throws(RedisError) {
+                let (subscriber, connection) = try await connectedSubscriber(node)
+                let pending = cursors.filter { $0.value.node == node && !$0.value.requested }.keys.sorted()
+                subscriber.subscribe(pending.map { sequencer.changesChannel(room: $0) })
+                for room in pending {
+                    cursors[room]?.requested = true
+                    cursors[room]?.connection = connection
+                }
+            } catch {
+                failure = failure ?? error
+                // The server may be gone for good (a failover): ask the layout again next time.
+                if sequencer.client.isSharded {
+                    routingStale = true
+                    for room in rooms { cursors[room]?.node = nil }
+                }
+            }
+        }
+        if let failure { throw failure }
+    }
+
+    /// The open subscriber connection to `node`, opening one (and starting its rooms over) when needed.
+    private mutating func connectedSubscriber(_ node: RedisEndpoint) async throws(RedisError) -> (RedisSubscriber, connection: Int) {
+        if let current = subscribers[node], current.subscriber.isOpen { return current }
+        subscribers[node] = nil
+        connections += 1
+        let connection = connections
         let inbox = inbox
-        let opened = try await sequencer.client.subscriber(receive: { inbox.put(.push($0)) }, closed: { inbox.put(.closed($0)) })
-        subscriber = opened
-        leaving = []
-        for room in cursors.keys { cursors[room]?.requested = false; cursors[room]?.subscribed = false; cursors[room]?.needsRead = true }
-        return opened
+        let opened = try await sequencer.client.subscriber(at: node, receive: { inbox.put(.push($0, connection: connection)) },
+                                                           closed: { inbox.put(.closed($0, connection: connection)) })
+        subscribers[node] = (opened, connection)
+        leaving = leaving.filter { $0.value != node }
+        for (room, cursor) in cursors where cursor.node == node {
+            cursors[room]?.requested = false
+            cursors[room]?.subscribed = false
+            cursors[room]?.needsRead = true
+        }
+        return (opened, connection)
+    }
+
+    /// The server whose current subscriber connection is number `connection` (nil for one replaced).
+    private func node(of connection: Int) -> RedisEndpoint? {
+        subscribers.first { $0.value.connection == connection }?.key
+    }
+
+    /// Starts `room`'s subscription over: read again once subscribed again, on the server its slot
+    /// lives on now when `stale`.
+    private mutating func reroute(_ room: String, stale: Bool) {
+        cursors[room]?.requested = false
+        cursors[room]?.subscribed = false
+        cursors[room]?.needsRead = true
+        if stale, sequencer.client.isSharded { cursors[room]?.node = nil }
     }
 
     /// One message of `room`'s channel: patches that continue the room, or the reason to read its log.
@@ -220,13 +304,22 @@ struct RoomLogFollower: Sendable {
     private mutating func checkMarker() async throws(RedisError) {
         let started = now()
         if let lastMarkerCheck, started - lastMarkerCheck < epochCheckInterval { return }
+        let keys = try await sequencer.client.shardKeys(prefix: sequencer.markerKey)
         let candidate = Hex.lowercase(SecureRandom().bytes(count: 8))
-        let reply = try await sequencer.client.send(["SET", RedisArgument(sequencer.markerKey), RedisArgument(candidate), "NX", "GET"])
-        let current = reply.string ?? candidate
-        if reply.string == nil || (marker != nil && marker != current) {
+        let replies = try await sequencer.client.pipeline(keys.map { ["SET", RedisArgument($0), RedisArgument(candidate), "NX", "GET"] })
+        var lost = false
+        var read: [String: String] = [:]
+        for (key, reply) in zip(keys, replies) {
+            let value = try reply.get().string
+            let current = value ?? candidate
+            // A key that moved to another shard with its slot reads as lost once: one extra read of every room.
+            if value == nil || (markers[key] != nil && markers[key] != current) { lost = true }
+            read[key] = current
+        }
+        if lost {
             for room in cursors.keys { cursors[room]?.needsRead = true }
         }
-        marker = current
+        markers = read
         lastMarkerCheck = started
     }
 
@@ -243,14 +336,14 @@ struct RoomLogFollower: Sendable {
     }
 
     private mutating func drop(_ room: String) {
-        cursors[room] = nil
-        leave(room)
+        guard let cursor = cursors.removeValue(forKey: room) else { return }
+        leave(room, cursor: cursor)
     }
 
-    private mutating func leave(_ room: String) {
+    private mutating func leave(_ room: String, cursor: Cursor) {
         let channel = sequencer.changesChannel(room: room)
         roomByChannel[channel] = nil
-        leaving.insert(channel)
+        if cursor.requested, let node = cursor.node { leaving[channel] = node }
     }
 
     /// Checks that `patches` continue the room's cursor and moves it; nil when the room was reset before.

@@ -13,7 +13,7 @@ import TandemWire
 final class ClusterNode: Sendable {
     /// Where Redis is and how this node names itself.
     struct Settings: Sendable {
-        var endpoint: RedisEndpoint
+        var redis: RedisDeployment
         var nodeID: String
         /// Revs kept in each room's log in Redis: the resume window and the history the rooms API reads.
         var logLength: Int
@@ -42,8 +42,8 @@ final class ClusterNode: Sendable {
 
     let settings: Settings
     let engine: ClusterRoomSync<ClusterDocumentReplica>
-    private let sequencerClient: RedisClient
-    private let followerClient: RedisClient
+    private let sequencerClient: any RedisCommandSending
+    private let followerClient: any RedisCommandSending
     private let followLoop: Task<Void, Never>
     private let presenceLoop: Task<Void, Never>
     /// Participants across nodes.
@@ -61,10 +61,10 @@ final class ClusterNode: Sendable {
          wallClock: @escaping @Sendable () -> Int64, clock: any Clock<Duration> = ContinuousClock()) {
         self.settings = settings
         self.logger = logger
-        var redis = RedisClient.Configuration(endpoint: settings.endpoint)
+        var redis = RedisClient.Configuration(endpoint: settings.redis.endpoints[0])
         redis.readsServerRunID = true
-        sequencerClient = RedisClient(configuration: redis, group: group)
-        followerClient = RedisClient(configuration: redis, group: group)
+        sequencerClient = settings.redis.client(redis, group: group)
+        followerClient = settings.redis.client(redis, group: group)
         var sequencerSettings = RedisRoomSequencer.Settings(logLength: settings.logLength, maxOps: settings.limits.maxOps,
                                                             maxPatchBytes: max(settings.limits.maxDocument, 1 << 16))
         sequencerSettings.snapshotInterval = settings.snapshotInterval
@@ -247,10 +247,13 @@ final class ClusterNode: Sendable {
         }
     }
 
-    /// Checks that Redis answers (at start, so a wrong `--redis` fails at once, not at the first join).
-    func ping() async throws(ClusterError) {
+    /// Whether the Redis reached runs in cluster mode (`cluster_enabled` of `INFO cluster`), asked at
+    /// start so that a wrong `--redis` fails at once, not at the first join. With a Redis Cluster
+    /// deployment this reads the slot map first, which a server without cluster support refuses.
+    func redisRunsCluster() async throws(ClusterError) -> Bool {
         do {
-            _ = try await sequencerClient.send(["PING"])
+            let reply = try await sequencerClient.send(["INFO", "cluster"])
+            return reply.string?.contains("cluster_enabled:1") == true
         } catch {
             throw .redis(error)
         }

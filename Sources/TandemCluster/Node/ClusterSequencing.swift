@@ -11,14 +11,14 @@ struct ClusterSequencing: SequencingService {
     /// The loops a webhook service's own Redis connection runs on.
     let group: EventLoopGroup
 
-    var summary: String { "\(node.settings.endpoint) as \(node.settings.nodeID)" }
+    var summary: String { "\(node.settings.redis) as \(node.settings.nodeID)" }
     var sharedRooms: (any SharedRooms)? { ClusterSharedRooms(node: node) }
     var nodeID: String? { node.settings.nodeID }
 
     /// Webhooks decided in Redis and delivered by the node holding the lease, over a Redis connection
     /// of their own (a delivery round never waits behind patches, nor patches behind it).
     func webhooks(_ setup: WebhookSetup) -> (any WebhookService)? {
-        let client = RedisClient(configuration: RedisClient.Configuration(endpoint: node.settings.endpoint), group: group)
+        let client = node.settings.redis.client(RedisClient.Configuration(endpoint: node.settings.redis.endpoints[0]), group: group)
         return ClusterWebhooks(client: client, nodeID: node.settings.nodeID, setup: setup,
                                settings: ClusterWebhooks.Settings(ttl: node.settings.presence.ttl.totalMilliseconds)) { [node] in
             node.presentParticipants()
@@ -41,10 +41,18 @@ struct ClusterSequencing: SequencingService {
     }
 
     func check() async throws(ServerStartError) {
+        let redis = node.settings.redis
+        let runsCluster: Bool
         do throws(ClusterError) {
-            try await node.ping()
+            runsCluster = try await node.redisRunsCluster()
         } catch {
-            throw .cluster("Redis at \(node.settings.endpoint) does not answer (\(error.description)); is redis-server running there?")
+            if case .cluster = redis, error.description.contains("cluster support disabled") {
+                throw .cluster("Redis at \(redis.endpoints[0]) is not a Redis Cluster (cluster support disabled): drop --redis-cluster")
+            }
+            throw .cluster("Redis at \(redis) does not answer (\(error.description)); is redis-server running there?")
+        }
+        if case .server(let endpoint) = redis, runsCluster {
+            throw .cluster("Redis at \(endpoint) is a node of a Redis Cluster (cluster_enabled:1): add --redis-cluster")
         }
     }
 
@@ -67,15 +75,15 @@ extension RoomSequencing {
             guard let url = configuration.redisURL else {
                 throw .cluster("cluster mode needs the address of Redis: set redisURL (tandem serve --redis redis://HOST:PORT)")
             }
-            let endpoint: RedisEndpoint
+            let redis: RedisDeployment
             do throws(RedisError) {
-                endpoint = try RedisEndpoint(url: url)
+                redis = try RedisDeployment(urls: url, cluster: configuration.redisCluster)
             } catch {
                 throw .cluster("--redis: \(error.description)")
             }
             let node = ClusterNode(
                 settings: ClusterNode.Settings(
-                    endpoint: endpoint, nodeID: configuration.nodeID ?? "node-\(RoomRegistry.randomEpoch())",
+                    redis: redis, nodeID: configuration.nodeID ?? "node-\(RoomRegistry.randomEpoch())",
                     // The shared log is both the resume window and the history the rooms API reads.
                     logLength: max(configuration.historyWindow, configuration.retainedRevisions), limits: context.rooms.core.limits,
                     snapshotInterval: Int64(configuration.snapshotInterval),

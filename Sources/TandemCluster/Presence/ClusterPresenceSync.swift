@@ -34,7 +34,7 @@ struct ClusterPresenceSync: Sendable {
     let now: @Sendable () -> Int64
     let clock: any Clock<Duration>
 
-    init(client: RedisClient, nodeID: String, settings: Settings, now: @escaping @Sendable () -> Int64, clock: any Clock<Duration>) {
+    init(client: any RedisCommandSending, nodeID: String, settings: Settings, now: @escaping @Sendable () -> Int64, clock: any Clock<Duration>) {
         presence = RedisPresence(client: client, ttl: settings.ttl)
         self.nodeID = nodeID
         interval = settings.interval

@@ -11,14 +11,14 @@ import TandemProtocol
 /// agree to well within the TTL (NTP). Stateless apart from its settings; safe from any task.
 struct RedisPresence: Sendable {
     /// The connection to Redis (shared, pipelined).
-    let client: RedisClient
+    let client: any RedisCommandSending
     /// The prefix of every key.
     let keyPrefix: String
     /// How long an entry lives without a refresh; refresh every TTL/3 or so.
     let ttl: Duration
 
     /// Presence over `client` with entries living `ttl` (default 15 s).
-    init(client: RedisClient, keyPrefix: String = "tandem", ttl: Duration = .seconds(15)) {
+    init(client: any RedisCommandSending, keyPrefix: String = "tandem", ttl: Duration = .seconds(15)) {
         self.client = client
         self.keyPrefix = keyPrefix
         self.ttl = ttl

@@ -24,12 +24,12 @@ final class ClusterWebhooks: WebhookService {
     private let courier: ClusterWebhookCourier
     private let loop = Mutex<Task<Void, Never>?>(nil)
     private let clusterReporter: ClusterWebhookReporter
-    private let client: RedisClient
+    private let client: any RedisCommandSending
 
     var reporter: any WebhookReporter { clusterReporter }
 
     /// - Parameter participants: who is connected to this node, per room (to report them again).
-    init(client: RedisClient, nodeID: String, setup: WebhookSetup, settings: Settings,
+    init(client: any RedisCommandSending, nodeID: String, setup: WebhookSetup, settings: Settings,
          participants: @escaping @Sendable () -> [(room: String, participant: Participant)]) {
         self.client = client
         let log = RedisWebhookLog(client: client, debounce: setup.debounce.totalMilliseconds)

@@ -27,12 +27,12 @@ struct RedisWebhookLog: Sendable {
         var more: Bool
     }
 
-    let client: RedisClient
+    let client: any RedisCommandSending
     let prefix: String
     /// A changed room's window: at most one `state.changed` per room per this many milliseconds.
     let debounce: Int64
 
-    init(client: RedisClient, keyPrefix: String = "tandem", debounce: Int64) {
+    init(client: any RedisCommandSending, keyPrefix: String = "tandem", debounce: Int64) {
         self.client = client
         prefix = "\(keyPrefix):{webhooks}"
         self.debounce = debounce

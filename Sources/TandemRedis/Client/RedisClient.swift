@@ -8,7 +8,7 @@ import TandemWire
 /// have been applied) and fails with `RedisError.connectionLost`. A `LOADING` reply (a restarted server
 /// still reading its data) is retried with the same backoff. Blocking commands (`XREAD BLOCK`)
 /// belong on a client of their own: they hold back every reply queued behind them.
-package actor RedisClient {
+package actor RedisClient: RedisCommandSending {
     /// How to reach the server and how hard to try.
     package struct Configuration: Sendable, Equatable {
         /// The server.
@@ -87,14 +87,9 @@ package actor RedisClient {
     }
 
     /// Runs `script` with `EVALSHA`; when the server does not have it cached (`NOSCRIPT`, e.g. after
-    /// a restart or `SCRIPT FLUSH`), sends it once with `EVAL`, which also caches it.
-    /// - Throws: `RedisError`, including the script's own errors as `.server`.
-    package func evaluate(_ script: RedisScript, keys: [String], arguments: [RedisArgument]) async throws(RedisError) -> RESPValue {
-        try await evaluate(script, keys: keys, arguments: arguments, appendingServerRunID: false)
-    }
-
-    /// `evaluate(_:keys:arguments:)`, with the `run_id` of the server process the connection goes to as
-    /// one more argument when `appendingServerRunID` (empty unless `Configuration.readsServerRunID`).
+    /// a restart or `SCRIPT FLUSH`), sends it once with `EVAL`, which also caches it. With
+    /// `appendingServerRunID`, the `run_id` of the server process the connection goes to is one more
+    /// argument (empty unless `Configuration.readsServerRunID`).
     /// - Throws: `RedisError`, including the script's own errors as `.server`.
     package func evaluate(_ script: RedisScript, keys: [String], arguments: [RedisArgument],
                           appendingServerRunID: Bool) async throws(RedisError) -> RESPValue {
@@ -110,14 +105,30 @@ package actor RedisClient {
         }
     }
 
-    /// Opens a subscriber connection (sharded Pub/Sub) to this client's server, in one attempt: a
-    /// subscriber's owner decides when to try again.
+    /// False: one server holds every key.
+    package nonisolated var isSharded: Bool { false }
+
+    /// This client's server, for each channel.
+    package func subscriptionNodes(forChannels channels: [String]) -> [RedisEndpoint] {
+        Array(repeating: configuration.endpoint, count: channels.count)
+    }
+
+    /// Opens a subscriber connection (sharded Pub/Sub) to `node` (this client's server), in one attempt:
+    /// a subscriber's owner decides when to try again.
     /// - Throws: `RedisError.unavailable`.
-    package func subscriber(receive: @escaping @Sendable (RedisSubscriber.Push) -> Void,
+    package func subscriber(at node: RedisEndpoint, receive: @escaping @Sendable (RedisSubscriber.Push) -> Void,
                             closed: @escaping @Sendable (RedisError) -> Void) async throws(RedisError) -> RedisSubscriber {
-        try await RedisSubscriber.connect(to: configuration.endpoint, on: group.next(), limits: configuration.limits,
+        try await RedisSubscriber.connect(to: node, on: group.next(), limits: configuration.limits,
                                           timeout: configuration.connectTimeout, receive: receive, closed: closed)
     }
+
+    /// `[prefix]`: one server.
+    package func shardKeys(prefix: String) -> [String] {
+        [prefix]
+    }
+
+    /// Nothing to read: one server.
+    package func refreshRouting() {}
 
     /// Closes the connection; the next command opens a new one.
     package func close() {

@@ -12,7 +12,7 @@ import TandemWire
 ///
 /// A command is routed by the slot of the key it names; commands on several keys must keep them in
 /// one slot (a hash tag), as Redis Cluster requires.
-package actor RedisClusterClient {
+package actor RedisClusterClient: RedisCommandSending {
     /// The nodes asked for the slot map first.
     package let seeds: [RedisEndpoint]
     /// The most redirections one command follows before its last error is thrown.
@@ -105,7 +105,7 @@ package actor RedisClusterClient {
     /// `RedisClient.evaluate(_:keys:arguments:appendingServerRunID:)` does.
     /// - Throws: `RedisError`, including the script's own errors as `.server`.
     package func evaluate(_ script: RedisScript, keys: [String], arguments: [RedisArgument],
-                          appendingServerRunID: Bool = false) async throws(RedisError) -> RESPValue {
+                          appendingServerRunID: Bool) async throws(RedisError) -> RESPValue {
         guard let first = keys.first else { throw .unexpectedReply(command: "EVALSHA", reply: "a script sent to a cluster must name a key") }
         return try await route(slot: RedisHashSlot.of(first)) { client, asking throws(RedisError) in
             guard asking else {
@@ -120,6 +120,51 @@ package actor RedisClusterClient {
                 return try await Self.afterAsking(["EVAL", RedisArgument(script.source)] + tail, on: client)
             }
         }
+    }
+
+    /// True: each shard holds its slots' keys.
+    package nonisolated var isSharded: Bool { true }
+
+    /// The primary serving the slot of each channel (a sharded channel hashes like a key).
+    /// - Throws: `RedisError` when the slot map cannot be read or no node serves a channel's slot.
+    package func subscriptionNodes(forChannels channels: [String]) async throws(RedisError) -> [RedisEndpoint] {
+        let map = try await slotMap()
+        var nodes: [RedisEndpoint] = []
+        nodes.reserveCapacity(channels.count)
+        for channel in channels {
+            let slot = RedisHashSlot.of(channel)
+            guard let endpoint = map.endpoint(for: slot) else { throw Self.unserved(slot) }
+            nodes.append(endpoint)
+        }
+        return nodes
+    }
+
+    /// Opens a subscriber connection (sharded Pub/Sub) to `node`, in one attempt.
+    /// - Throws: `RedisError.unavailable`.
+    package func subscriber(at node: RedisEndpoint, receive: @escaping @Sendable (RedisSubscriber.Push) -> Void,
+                            closed: @escaping @Sendable (RedisError) -> Void) async throws(RedisError) -> RedisSubscriber {
+        try await RedisSubscriber.connect(to: node, on: group.next(), limits: template.limits, timeout: template.connectTimeout,
+                                          receive: receive, closed: closed)
+    }
+
+    /// One key per primary: `prefix:{n}` with the smallest `n` whose slot that primary serves.
+    /// - Throws: `RedisError` when the slot map cannot be read.
+    package func shardKeys(prefix: String) async throws(RedisError) -> [String] {
+        let map = try await slotMap()
+        var keys: [RedisEndpoint: String] = [:]
+        var tag = 0
+        // Three primaries need a few tags; an even split of 16,384 slots over N primaries needs about N·ln N.
+        while keys.count < map.endpoints.count, tag < 1 << 20 {
+            let key = "\(prefix):{\(tag)}"
+            if let endpoint = map.endpoint(for: RedisHashSlot.of(key)), keys[endpoint] == nil { keys[endpoint] = key }
+            tag += 1
+        }
+        return map.endpoints.compactMap { keys[$0] }
+    }
+
+    /// Reads the slot map again (keeping the current one when no node answers).
+    package func refreshRouting() async {
+        _ = try? await readMap()
     }
 
     /// The slot map as last read, reading it first when there is none.

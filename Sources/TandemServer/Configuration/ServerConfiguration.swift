@@ -83,6 +83,9 @@ public struct ServerConfiguration: Sendable, Equatable {
     /// Cluster mode: the Redis that several nodes share (`redis://HOST:PORT`). Nil runs a single node with
     /// its own storage. See docs/CLUSTER.md.
     public var redisURL: String?
+    /// Cluster mode: `redisURL` names seed nodes of a Redis Cluster (sharded; several may be given,
+    /// separated by commas): each room's keys live on the shard of its slot. See docs/CLUSTER.md.
+    public var redisCluster = false
     /// This node's name in the cluster (logs, presence); nil makes a random one at start.
     public var nodeID: String?
     /// Cluster mode: how long a node's presence entries live without a refresh, i.e. how long after a
