@@ -56,28 +56,15 @@ struct RedisClusterClientTests {
 
     /// Runs `body` with a fresh 3-shard cluster, a group and a client seeded with the first shard only.
     static func with(_ body: (RedisClusterProcess, RedisClusterClient, EventLoopGroup) async throws -> Void) async throws {
-        let group = try EventLoopGroup(threads: 2)
-        let cluster = try await RedisClusterProcess.start(group: group)
-        var configuration = RedisClient.Configuration(endpoint: cluster.endpoint(0))
-        configuration.readsServerRunID = true
-        let client = RedisClusterClient(seeds: [cluster.endpoint(0)], configuration: configuration, group: group)
-        do {
-            try await body(cluster, client, group)
-        } catch {
-            await Self.shutDown(cluster, client, group)
-            throw error
-        }
-        await Self.shutDown(cluster, client, group)
-    }
-
-    static func shutDown(_ cluster: RedisClusterProcess, _ client: RedisClusterClient, _ group: EventLoopGroup) async {
-        await client.close()
-        await cluster.stop()
-        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
-            Thread.detachNewThread {
-                group.shutdown()
-                done.resume()
+        try await RedisClusterProcess.with { cluster, group in
+            let client = cluster.client(group: group)
+            do {
+                try await body(cluster, client, group)
+            } catch {
+                await client.close()
+                throw error
             }
+            await client.close()
         }
     }
 
@@ -113,36 +100,15 @@ struct RedisClusterClientTests {
             for (n, key) in keys.enumerated() { _ = try await client.send(["SET", RedisArgument(key), RedisArgument("v\(n)")]) }
             #expect(try await client.send(["GET", RedisArgument(keys[7])]).string == "v7")
             #expect(try await client.send(["PING"]).string == "PONG", "a command without a key goes to the node of slot 0")
-            let owners = Set(keys.map { key in cluster.firstSlots.lastIndex { $0 <= RedisHashSlot.of(key) } })
+            let owners = Set(keys.map { cluster.shard(of: $0) })
             #expect(owners.count == 3, "the keys span every shard")
             // One key's slot moves to another shard: the pipeline's command for it is redirected and followed.
             let moving = keys[11]
-            let owner = cluster.firstSlots.lastIndex { $0 <= RedisHashSlot.of(moving) } ?? 0
-            try await Self.migrate(RedisHashSlot.of(moving), keys: [moving], from: owner, to: (owner + 1) % 3, in: cluster, group: group)
+            let owner = cluster.shard(of: moving)
+            try await cluster.migrate(RedisHashSlot.of(moving), from: owner, to: (owner + 1) % 3, group: group)
             let replies = try await client.pipeline(keys.map { ["GET", RedisArgument($0)] })
             #expect(replies.map { try? $0.get().string } == (0..<60).map { "v\($0)" })
             #expect(await client.redirectsFollowed == 1)
-        }
-    }
-
-    /// Moves `slot` (and `keys` in it) from shard `from` to shard `to` and tells every node.
-    static func migrate(_ slot: Int, keys: [String], from: Int, to: Int, in cluster: RedisClusterProcess, group: EventLoopGroup,
-                        finish: Bool = true) async throws {
-        let source = try await RedisConnection.connect(to: cluster.endpoint(from), on: group.next())
-        let target = try await RedisConnection.connect(to: cluster.endpoint(to), on: group.next())
-        defer { source.close(); target.close() }
-        let sourceID = try await source.send(["CLUSTER", "MYID"]).string ?? ""
-        let targetID = try await target.send(["CLUSTER", "MYID"]).string ?? ""
-        _ = try await target.send(["CLUSTER", "SETSLOT", RedisArgument(Int64(slot)), "IMPORTING", RedisArgument(sourceID)])
-        _ = try await source.send(["CLUSTER", "SETSLOT", RedisArgument(Int64(slot)), "MIGRATING", RedisArgument(targetID)])
-        guard finish else { return }
-        if !keys.isEmpty {
-            _ = try await source.send(["MIGRATE", "127.0.0.1", RedisArgument(Int64(cluster.nodes[to].port)), "", "0", "5000", "KEYS"] + keys.map { RedisArgument($0) })
-        }
-        for index in 0..<cluster.nodes.count {
-            let node = try await RedisConnection.connect(to: cluster.endpoint(index), on: group.next())
-            _ = try await node.send(["CLUSTER", "SETSLOT", RedisArgument(Int64(slot)), "NODE", RedisArgument(targetID)])
-            node.close()
         }
     }
 
@@ -152,9 +118,9 @@ struct RedisClusterClientTests {
             let key = "tandem:{moving}:meta"
             let slot = RedisHashSlot.of(key)
             _ = try await client.send(["SET", RedisArgument(key), "before"], key: key)
-            let owner = cluster.firstSlots.lastIndex { $0 <= slot } ?? 0
+            let owner = cluster.shard(ofSlot: slot)
             let other = (owner + 1) % 3
-            try await Self.migrate(slot, keys: [key], from: owner, to: other, in: cluster, group: group)
+            try await cluster.migrate(slot, from: owner, to: other, group: group)
             #expect(try await client.send(["GET", RedisArgument(key)], key: key).string == "before")
             #expect(await client.redirectsFollowed == 1)
             #expect(try await client.slotMap().endpoint(for: slot) == cluster.endpoint(other))
@@ -170,9 +136,9 @@ struct RedisClusterClientTests {
             let key = "tandem:{asked}:meta"
             let slot = RedisHashSlot.of(key)
             _ = try await client.slotMap()
-            let owner = cluster.firstSlots.lastIndex { $0 <= slot } ?? 0
+            let owner = cluster.shard(ofSlot: slot)
             let other = (owner + 1) % 3
-            try await Self.migrate(slot, keys: [], from: owner, to: other, in: cluster, group: group, finish: false)
+            try await cluster.migrate(slot, from: owner, to: other, group: group, finish: false)
             // The key does not exist on the source: the source answers ASK, the target takes it.
             _ = try await client.send(["SET", RedisArgument(key), "there"], key: key)
             #expect(await client.redirectsFollowed == 1)
