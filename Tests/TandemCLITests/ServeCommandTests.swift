@@ -125,6 +125,24 @@ import TandemWire
         #expect(try ServeCommand.configuration(from: ParsedArguments()).clusterCommitIntervalMicroseconds == 2_000)
     }
 
+    @Test("--redis-cluster: --redis names one or more nodes of a Redis Cluster; several without it, or it without --redis, are refused")
+    func redisClusterFlag() throws {
+        let urls = "redis://10.0.0.7:7000,redis://10.0.0.8:7000"
+        let configuration = try ServeCommand.configuration(from: ArgumentParser.parse(["--redis", urls, "--redis-cluster"], for: ServeCommand.spec))
+        #expect(configuration.redisURL == urls && configuration.redisCluster)
+        #expect(try ServeCommand.configuration(from: ArgumentParser.parse(["--redis", "redis://h:1"], for: ServeCommand.spec)).redisCluster == false)
+        #expect(throws: CommandLineError.invalidValue(option: "redis", value: urls,
+                                                      expected: "one URL (several name the nodes of a Redis Cluster: add --redis-cluster)")) {
+            try ServeCommand.configuration(from: ArgumentParser.parse(["--redis", urls], for: ServeCommand.spec))
+        }
+        #expect(throws: CommandLineError.invalidValue(option: "redis-cluster", value: "", expected: "to be used together with --redis")) {
+            try ServeCommand.configuration(from: ArgumentParser.parse(["--redis-cluster"], for: ServeCommand.spec))
+        }
+        #expect(throws: CommandLineError.self) {
+            try ServeCommand.configuration(from: ArgumentParser.parse(["--redis", "redis://a:1,http://b:2", "--redis-cluster"], for: ServeCommand.spec))
+        }
+    }
+
     @Test func webhookFlagsMapOntoTheConfigurationAndRepeat() throws {
         let arguments = try ArgumentParser.parse([
             "--webhook", "https://a.example/hook", "--webhook=http://127.0.0.1:9000/h", "--webhook-secret", "whsec",

@@ -34,6 +34,16 @@ struct RedisEndpointTests {
         #expect(backoff.ceiling(attempt: 1_000) == .seconds(1))
     }
 
+    @Test("a deployment is one server, or a Redis Cluster named by one or more seeds; several URLs need the cluster")
+    func deployments() throws {
+        #expect(try RedisDeployment(urls: "redis://h:1", cluster: false) == .server(RedisEndpoint(host: "h", port: 1)))
+        #expect(try RedisDeployment(urls: "redis://a:7000, redis://b:7001", cluster: true)
+                == .cluster(seeds: [RedisEndpoint(host: "a", port: 7000), RedisEndpoint(host: "b", port: 7001)]))
+        #expect(try RedisDeployment(urls: "redis://a:7000", cluster: true).description == "Redis Cluster via a:7000")
+        #expect(throws: RedisError.self) { try RedisDeployment(urls: "redis://a:1,redis://b:2", cluster: false) }
+        #expect(throws: RedisError.self) { try RedisDeployment(urls: "redis://a:1,", cluster: true) }
+    }
+
     @Test("scripts are named by the SHA-1 of their source")
     func scriptDigest() {
         #expect(RedisScript("return 1").sha1 == "e0e1f9fabfc9d4800c877a703b823ac0578ff8db")

@@ -42,10 +42,10 @@ struct ClusterServerTests {
     }
 
     /// Connects, says hello and returns the client with its welcome.
-    static func join(_ url: String, user: String, client: String, resume: ResumePoint? = nil, role: Role = .host,
+    static func join(_ url: String, user: String, client: String, room: String = "lobby", resume: ResumePoint? = nil, role: Role = .host,
                      loop: EventLoop) async throws -> (ProtocolClient, Welcome) {
         let connection = try await ProtocolClient.connect(url, loop: loop)
-        try await connection.send(.hello(Hello(token: token(user: user, role: role), client: client, resume: resume)))
+        try await connection.send(.hello(Hello(token: token(user: user, room: room, role: role), client: client, resume: resume)))
         guard case .welcome(let welcome)? = await connection.next(timeout: .seconds(30)) else {
             throw ClusterTestError("no welcome from \(url) for \(client)")
         }

@@ -1,0 +1,133 @@
+import Foundation
+import Testing
+import TandemProtocol
+import TandemRedis
+import TandemTestSupport
+import TandemWire
+@testable import TandemCluster
+@testable import TandemServer
+
+/// Nodes sharing rooms through a real 3-shard Redis Cluster (`--redis-cluster`), driven by protocol
+/// clients over real sockets: rooms on every shard, a node killed, presence, and the start checks.
+@Suite("Cluster: nodes on a sharded Redis Cluster", .serialized, .enabled(if: RedisServerProcess.isEnabled, "redis-server is not installed"))
+struct RedisClusterServerTests {
+    /// Six rooms, two on each shard of the initial split (a room's keys share the slot of its name).
+    static let rooms = ["room-0", "room-1", "room-2", "room-3", "room-4", "room-5"]
+
+    static func startNode(_ cluster: RedisClusterProcess, _ adjust: (inout ServerConfiguration) -> Void = { _ in }) throws -> SyncServer {
+        try ClusterServerTests.startNode(redisPort: cluster.nodes[0].port) { configuration in
+            configuration.redisURL = cluster.urls
+            configuration.redisCluster = true
+            adjust(&configuration)
+        }
+    }
+
+    @Test("two nodes, rooms on every shard, a writer on each node per room: every connection sees revs 1…N in order; participants see each other across nodes")
+    func roomsOnEveryShard() async throws {
+        try await RedisClusterProcess.with { cluster, group in
+            let rooms = Self.rooms
+            #expect(Set(rooms.map { cluster.shard(of: "{\($0)}") }) == [0, 1, 2])
+            let fast: (inout ServerConfiguration) -> Void = {
+                $0.clusterPresenceIntervalMilliseconds = 100
+                $0.clusterPresenceTTLMilliseconds = 5_000
+            }
+            let nodes = try [Self.startNode(cluster, fast), Self.startNode(cluster, fast)]
+            try await nodes[0].checkCluster()
+            let patchesEach = 10
+            var clients: [(room: String, client: ProtocolClient)] = []
+            for room in rooms {
+                for (n, node) in nodes.enumerated() {
+                    let (client, welcome) = try await ClusterServerTests.join(node.syncURL, user: "u\(n)", client: "\(room)-c\(n)", room: room, loop: group.next())
+                    #expect(welcome.rev == 0)
+                    clients.append((room, client))
+                }
+            }
+            await withTaskGroup(of: Void.self) { tasks in
+                for (index, entry) in clients.enumerated() {
+                    tasks.addTask {
+                        for seq in 1...patchesEach { try? await entry.client.send(.patch(seq: Int64(seq), ops: ClusterServerTests.set("w\(index)", seq))) }
+                    }
+                }
+            }
+            for (index, entry) in clients.enumerated() {
+                let updates = await ClusterServerTests.updates(entry.client, count: 2 * patchesEach)
+                #expect(updates.map(\.rev) == Array(1...Int64(2 * patchesEach)), "connection \(index) in \(entry.room)")
+                #expect(updates.filter(\.ack).count == patchesEach)
+            }
+            // The participant on node 0 of the last room learns of the one on node 1 (presence keys on that room's shard).
+            let last = clients[clients.count - 2].client
+            try await clients[clients.count - 1].client.send(.presence(data: .object(["at": .number(3)])))
+            let moved = await ClusterServerTests.first(last) { message -> JSONValue? in
+                switch message {
+                // Learnt with the presence when the join had not crossed yet.
+                case .join(let peer) where peer.client.hasSuffix("-c1") && peer.data != .null: peer.data
+                case .presence(let peer, let data) where peer.client.hasSuffix("-c1"): data
+                default: nil
+                }
+            }
+            #expect(moved == .object(["at": .number(3)]))
+            for node in nodes { await node.shutdown() }
+        }
+    }
+
+    @Test("a `tandem serve --redis-cluster` node is killed with SIGKILL: its client resumes on another node by replay, and no acknowledged patch is lost")
+    func killedNodeOnACluster() async throws {
+        try await RedisClusterProcess.with { cluster, group in
+            let survivor = try Self.startNode(cluster)
+            let (victim, victimURL) = try await CrashDurabilityTests.offload {
+                try CrashDurabilityTests.serve(data: SyncServerTests.temporaryDirectory(), secret: ClusterServerTests.secret,
+                                               extra: ["--in-memory", "--redis", cluster.urls, "--redis-cluster", "--node-id", "victim"])
+            }
+            let room = Self.rooms.first { cluster.shard(of: "{\($0)}") == 2 } ?? "lobby"
+            let (watcher, _) = try await ClusterServerTests.join(survivor.syncURL, user: "bob", client: "b1", room: room, loop: group.next())
+            let (alice, welcome) = try await ClusterServerTests.join(victimURL, user: "alice", client: "a1", room: room, loop: group.next())
+            Task {
+                for seq in 1...300 { try? await alice.send(.patch(seq: Int64(seq), ops: ClusterServerTests.set("k\(seq)", seq))) }
+            }
+            var acked: [Int64: Int64] = [:]
+            while acked.count < 50, let message = await alice.next(timeout: .seconds(30)) {
+                if case .ack(let seq, let rev, _, _) = message { acked[seq] = rev }
+            }
+            kill(victim.processIdentifier, SIGKILL)
+            await CrashDurabilityTests.offload { victim.waitUntilExit() }
+            while let message = await alice.next(timeout: .milliseconds(300)) {
+                if case .ack(let seq, let rev, _, _) = message { acked[seq] = rev }
+            }
+            #expect(acked.count >= 50)
+            let (again, resumed) = try await ClusterServerTests.join(survivor.syncURL, user: "alice", client: "a1", room: room,
+                                                                     resume: ResumePoint(epoch: welcome.epoch, rev: 0), loop: group.next())
+            #expect(resumed.epoch == welcome.epoch)
+            guard case .replay(let events) = resumed.sync else { Issue.record("expected a replay, got a snapshot"); return }
+            #expect(events.map(\.rev) == Array(1...resumed.rev))
+            for (seq, rev) in acked { #expect(events.first { $0.seq == seq }?.rev == rev, "acked seq \(seq) lost") }
+            #expect(await ClusterServerTests.revs(watcher, count: Int(resumed.rev)) == Array(1...resumed.rev))
+            try await again.send(.patch(seq: resumed.lastSeq + 1, ops: ClusterServerTests.set("after", 1)))
+            #expect(await ClusterServerTests.revs(again, count: 1) == [resumed.rev + 1])
+            await survivor.shutdown()
+        }
+    }
+
+    @Test("a node refuses to start against a Redis Cluster without --redis-cluster, and with it against a server without cluster support")
+    func startChecksTheKindOfRedis() async throws {
+        try await RedisClusterProcess.with { cluster, _ in
+            let plain = try ClusterServerTests.startNode(redisPort: cluster.nodes[0].port)
+            #expect(await Self.startFailure(plain)
+                    == "cannot join the cluster: Redis at 127.0.0.1:\(cluster.nodes[0].port) is a node of a Redis Cluster (cluster_enabled:1): add --redis-cluster")
+            await plain.shutdown()
+        }
+        let redis = try await RedisServerProcess.start()
+        let sharded = try ClusterServerTests.startNode(redisPort: redis.port) { $0.redisCluster = true }
+        #expect(await Self.startFailure(sharded) == "cannot join the cluster: Redis at 127.0.0.1:\(redis.port) is not a Redis Cluster (cluster support disabled): drop --redis-cluster")
+        await sharded.shutdown()
+        await redis.stop()
+    }
+
+    static func startFailure(_ node: SyncServer) async -> String? {
+        do {
+            try await node.checkCluster()
+            return nil
+        } catch {
+            return error.description
+        }
+    }
+}
