@@ -44,34 +44,56 @@ struct ClusterWebhookTests {
         return events
     }
 
-    @Test("two nodes, one session: started once, each join and leave once, changes made through both nodes in one state.changed, ended once")
-    func oneSessionAcrossTwoNodes() async throws {
+    /// Runs `body` with what points a node at a fresh Redis: one server, or a 3-shard Redis Cluster.
+    static func withRedis(sharded: Bool, _ body: (@escaping @Sendable (inout ServerConfiguration) -> Void) async throws -> Void) async throws {
+        if sharded {
+            try await RedisClusterProcess.with { cluster, _ in
+                let urls = cluster.urls
+                try await body { $0.redisURL = urls; $0.redisCluster = true }
+            }
+            return
+        }
         let redis = try await RedisServerProcess.start()
-        let group = try EventLoopGroup(threads: 1)
-        let receiver = try WebhookReceiver(group: group)
-        let a = try ClusterServerTests.startNode(redisPort: redis.port, Self.webhooks(receiver.url))
-        let b = try ClusterServerTests.startNode(redisPort: redis.port, Self.webhooks(receiver.url))
-
-        let (alice, _) = try await ClusterServerTests.join(a.syncURL, user: "alice", client: "a1", loop: group.next())
-        #expect(await Self.lines(receiver, count: 2).map(\.line) == ["room.started", "participant.joined a1"])
-        let (bob, _) = try await ClusterServerTests.join(b.syncURL, user: "bob", client: "b1", loop: group.next())
-        #expect(await Self.lines(receiver, count: 1).map(\.line) == ["participant.joined b1"])
-        try await alice.send(.patch(seq: 1, ops: ClusterServerTests.set("one", 1)))
-        try await bob.send(.patch(seq: 1, ops: ClusterServerTests.set("two", 2)))
-        #expect(await ClusterServerTests.revs(alice, count: 2) == [1, 2])
-        #expect(await Self.lines(receiver, count: 1).map(\.line) == [#"state.changed 2 ["/one","/two"]"#])
-        await bob.socket.close()
-        #expect(await Self.lines(receiver, count: 1).map(\.line) == ["participant.left b1"])
-        await alice.socket.close()
-        let end = await Self.lines(receiver, count: 2)
-        #expect(end.map(\.line) == ["participant.left a1", "room.ended"])
-        #expect(await receiver.next(timeout: .milliseconds(700)) == nil, "each event is delivered by one node only")
-
-        await a.shutdown()
-        await b.shutdown()
-        receiver.stop()
-        await ClusterServerTests.shutDown(group)
+        let url = "redis://127.0.0.1:\(redis.port)"
+        do {
+            try await body { $0.redisURL = url }
+        } catch {
+            await redis.stop()
+            throw error
+        }
         await redis.stop()
+    }
+
+    @Test("two nodes, one session: started once, each join and leave once, changes made through both nodes in one state.changed, ended once; on one Redis and on a Redis Cluster",
+          arguments: [false, true])
+    func oneSessionAcrossTwoNodes(sharded: Bool) async throws {
+        try await Self.withRedis(sharded: sharded) { redis in
+            let group = try EventLoopGroup(threads: 1)
+            let receiver = try WebhookReceiver(group: group)
+            let settings = Self.webhooks(receiver.url)
+            let a = try ClusterServerTests.startNode(redisPort: 0) { settings(&$0); redis(&$0) }
+            let b = try ClusterServerTests.startNode(redisPort: 0) { settings(&$0); redis(&$0) }
+
+            let (alice, _) = try await ClusterServerTests.join(a.syncURL, user: "alice", client: "a1", loop: group.next())
+            #expect(await Self.lines(receiver, count: 2).map(\.line) == ["room.started", "participant.joined a1"])
+            let (bob, _) = try await ClusterServerTests.join(b.syncURL, user: "bob", client: "b1", loop: group.next())
+            #expect(await Self.lines(receiver, count: 1).map(\.line) == ["participant.joined b1"])
+            try await alice.send(.patch(seq: 1, ops: ClusterServerTests.set("one", 1)))
+            try await bob.send(.patch(seq: 1, ops: ClusterServerTests.set("two", 2)))
+            #expect(await ClusterServerTests.revs(alice, count: 2) == [1, 2])
+            #expect(await Self.lines(receiver, count: 1).map(\.line) == [#"state.changed 2 ["/one","/two"]"#])
+            await bob.socket.close()
+            #expect(await Self.lines(receiver, count: 1).map(\.line) == ["participant.left b1"])
+            await alice.socket.close()
+            let end = await Self.lines(receiver, count: 2)
+            #expect(end.map(\.line) == ["participant.left a1", "room.ended"])
+            #expect(await receiver.next(timeout: .milliseconds(700)) == nil, "each event is delivered by one node only")
+
+            await a.shutdown()
+            await b.shutdown()
+            receiver.stop()
+            await ClusterServerTests.shutDown(group)
+        }
     }
 
     @Test("the delivering node killed with SIGKILL while the endpoint is down: another node takes over, delivers everything queued in order and reports the dead node's participant as left")
