@@ -52,6 +52,10 @@ import TandemTestSupport
         #expect(memory == single + ["--in-memory"])
         let node = RelayServerProcess.tandemArguments(kind: .tandemRedis2, dataDirectory: "/d", redisURL: "redis://127.0.0.1:7000", nodeID: "n1")
         #expect(node == single + ["--in-memory", "--redis", "redis://127.0.0.1:7000", "--node-id", "n1"])
+        let sharded = RelayServerProcess.tandemArguments(kind: .tandemRedis2Sharded, dataDirectory: "/d", redisURL: "redis://127.0.0.1:7000,redis://127.0.0.1:7001", nodeID: "n1")
+        #expect(sharded == single + ["--in-memory", "--redis", "redis://127.0.0.1:7000,redis://127.0.0.1:7001", "--redis-cluster", "--node-id", "n1"])
+        #expect(RelayServerKind.tandemRedis2Sharded.redisShards == 3 && RelayServerKind.tandemRedis2Everysec.redisShards == 1)
+        #expect(ClusterReport.processes(.tandemRedis2Sharded) == "2 nodes + 3 redis-server shards" && ClusterReport.processes(.tandemRedis) == "1 node + redis-server")
     }
 
     @Test func redisPersistsWithAlwaysFsyncEverySecondOrNotAtAll() {

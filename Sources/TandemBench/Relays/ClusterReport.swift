@@ -67,10 +67,11 @@ struct ClusterReport {
         neverDelivered == 0 ? audit.summary : (audit.isClean ? "" : audit.summary + ", ") + "\(neverDelivered) never delivered"
     }
 
-    /// The processes a deployment of `kind` runs, e.g. "2 nodes + redis-server".
+    /// The processes a deployment of `kind` runs, e.g. "2 nodes + redis-server" or "1 node + 3 redis-server shards".
     static func processes(_ kind: RelayServerKind) -> String {
         guard kind.isCluster else { return "1" }
-        return "\(kind.clusterNodes) node\(kind.clusterNodes == 1 ? "" : "s") + redis-server"
+        let redis = kind.redisShards > 1 ? "\(kind.redisShards) redis-server shards" : "redis-server"
+        return "\(kind.clusterNodes) node\(kind.clusterNodes == 1 ? "" : "s") + \(redis)"
     }
 
     /// One line per cluster deployment comparing its medians with the single in-memory node (or the durable one

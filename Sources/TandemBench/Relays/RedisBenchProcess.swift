@@ -17,14 +17,20 @@ final class RedisBenchProcess: Sendable {
     private let directory: String
     private let cli: String
 
-    /// Starts `executable` and returns once it accepts connections.
+    /// Starts `executable` and returns once it accepts connections; a `clusterNode` runs with cluster
+    /// support, its bus on another free port, waiting to be joined (`joinCluster`).
     /// - Throws: `RelayBenchError` when it cannot be started or does not accept connections within 20 s.
-    init(executable: String, persistence: RelayServerKind.RedisPersistence) throws {
+    init(executable: String, persistence: RelayServerKind.RedisPersistence, clusterNode: Bool = false) throws {
         port = try Self.freeLoopbackPort()
         cli = URL(fileURLWithPath: executable).deletingLastPathComponent().appendingPathComponent("redis-cli").path
         directory = NSTemporaryDirectory() + "tandem-bench-redis-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        process = try ChildProcess(executable: executable, arguments: Self.arguments(port: port, directory: directory, persistence: persistence))
+        var arguments = Self.arguments(port: port, directory: directory, persistence: persistence)
+        if clusterNode {
+            arguments += ["--cluster-enabled", "yes", "--cluster-config-file", "\(directory)/nodes.conf",
+                          "--cluster-port", "\(try Self.freeLoopbackPort())"]
+        }
+        process = try ChildProcess(executable: executable, arguments: arguments)
         let deadline = Date().addingTimeInterval(20)
         while !LoopbackPort.isAccepting(port) {
             guard process.isRunning, Date() < deadline else {
@@ -34,6 +40,35 @@ final class RedisBenchProcess: Sendable {
             }
             usleep(5_000)
         }
+    }
+
+    /// Makes one Redis Cluster of `shards` (slots split evenly, `redis-cli --cluster create`) and returns
+    /// once every shard reports `cluster_state:ok`.
+    /// - Throws: `RelayBenchError` when `redis-cli` is missing, refuses, or the cluster is not up within 20 s.
+    static func joinCluster(_ shards: [RedisBenchProcess]) throws {
+        guard let cli = shards.first?.cli, FileManager.default.isExecutableFile(atPath: cli) else {
+            throw RelayBenchError(description: "redis-cli is missing: install redis-tools to run a sharded deployment")
+        }
+        let create = try ChildProcess(executable: cli, arguments: ["--cluster", "create"] + shards.map { "127.0.0.1:\($0.port)" } + ["--cluster-yes"],
+                                      standardOutput: .pipe)
+        let output = String(decoding: create.standardOutput?.readDataToEndOfFile() ?? Data(), as: UTF8.self)
+        create.waitUntilExit()
+        guard create.terminationStatus == 0 else { throw RelayBenchError(description: "redis-cli --cluster create failed: \(output.suffix(500))") }
+        let deadline = Date().addingTimeInterval(20)
+        for shard in shards {
+            while !shard.query(["CLUSTER", "INFO"]).contains("cluster_state:ok") {
+                guard Date() < deadline else { throw RelayBenchError(description: "the Redis Cluster on port \(shard.port) is not ok after 20 s") }
+                usleep(20_000)
+            }
+        }
+    }
+
+    /// What `redis-cli` prints for `command` on this server ("" when it cannot run).
+    private func query(_ command: [String]) -> String {
+        guard let query = try? ChildProcess(executable: cli, arguments: ["-p", "\(port)"] + command, standardOutput: .pipe) else { return "" }
+        let data = query.standardOutput?.readDataToEndOfFile() ?? Data()
+        query.waitUntilExit()
+        return String(decoding: data, as: UTF8.self)
     }
 
     /// The `redis://` URL nodes connect to.
@@ -46,14 +81,9 @@ final class RedisBenchProcess: Sendable {
     /// nil when `redis-cli` is missing or did not answer.
     func commandCalls() -> [String: Int]? {
         guard FileManager.default.isExecutableFile(atPath: cli) else { return nil }
-        guard let query = try? ChildProcess(executable: cli, arguments: ["-p", "\(port)", "INFO", "commandstats"], standardOutput: .pipe) else {
-            return nil
-        }
-        let data = query.standardOutput?.readDataToEndOfFile() ?? Data()
-        query.waitUntilExit()
-        let text = String(decoding: data, as: UTF8.self)
+        let text = query(["INFO", "commandstats"])
         // A fresh server lists no commands yet, but still answers with the section header.
-        return query.terminationStatus == 0 && text.contains("# Commandstats") ? Self.commandCalls(info: text) : nil
+        return text.contains("# Commandstats") ? Self.commandCalls(info: text) : nil
     }
 
     /// The `calls=` of every `cmdstat_NAME:` line of `INFO commandstats`, by lower-case command name.

@@ -8,8 +8,8 @@ final class RelayDeployment: @unchecked Sendable {
     let kind: RelayServerKind
     /// The server processes clients connect to (one, or the cluster's nodes in order).
     let nodes: [RelayServerProcess]
-    /// The cluster's Redis; nil for single processes.
-    let redis: RedisBenchProcess?
+    /// The cluster's Redis servers (the shards of a Redis Cluster, or one); empty for single processes.
+    let redis: [RedisBenchProcess]
     /// What clients verify the server with when it serves TLS (`tandem-tls`).
     let clientTLS: TLSContext?
 
@@ -19,22 +19,26 @@ final class RelayDeployment: @unchecked Sendable {
         self.kind = kind
         guard let persistence = kind.redisPersistence else {
             nodes = [try RelayServerProcess(kind: kind, paths: paths, secret: secret)]
-            redis = nil
+            redis = []
             clientTLS = Self.clientTLS(for: nodes)
             return
         }
         guard let executable = paths.redis else {
             throw RelayBenchError(description: "redis-server is missing: install it (apt-get install redis-server) or set TANDEM_BENCH_REDIS")
         }
-        let redis = try RedisBenchProcess(executable: executable, persistence: persistence)
+        var redis: [RedisBenchProcess] = []
         var started: [RelayServerProcess] = []
         do {
+            let sharded = kind.redisShards > 1
+            for _ in 0..<kind.redisShards { redis.append(try RedisBenchProcess(executable: executable, persistence: persistence, clusterNode: sharded)) }
+            if sharded { try RedisBenchProcess.joinCluster(redis) }
+            let url = redis.map(\.url).joined(separator: ",")
             for node in 0..<kind.clusterNodes {
-                started.append(try RelayServerProcess(kind: kind, paths: paths, secret: secret, redisURL: redis.url, nodeID: "bench-n\(node)"))
+                started.append(try RelayServerProcess(kind: kind, paths: paths, secret: secret, redisURL: url, nodeID: "bench-n\(node)"))
             }
         } catch {
             for node in started { node.stop() }
-            redis.stop()
+            for server in redis { server.stop() }
             throw error
         }
         self.redis = redis
@@ -48,13 +52,24 @@ final class RelayDeployment: @unchecked Sendable {
     }
 
     /// Every process of the deployment, nodes first.
-    var processIDs: [Int32] { nodes.map(\.processID) + (redis.map { [$0.processID] } ?? []) }
+    var processIDs: [Int32] { nodes.map(\.processID) + redis.map(\.processID) }
 
     /// CPU seconds used so far by all processes.
     var cpuSeconds: Double { Self.total(processIDs.map { LoadStatistics.cpuSeconds(processID: $0) }) }
 
     /// CPU seconds used so far by Redis alone; nil for single processes.
-    var redisCPUSeconds: Double? { redis.map { LoadStatistics.cpuSeconds(processID: $0.processID) ?? 0 } }
+    var redisCPUSeconds: Double? { redis.isEmpty ? nil : Self.total(redis.map { LoadStatistics.cpuSeconds(processID: $0.processID) }) }
+
+    /// Calls per command so far, summed over the Redis servers; nil for single processes or when one did not answer.
+    func redisCommandCalls() -> [String: Int]? {
+        guard !redis.isEmpty else { return nil }
+        var calls: [String: Int] = [:]
+        for server in redis {
+            guard let counted = server.commandCalls() else { return nil }
+            calls.merge(counted, uniquingKeysWith: +)
+        }
+        return calls
+    }
 
     /// Resident memory of all processes in bytes.
     var residentBytes: Int { Int(Self.total(processIDs.map { LoadStatistics.residentBytes(processID: $0).map(Double.init) })) }
@@ -78,6 +93,6 @@ final class RelayDeployment: @unchecked Sendable {
     /// Stops the nodes, then Redis.
     func stop() {
         for node in nodes { node.stop() }
-        redis?.stop()
+        for server in redis { server.stop() }
     }
 }

@@ -98,7 +98,7 @@ enum RelayScenarios {
             self.server = server
             serverStart = server.cpuSeconds
             redisStart = server.redisCPUSeconds
-            redisCallsStart = server.redis?.commandCalls()
+            redisCallsStart = server.redisCommandCalls()
             ownStart = LoadStatistics.ownCPUSeconds()
             wallStart = LoadStatistics.nowNanoseconds()
             hostStart = LoadStatistics.hostCPUTicks()
@@ -117,7 +117,7 @@ enum RelayScenarios {
 
         /// Redis's work since the window started (read after `cores()`, so the query does not count as load).
         func redisWork() -> RedisWork? {
-            redisCallsStart == nil ? nil : RedisWork(from: redisCallsStart, to: server.redis?.commandCalls())
+            redisCallsStart == nil ? nil : RedisWork(from: redisCallsStart, to: server.redisCommandCalls())
         }
     }
 

@@ -79,7 +79,8 @@ final class RelayServerProcess: Sendable {
             (executable, arguments) = (paths.goRelay, ["--port", "0"])
         case .python:
             (executable, arguments) = (paths.python, ["\(paths.root)/bench/relays/python/relay.py", "--port", "0"])
-        case .tandem, .tandemMemory, .tandemTLS, .tandemWebhookHanging, .tandemRedis, .tandemRedis2, .tandemRedisVolatile, .tandemRedis2Volatile, .tandemRedisEverysec, .tandemRedis2Everysec:
+        case .tandem, .tandemMemory, .tandemTLS, .tandemWebhookHanging, .tandemRedis, .tandemRedis2, .tandemRedisVolatile, .tandemRedis2Volatile, .tandemRedisEverysec, .tandemRedis2Everysec,
+             .tandemRedisSharded, .tandemRedis2Sharded:
             let directory = NSTemporaryDirectory() + "tandem-bench-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
             data = directory
@@ -127,6 +128,7 @@ final class RelayServerProcess: Sendable {
         if kind == .tandemTLS { arguments += ["--tls-cert", "\(dataDirectory)/\(certificateFile)", "--tls-key", "\(dataDirectory)/key.pem"] }
         if kind.isCluster, let redisURL {
             arguments += ["--redis", redisURL]
+            if kind.redisShards > 1 { arguments.append("--redis-cluster") }
             if let nodeID { arguments += ["--node-id", nodeID] }
         }
         return arguments

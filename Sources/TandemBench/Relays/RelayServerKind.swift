@@ -26,6 +26,10 @@ enum RelayServerKind: String, Sendable, CaseIterable {
     case tandemRedisEverysec = "tandem-redis-everysec"
     /// Two nodes and a Redis whose append-only file is fsynced once a second.
     case tandemRedis2Everysec = "tandem-redis-2-everysec"
+    /// One node (`--redis-cluster`) and a 3-shard Redis Cluster, each shard's AOF fsynced once a second.
+    case tandemRedisSharded = "tandem-redis-sharded"
+    /// Two nodes on a 3-shard Redis Cluster (AOF everysec).
+    case tandemRedis2Sharded = "tandem-redis-2-sharded"
 
     /// The servers `bench/run` compares when `TANDEM_BENCH_SERVERS` is not set (the relay comparison).
     static let relayComparison: [RelayServerKind] = [.go, .python, .tandem, .tandemMemory]
@@ -44,9 +48,14 @@ enum RelayServerKind: String, Sendable, CaseIterable {
     var clusterNodes: Int {
         switch self {
         case .go, .python, .tandem, .tandemMemory, .tandemTLS, .tandemWebhookHanging: 0
-        case .tandemRedis, .tandemRedisVolatile, .tandemRedisEverysec: 1
-        case .tandemRedis2, .tandemRedis2Volatile, .tandemRedis2Everysec: 2
+        case .tandemRedis, .tandemRedisVolatile, .tandemRedisEverysec, .tandemRedisSharded: 1
+        case .tandemRedis2, .tandemRedis2Volatile, .tandemRedis2Everysec, .tandemRedis2Sharded: 2
         }
+    }
+
+    /// The `redis-server` processes of a cluster deployment: the shards of a Redis Cluster, or one server.
+    var redisShards: Int {
+        self == .tandemRedisSharded || self == .tandemRedis2Sharded ? 3 : 1
     }
 
     /// Whether this is a cluster deployment (Tandem nodes plus `redis-server`).
@@ -58,7 +67,7 @@ enum RelayServerKind: String, Sendable, CaseIterable {
         case .go, .python, .tandem, .tandemMemory, .tandemTLS, .tandemWebhookHanging: nil
         case .tandemRedis, .tandemRedis2: .alwaysFsync
         case .tandemRedisVolatile, .tandemRedis2Volatile: RedisPersistence.none
-        case .tandemRedisEverysec, .tandemRedis2Everysec: .everySecond
+        case .tandemRedisEverysec, .tandemRedis2Everysec, .tandemRedisSharded, .tandemRedis2Sharded: .everySecond
         }
     }
 
@@ -80,6 +89,8 @@ enum RelayServerKind: String, Sendable, CaseIterable {
         case .tandemRedis2Volatile: "Tandem, 2 nodes + Redis (no persistence)"
         case .tandemRedisEverysec: "Tandem, 1 node + Redis (AOF everysec)"
         case .tandemRedis2Everysec: "Tandem, 2 nodes + Redis (AOF everysec)"
+        case .tandemRedisSharded: "Tandem, 1 node + Redis Cluster of 3 shards (AOF everysec)"
+        case .tandemRedis2Sharded: "Tandem, 2 nodes + Redis Cluster of 3 shards (AOF everysec)"
         }
     }
 
@@ -98,6 +109,8 @@ enum RelayServerKind: String, Sendable, CaseIterable {
         case .tandemRedis2Volatile: "2 nodes + volatile Redis"
         case .tandemRedisEverysec: "1 node + Redis everysec"
         case .tandemRedis2Everysec: "2 nodes + Redis everysec"
+        case .tandemRedisSharded: "1 node + 3 Redis shards"
+        case .tandemRedis2Sharded: "2 nodes + 3 Redis shards"
         }
     }
 }
