@@ -55,6 +55,9 @@ import TandemTestSupport
         let sharded = RelayServerProcess.tandemArguments(kind: .tandemRedis2Sharded, dataDirectory: "/d", redisURL: "redis://127.0.0.1:7000,redis://127.0.0.1:7001", nodeID: "n1")
         #expect(sharded == single + ["--in-memory", "--redis", "redis://127.0.0.1:7000,redis://127.0.0.1:7001", "--redis-cluster", "--node-id", "n1"])
         #expect(RelayServerKind.tandemRedis2Sharded.redisShards == 3 && RelayServerKind.tandemRedis2Everysec.redisShards == 1)
+        let spread = Set((0..<100).map { RelayDeployment.node(forRoom: "room-\($0)", nodes: 2) })
+        #expect(spread == [0, 1] && RelayDeployment.node(forRoom: "room-7", nodes: 2) == RelayDeployment.node(forRoom: "room-7", nodes: 2))
+        #expect(RelayServerKind.tandemRedis2Affinity.roomAffinity && !RelayServerKind.tandemRedis2Everysec.roomAffinity)
         #expect(ClusterReport.processes(.tandemRedis2Sharded) == "2 nodes + 3 redis-server shards" && ClusterReport.processes(.tandemRedis) == "1 node + redis-server")
     }
 

@@ -107,6 +107,36 @@ struct RedisClusterServerTests {
         }
     }
 
+    @Test("one shard restarts without its data: its room comes back from the node's memory in a new epoch, a room on another shard keeps its epoch and goes on")
+    func oneShardLosesItsData() async throws {
+        try await RedisClusterProcess.with { cluster, group in
+            let node = try Self.startNode(cluster)
+            let lostRoom = Self.rooms[0], keptRoom = Self.rooms.first { cluster.shard(of: "{\($0)}") != cluster.shard(of: "{\(lostRoom)}") }!
+            let (lost, lostWelcome) = try await ClusterServerTests.join(node.syncURL, user: "alice", client: "a1", room: lostRoom, loop: group.next())
+            let (kept, keptWelcome) = try await ClusterServerTests.join(node.syncURL, user: "bob", client: "b1", room: keptRoom, loop: group.next())
+            for seq in 1...5 {
+                try await lost.send(.patch(seq: Int64(seq), ops: ClusterServerTests.set("k\(seq)", seq)))
+                try await kept.send(.patch(seq: Int64(seq), ops: ClusterServerTests.set("k\(seq)", seq)))
+            }
+            #expect(await ClusterServerTests.revs(lost, count: 5) == Array(1...5))
+            #expect(await ClusterServerTests.revs(kept, count: 5) == Array(1...5))
+            try await cluster.restart(shard: cluster.shard(of: "{\(lostRoom)}"), group: group)
+            // The node's follower notices the loss on that shard (its marker) and resets the room.
+            #expect(await lost.closeCode(timeout: .seconds(30)) == CloseCode.internalError.rawValue)
+            let (_, after) = try await ClusterServerTests.join(node.syncURL, user: "alice", client: "a1", room: lostRoom,
+                                                               resume: ResumePoint(epoch: lostWelcome.epoch, rev: 5), loop: group.next())
+            #expect(after.epoch != lostWelcome.epoch && after.lastSeq == 5)
+            guard case .state(let state) = after.sync else { Issue.record("expected a snapshot after the epoch change"); return }
+            for seq in 1...5 { #expect(state["k\(seq)"] == .number(Double(seq)), "seq \(seq) lost with the shard") }
+            // The other shard's room never noticed.
+            try await kept.send(.patch(seq: 6, ops: ClusterServerTests.set("k6", 6)))
+            #expect(await ClusterServerTests.revs(kept, count: 1) == [6])
+            let (_, keptAgain) = try await ClusterServerTests.join(node.syncURL, user: "bob", client: "b2", room: keptRoom, loop: group.next())
+            #expect(keptAgain.epoch == keptWelcome.epoch && keptAgain.rev == 6)
+            await node.shutdown()
+        }
+    }
+
     @Test("a node refuses to start against a Redis Cluster without --redis-cluster, and with it against a server without cluster support")
     func startChecksTheKindOfRedis() async throws {
         try await RedisClusterProcess.with { cluster, _ in

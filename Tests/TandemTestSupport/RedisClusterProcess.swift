@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import TandemRedis
 import TandemWire
 
@@ -6,11 +7,13 @@ import TandemWire
 /// 16,384 slots split evenly between them in order, joined with `CLUSTER MEET`; `start` returns once
 /// every node reports `cluster_state:ok`.
 package final class RedisClusterProcess: Sendable {
+    private let processes: Mutex<[RedisServerProcess]>
+
     /// The nodes, shard by shard (shard i serves the i-th share of the slots).
-    package let nodes: [RedisServerProcess]
+    package var nodes: [RedisServerProcess] { processes.withLock { $0 } }
 
     private init(nodes: [RedisServerProcess]) {
-        self.nodes = nodes
+        processes = Mutex(nodes)
     }
 
     /// Starts the nodes and joins them into one cluster.
@@ -109,6 +112,17 @@ package final class RedisClusterProcess: Sendable {
         }
     }
 
+    /// Kills shard `index` (SIGKILL) and starts it again at once on its ports and cluster configuration,
+    /// without its data (the nodes keep no persistence): it serves its slots again, empty, once every
+    /// node reports `cluster_state:ok`.
+    package func restart(shard index: Int, group: EventLoopGroup, timeout: Duration = .seconds(30)) async throws {
+        let old = nodes[index]
+        await old.stop(keepingData: true)
+        let new = try await RedisServerProcess.start(port: old.port, directory: old.directory, clusterNode: true, clusterBusPort: old.clusterBusPort)
+        processes.withLock { $0[index] = new }
+        try await waitUntilOK(group: group, timeout: timeout)
+    }
+
     private func join(group: EventLoopGroup, timeout: Duration) async throws {
         var connections: [RedisConnection] = []
         defer { for connection in connections { connection.close() } }
@@ -123,6 +137,13 @@ package final class RedisClusterProcess: Sendable {
                                                    RedisArgument(Int64(node.clusterBusPort ?? node.port + 10_000))])
             }
         }
+        try await waitUntilOK(group: group, timeout: timeout)
+    }
+
+    private func waitUntilOK(group: EventLoopGroup, timeout: Duration) async throws {
+        var connections: [RedisConnection] = []
+        defer { for connection in connections { connection.close() } }
+        for index in nodes.indices { connections.append(try await RedisConnection.connect(to: endpoint(index), on: group.next())) }
         let clock = ContinuousClock()
         let deadline = clock.now.advanced(by: timeout)
         for connection in connections {

@@ -49,10 +49,10 @@ public final class RedisServerProcess: Sendable {
     ///     restart it on the same data).
     ///   - appendOnly: persist every write to an append-only file fsynced on every write (`appendfsync always`).
     ///   - clusterNode: start it as a Redis Cluster node (no slots and no peers yet: `RedisClusterProcess`
-    ///     joins them), its cluster bus on another free port.
+    ///     joins them), its cluster bus on `clusterBusPort` (another free port when nil).
     /// - Throws: `RedisServerProcessError` when redis-server is missing or does not come up within `timeout`.
     public static func start(port: Int? = nil, directory: URL? = nil, appendOnly: Bool = false, clusterNode: Bool = false,
-                             timeout: Duration = .seconds(30)) async throws -> RedisServerProcess {
+                             clusterBusPort: Int? = nil, timeout: Duration = .seconds(30)) async throws -> RedisServerProcess {
         guard let executable else { throw RedisServerProcessError.notInstalled }
         let ownDirectory = directory == nil
         let directory = directory ?? FileManager.default.temporaryDirectory.appendingPathComponent("tandem-redis-\(UUID().uuidString)")
@@ -63,7 +63,7 @@ public final class RedisServerProcess: Sendable {
         while true {
             do {
                 return try await launch(executable, port: try port ?? freeLoopbackPort(), directory: directory,
-                                        appendOnly: appendOnly, clusterBusPort: clusterNode ? try freeLoopbackPort() : nil, timeout: timeout)
+                                        appendOnly: appendOnly, clusterBusPort: clusterNode ? try clusterBusPort ?? freeLoopbackPort() : nil, timeout: timeout)
             } catch RedisServerProcessError.portTaken where port == nil && attempt < 5 {
                 attempt += 1
             } catch {

@@ -138,8 +138,13 @@ struct ClusterReport {
           `--in-memory` only keeps invitations out of SQLite). `tandem-redis-volatile`, `tandem-redis-2-volatile`:
           the same with `--appendonly no` (Redis persists nothing); `tandem-redis-everysec`, `tandem-redis-2-everysec`:
           with `--appendfsync everysec` (written before each reply, fsynced once a second).
+          `tandem-redis-sharded`, `tandem-redis-2-sharded`: 1 or 2 nodes with `--redis-cluster` on a Redis Cluster of
+          three `redis-server --cluster-enabled yes` shards (`redis-cli --cluster create`, slots split evenly), each
+          with `--appendfsync everysec`; the Redis columns sum over the shards.
         - With two nodes the members of every room alternate between them (member i connects to node i mod 2),
-          so every patch is sequenced by Redis once and fanned out by both nodes.
+          so every patch is sequenced by Redis once and fanned out by both nodes; `tandem-redis-2-affinity`
+          (one Redis, AOF everysec) puts every member of a room on the node its name hashes to, as a load
+          balancer with room affinity does: each room is sequenced and fanned out by one node.
         - CPU columns are cores (100 % = one core) over the measuring window. "Server" is the sum over all the
           deployment's processes, `redis-server` included (from `/proc/PID/stat`, all threads); the generator's
           from `getrusage`. "Redis µs CPU / patch" is Redis's CPU time divided by the patches it sequenced

@@ -75,9 +75,18 @@ final class RelayDeployment: @unchecked Sendable {
     var residentBytes: Int { Int(Self.total(processIDs.map { LoadStatistics.residentBytes(processID: $0).map(Double.init) })) }
 
     /// The URL a client connects to: member `member` of `room` goes to node `member % nodes`, so every room with
-    /// at least as many members as nodes spans all nodes and its patches cross between them.
+    /// at least as many members as nodes spans all nodes and its patches cross between them; with room
+    /// affinity every member of a room goes to the node its name hashes to.
     func url(room: String, member: Int) -> String {
-        nodes[Self.node(forMember: member, nodes: nodes.count)].url(room: room)
+        nodes[kind.roomAffinity ? Self.node(forRoom: room, nodes: nodes.count) : Self.node(forMember: member, nodes: nodes.count)].url(room: room)
+    }
+
+    /// The node index for a room under room affinity: FNV-1a of its name, mod n (stable across runs).
+    static func node(forRoom room: String, nodes: Int) -> Int {
+        guard nodes > 0 else { return 0 }
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in room.utf8 { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
+        return Int(hash % UInt64(nodes))
     }
 
     /// The node index for a room member: alternating, member i → node i mod n.

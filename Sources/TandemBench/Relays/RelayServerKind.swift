@@ -30,6 +30,9 @@ enum RelayServerKind: String, Sendable, CaseIterable {
     case tandemRedisSharded = "tandem-redis-sharded"
     /// Two nodes on a 3-shard Redis Cluster (AOF everysec).
     case tandemRedis2Sharded = "tandem-redis-2-sharded"
+    /// Two nodes on one Redis (AOF everysec), every member of a room on the same node, as a load
+    /// balancer with room affinity places them.
+    case tandemRedis2Affinity = "tandem-redis-2-affinity"
 
     /// The servers `bench/run` compares when `TANDEM_BENCH_SERVERS` is not set (the relay comparison).
     static let relayComparison: [RelayServerKind] = [.go, .python, .tandem, .tandemMemory]
@@ -49,9 +52,12 @@ enum RelayServerKind: String, Sendable, CaseIterable {
         switch self {
         case .go, .python, .tandem, .tandemMemory, .tandemTLS, .tandemWebhookHanging: 0
         case .tandemRedis, .tandemRedisVolatile, .tandemRedisEverysec, .tandemRedisSharded: 1
-        case .tandemRedis2, .tandemRedis2Volatile, .tandemRedis2Everysec, .tandemRedis2Sharded: 2
+        case .tandemRedis2, .tandemRedis2Volatile, .tandemRedis2Everysec, .tandemRedis2Sharded, .tandemRedis2Affinity: 2
         }
     }
+
+    /// Whether every member of a room connects to the same node (otherwise members alternate between nodes).
+    var roomAffinity: Bool { self == .tandemRedis2Affinity }
 
     /// The `redis-server` processes of a cluster deployment: the shards of a Redis Cluster, or one server.
     var redisShards: Int {
@@ -67,7 +73,7 @@ enum RelayServerKind: String, Sendable, CaseIterable {
         case .go, .python, .tandem, .tandemMemory, .tandemTLS, .tandemWebhookHanging: nil
         case .tandemRedis, .tandemRedis2: .alwaysFsync
         case .tandemRedisVolatile, .tandemRedis2Volatile: RedisPersistence.none
-        case .tandemRedisEverysec, .tandemRedis2Everysec, .tandemRedisSharded, .tandemRedis2Sharded: .everySecond
+        case .tandemRedisEverysec, .tandemRedis2Everysec, .tandemRedisSharded, .tandemRedis2Sharded, .tandemRedis2Affinity: .everySecond
         }
     }
 
@@ -91,6 +97,7 @@ enum RelayServerKind: String, Sendable, CaseIterable {
         case .tandemRedis2Everysec: "Tandem, 2 nodes + Redis (AOF everysec)"
         case .tandemRedisSharded: "Tandem, 1 node + Redis Cluster of 3 shards (AOF everysec)"
         case .tandemRedis2Sharded: "Tandem, 2 nodes + Redis Cluster of 3 shards (AOF everysec)"
+        case .tandemRedis2Affinity: "Tandem, 2 nodes + Redis (AOF everysec), each room on one node"
         }
     }
 
@@ -111,6 +118,7 @@ enum RelayServerKind: String, Sendable, CaseIterable {
         case .tandemRedis2Everysec: "2 nodes + Redis everysec"
         case .tandemRedisSharded: "1 node + 3 Redis shards"
         case .tandemRedis2Sharded: "2 nodes + 3 Redis shards"
+        case .tandemRedis2Affinity: "2 nodes + Redis, room affinity"
         }
     }
 }

@@ -177,12 +177,13 @@ struct RoomLogFollower: Sendable {
             let nodes = try await sequencer.client.subscriptionNodes(forChannels: unrouted.map { sequencer.changesChannel(room: $0) })
             for (room, node) in zip(unrouted, nodes) { cursors[room]?.node = node }
         }
-        var requests: [RedisEndpoint: [String]] = [:]
-        for (room, cursor) in cursors where !cursor.requested || subscribers[cursor.node!]?.subscriber.isOpen != true {
-            requests[cursor.node!, default: []].append(room)
-        }
+        // The servers with a room to subscribe or a connection that closed (its news may not be in yet):
+        // a check per room, nothing hashed, since this runs at every poll.
+        var requests: Set<RedisEndpoint> = []
+        for cursor in cursors.values where !cursor.requested { requests.insert(cursor.node!) }
+        for (node, current) in subscribers where !current.subscriber.isOpen { requests.insert(node) }
         var failure: RedisError?
-        for (node, rooms) in requests {
+        for node in requests {
             do throws(RedisError) {
                 let (subscriber, connection) = try await connectedSubscriber(node)
                 let pending = cursors.filter { $0.value.node == node && !$0.value.requested }.keys.sorted()
@@ -196,7 +197,7 @@ struct RoomLogFollower: Sendable {
                 // The server may be gone for good (a failover): ask the layout again next time.
                 if sequencer.client.isSharded {
                     routingStale = true
-                    for room in rooms { cursors[room]?.node = nil }
+                    for (room, cursor) in cursors where cursor.node == node { cursors[room]?.node = nil }
                 }
             }
         }
