@@ -122,7 +122,7 @@ import TandemWire
         #expect(configuration.nodeID == "eu-1")
         #expect(configuration.clusterPresenceTTLMilliseconds == 6_000 && configuration.clusterPresenceIntervalMilliseconds == 500)
         #expect(configuration.clusterCommitIntervalMicroseconds == 500)
-        #expect(try ServeCommand.configuration(from: ParsedArguments()).clusterCommitIntervalMicroseconds == 2_000)
+        #expect(try ServeCommand.configuration(from: ParsedArguments()).clusterCommitIntervalMicroseconds == 5_000)
     }
 
     @Test("--redis-cluster: --redis names one or more nodes of a Redis Cluster; several without it, or it without --redis, are refused")

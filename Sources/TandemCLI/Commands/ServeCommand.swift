@@ -58,7 +58,7 @@ enum ServeCommand {
             .value("node-id", "ID", help: "This node's name in the cluster (default: random; needs --redis)."),
             .value("presence-ttl", "MS", help: "Cluster mode: how long a dead node's participants still appear elsewhere.", default: "15000"),
             .value("presence-interval", "MS", help: "Cluster mode: how often nodes exchange participants.", default: "1000"),
-            .value("redis-commit-interval", "US", help: "Cluster mode: least time between two appends to Redis; patches that come meanwhile go together (0: at once).", default: "2000"),
+            .value("redis-commit-interval", "US", help: "Cluster mode: least time between two appends to Redis; patches that come meanwhile go together (0: at once).", default: "5000"),
             .value("log-level", "LEVEL", help: "debug, info, warning or error.", default: "info"),
         ]
     )

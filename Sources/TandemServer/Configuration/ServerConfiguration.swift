@@ -99,7 +99,7 @@ public struct ServerConfiguration: Sendable, Equatable {
     /// makes at most one call per interval (at most four at Redis at once) whatever its load, and a
     /// patch waits at most this long before it leaves; a patch that comes after a quiet interval goes
     /// at once. Zero sends a call as soon as one of the four is free. See docs/CLUSTER.md.
-    public var clusterCommitIntervalMicroseconds = 2_000
+    public var clusterCommitIntervalMicroseconds = 5_000
 
     /// Webhooks: the endpoints every event is POSTed to (`http://` or `https://`); empty sends none.
     /// See docs/OPERATIONS.md.
