@@ -33,7 +33,7 @@ struct RedisClusterShardTests {
         return (revs, resets)
     }
 
-    @Test("a node's coalesced batches for rooms on every shard go one script call per slot; the follower hears each shard on its own subscriber")
+    @Test("a node's coalesced batches for rooms on every shard go one script call per shard; the follower hears each shard on its own subscriber")
     func roomsOnEveryShard() async throws {
         try await RedisClusterProcess.with { cluster, group in
             #expect(Set(Self.rooms.map { Self.shard(of: $0, in: cluster) }) == [0, 1, 2])
@@ -43,6 +43,7 @@ struct RedisClusterShardTests {
                 let head = try await writer.open(room: room)
                 follower.follow(room: room, epoch: head.epoch, after: head.rev)
             }
+            try await Self.resetStats(cluster, group: group)
             let writing = Task {
                 try await withThrowingTaskGroup(of: [SequencerOutcome].self) { tasks in
                     for room in Self.rooms {
@@ -64,6 +65,9 @@ struct RedisClusterShardTests {
             #expect(outcomes.count == 180 && outcomes.allSatisfy { if case .applied = $0 { true } else { false } }, "\(outcomes.filter { if case .applied = $0 { false } else { true } }.prefix(3))")
             #expect(resets.isEmpty)
             for room in Self.rooms { #expect(revs[room] == Array(1...20), "\(room)") }
+            // Calls carry several rooms of one shard: more log entries than script runs.
+            let (scripts, entries) = try await Self.calls(cluster, group: group)
+            #expect(entries > scripts, "\(entries) room batches in \(scripts) calls")
             // Each room's channel is subscribed once, on its own shard.
             for room in Self.rooms {
                 let node = try await RedisConnection.connect(to: cluster.endpoint(Self.shard(of: room, in: cluster)), on: group.next())
@@ -72,6 +76,54 @@ struct RedisClusterShardTests {
                 #expect(reply.array?.last?.integer == 1, "\(room): \(reply)")
             }
             follower.close()
+        }
+    }
+
+    static func resetStats(_ cluster: RedisClusterProcess, group: EventLoopGroup) async throws {
+        for index in cluster.nodes.indices {
+            let node = try await RedisConnection.connect(to: cluster.endpoint(index), on: group.next())
+            _ = try await node.send(["CONFIG", "RESETSTAT"])
+            node.close()
+        }
+    }
+
+    /// Script runs (`EVALSHA` and `EVAL`) and log entries written (`XADD`) over every shard since the last reset.
+    static func calls(_ cluster: RedisClusterProcess, group: EventLoopGroup) async throws -> (scripts: Int, entries: Int) {
+        var scripts = 0, entries = 0
+        for index in cluster.nodes.indices {
+            let node = try await RedisConnection.connect(to: cluster.endpoint(index), on: group.next())
+            let stats = try await node.send(["INFO", "commandstats"]).string ?? ""
+            node.close()
+            func count(_ command: String) -> Int {
+                guard let line = stats.split(whereSeparator: \.isNewline).first(where: { $0.hasPrefix("cmdstat_\(command):calls=") }) else { return 0 }
+                return Int(line.dropFirst("cmdstat_\(command):calls=".count).prefix { $0.isNumber }) ?? 0
+            }
+            scripts += count("evalsha") + count("eval")
+            entries += count("xadd")
+        }
+        return (scripts, entries)
+    }
+
+    @Test("a call for one shard's rooms whose slots moved meanwhile writes nothing there and goes again one call per slot: every patch once")
+    func aStaleShardCallGoesAgainPerSlot() async throws {
+        try await RedisClusterProcess.with { cluster, group in
+            let writer = RedisRoomSequencer(client: cluster.client(group: group))
+            let shard = Self.shard(of: Self.rooms[0], in: cluster)
+            let rooms = Self.rooms.filter { Self.shard(of: $0, in: cluster) == shard }
+            #expect(rooms.count == 3)
+            for room in rooms { _ = try await writer.open(room: room) }
+            // The writer's map still puts the last room on its first shard.
+            try await cluster.migrate(RedisHashSlot.of(rooms[2]), from: shard, to: (shard + 1) % 3, group: group)
+            try await Self.resetStats(cluster, group: group)
+            let batches = rooms.map { room in
+                RedisRoomSequencer.RoomBatch(room: room, entries: [SequencerEntry(client: "c", user: "u", seq: 1, ops: Self.op)], baseRev: nil, validated: false)
+            }
+            let outcomes = await writer.appendRouted(batches)
+            #expect(outcomes.map { try? $0.get() }.allSatisfy { $0?.count == 1 && { if case .applied(_, 1, 1) = $0?.first { true } else { false } }($0) },
+                    "\(outcomes)")
+            let (_, entries) = try await Self.calls(cluster, group: group)
+            #expect(entries == 3, "each room appended once, none by the refused call")
+            for room in rooms { #expect(try await writer.patches(room: room, after: 0).map(\.rev) == [1]) }
         }
     }
 

@@ -172,34 +172,55 @@ package struct RedisRoomSequencer: Sendable {
     }
 
     /// Sequences the batches of several rooms as `append(_:)` does: in one script call on one server; on
-    /// a Redis Cluster, one call per slot, all sent at once (Redis Cluster refuses a script whose keys
-    /// lie in several slots, and rooms seldom share one).
+    /// a Redis Cluster, one call per shard, all sent at once, each carrying that shard's rooms. A shard
+    /// that refuses its call (a slot moved since the map was read: the script fails before it writes)
+    /// gets one call per slot instead, each routed on its own.
     /// - Returns: per batch, in order, its outcomes or the error of the call that carried it.
     func appendRouted(_ batches: [RoomBatch]) async -> [Result<[SequencerOutcome], RedisError>] {
+        guard client.isSharded, batches.count > 1 else { return await appendInOneCall(batches) }
+        let servers: [RedisEndpoint]
+        do throws(RedisError) {
+            servers = try await client.servers(for: batches.map { keys(room: $0.room).meta })
+        } catch {
+            return Array(repeating: .failure(error), count: batches.count)
+        }
+        var groups: [RedisEndpoint: [Int]] = [:]
+        for (index, server) in servers.enumerated() { groups[server, default: []].append(index) }
+        return await Self.gather(batches, groups: Array(groups.values)) { part async in
+            let outcomes = await appendInOneCall(part)
+            guard case .failure(.server)? = outcomes.first else { return outcomes }
+            return await appendBySlot(part)
+        }
+    }
+
+    /// The batches in one call, each with its outcomes or the call's error.
+    private func appendInOneCall(_ batches: [RoomBatch]) async -> [Result<[SequencerOutcome], RedisError>] {
+        do throws(RedisError) {
+            return try await append(batches).map { .success($0) }
+        } catch {
+            return Array(repeating: .failure(error), count: batches.count)
+        }
+    }
+
+    /// One call per slot among `batches`, all at once.
+    private func appendBySlot(_ batches: [RoomBatch]) async -> [Result<[SequencerOutcome], RedisError>] {
         var groups: [Int: [Int]] = [:]
-        if client.isSharded {
-            for (index, batch) in batches.enumerated() { groups[RedisHashSlot.of(keys(room: batch.room).meta), default: []].append(index) }
-        }
-        guard groups.count > 1 else {
-            do throws(RedisError) {
-                return try await append(batches).map { .success($0) }
-            } catch {
-                return Array(repeating: .failure(error), count: batches.count)
-            }
-        }
+        for (index, batch) in batches.enumerated() { groups[RedisHashSlot.of(keys(room: batch.room).meta), default: []].append(index) }
+        return await Self.gather(batches, groups: Array(groups.values)) { await appendInOneCall($0) }
+    }
+
+    /// Runs `body` on each group of `batches` (indices) at once and puts the results back in order.
+    private static func gather(_ batches: [RoomBatch], groups: [[Int]],
+                               _ body: @escaping @Sendable ([RoomBatch]) async -> [Result<[SequencerOutcome], RedisError>]) async
+        -> [Result<[SequencerOutcome], RedisError>] {
+        if groups.count == 1 { return await body(batches) }
         var results = [Result<[SequencerOutcome], RedisError>](repeating: .success([]), count: batches.count)
-        await withTaskGroup(of: (indices: [Int], outcomes: Result<[[SequencerOutcome]], RedisError>).self) { calls in
-            for indices in groups.values {
-                calls.addTask {
-                    do throws(RedisError) {
-                        return (indices, .success(try await append(indices.map { batches[$0] })))
-                    } catch {
-                        return (indices, .failure(error))
-                    }
-                }
+        await withTaskGroup(of: (indices: [Int], outcomes: [Result<[SequencerOutcome], RedisError>]).self) { calls in
+            for indices in groups {
+                calls.addTask { (indices, await body(indices.map { batches[$0] })) }
             }
             for await call in calls {
-                for (position, index) in call.indices.enumerated() { results[index] = call.outcomes.map { $0[position] } }
+                for (index, outcome) in zip(call.indices, call.outcomes) { results[index] = outcome }
             }
         }
         return results
@@ -243,6 +264,18 @@ package struct RedisRoomSequencer: Sendable {
                               RedisArgument(bytes: record)]
             }
         }
+        // Redis Cluster refuses a script that declares keys of several slots: past the first room's, the
+        // keys go as arguments (the caller sends one shard's rooms).
+        var passed = 0
+        if client.isSharded, let first = keys.first {
+            let slot = RedisHashSlot.of(first)
+            if keys.dropFirst(2).contains(where: { RedisHashSlot.of($0) != slot }) {
+                arguments += keys.dropFirst(2).map { RedisArgument($0) }
+                passed = keys.count - 2
+                keys.removeLast(passed)
+            }
+        }
+        arguments.append(RedisArgument(Int64(passed)))
         let reply = try await client.evaluate(RoomSequencerScripts.append, keys: keys, arguments: arguments, appendingServerRunID: true)
         guard let fields = reply.array else { throw .unexpectedReply(command: "append script", reply: "\(reply)") }
         var results: [[SequencerOutcome]?] = [], offset = 0

@@ -174,7 +174,7 @@ struct RoomLogFollower: Sendable {
         }
         let unrouted = cursors.filter { $0.value.node == nil }.keys.sorted()
         if !unrouted.isEmpty {
-            let nodes = try await sequencer.client.subscriptionNodes(forChannels: unrouted.map { sequencer.changesChannel(room: $0) })
+            let nodes = try await sequencer.client.servers(for: unrouted.map { sequencer.changesChannel(room: $0) })
             for (room, node) in zip(unrouted, nodes) { cursors[room]?.node = node }
         }
         // The servers with a room to subscribe or a connection that closed (its news may not be in yet):

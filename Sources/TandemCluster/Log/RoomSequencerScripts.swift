@@ -66,8 +66,10 @@ enum RoomSequencerScripts {
     /// when anything else differs (epoch, run id, a client's stored seq at or past its first one, a
     /// missing room): nothing was written, and the node sends the room again in the long form.
     ///
-    /// On a sharded Redis a call may only touch rooms of one shard (and needs `allow-cross-slot-keys`).
-    /// KEYS: per room, its meta and log keys. ARGV: epoch candidate, trusted persistence ("1" or
+    /// KEYS: per room, its meta and log keys; on a Redis Cluster, which refuses a script declaring keys
+    /// of several slots, those of the first room only, the others' passed as arguments (see the end of
+    /// ARGV), all on the shard that runs the call: the script touches them before it writes anything,
+    /// so a call reaching a shard that does not hold one of them fails whole and writes nothing. ARGV: epoch candidate, trusted persistence ("1" or
     /// "0"), max ops, max patch bytes, window, the time (unix ms); then per room, in the long form: its number of patches,
     /// base rev (-1: any), "1" when the node parsed and validated every patch's ops (and their size),
     /// then four values per patch: `c:` and the client id, seq, the node's own rejection reason (empty when the node
@@ -77,12 +79,22 @@ enum RoomSequencerScripts {
     /// length of its header (kind, epoch, first rev, time), its last rev and first rev and the trim
     /// bound (empty: none) as if appended there, the `n` clients' `c:` fields, then per client the
     /// prefix its stored progress has when its first seq in the batch follows the last one ("seq − 1:")
-    /// and its progress after the batch as if appended at the expected rev ("seq:rev:time"); last, the
-    /// Redis run id (empty: the script reads it).
+    /// and its progress after the batch as if appended at the expected rev ("seq:rev:time"); then the
+    /// meta and log keys of the rooms KEYS does not hold, in order, and their number; last, the Redis
+    /// run id (empty: the script reads it).
     static let append = RedisScript(prelude + """
     -- Only what every room needs is decoded up front: a short form at the expected rev needs no more.
     local candidate, trusted, time, last = ARGV[1], ARGV[2], ARGV[6], #ARGV
     local run = runID(ARGV[last])
+    -- Keys passed as arguments (rooms of several slots on one shard) are all touched before anything is
+    -- written: one that is not on this shard (a slot moved) fails the call here, whole.
+    local passed = last - 1 - tonumber(ARGV[last - 1])
+    for i = passed, last - 2, 2 do redis.call('EXISTS', ARGV[i]) end
+    local declared = #KEYS
+    local function roomKey(i)
+      if i <= declared then return KEYS[i] end
+      return ARGV[passed + i - declared - 1]
+    end
     local replies = {}
     -- The log keeps the window: the bound of the exact trim after an append that took the room from rev
     -- `before` to `top`, when one is due (every 64 revs from a window of 1,000 on, else at every append).
@@ -318,14 +330,14 @@ enum RoomSequencerScripts {
       replies[#replies + 1] = 1; replies[#replies + 1] = from
     end
     local k, a = 0, 7
-    while a < last do
+    while a < passed do
       if ARGV[a] == 'F' then
-        appendWhole(KEYS[k + 1], KEYS[k + 2], a)
+        appendWhole(roomKey(k + 1), roomKey(k + 2), a)
         a = a + 10 + 3 * tonumber(ARGV[a + 4])
       else
         local count = tonumber(ARGV[a])
         sequence = sequence or longForm()
-        sequence(KEYS[k + 1], KEYS[k + 2], count, tonumber(ARGV[a + 1]), ARGV[a + 2] == '1', a + 3)
+        sequence(roomKey(k + 1), roomKey(k + 2), count, tonumber(ARGV[a + 1]), ARGV[a + 2] == '1', a + 3)
         a = a + 3 + 4 * count
       end
       k = k + 2

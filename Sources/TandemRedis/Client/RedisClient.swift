@@ -108,9 +108,9 @@ package actor RedisClient: RedisCommandSending {
     /// False: one server holds every key.
     package nonisolated var isSharded: Bool { false }
 
-    /// This client's server, for each channel.
-    package func subscriptionNodes(forChannels channels: [String]) -> [RedisEndpoint] {
-        Array(repeating: configuration.endpoint, count: channels.count)
+    /// This client's server, for each key.
+    package func servers(for keys: [String]) -> [RedisEndpoint] {
+        Array(repeating: configuration.endpoint, count: keys.count)
     }
 
     /// Opens a subscriber connection (sharded Pub/Sub) to `node` (this client's server), in one attempt:

@@ -23,9 +23,10 @@ package protocol RedisCommandSending: Sendable {
     func evaluate(_ script: RedisScript, keys: [String], arguments: [RedisArgument],
                   appendingServerRunID: Bool) async throws(RedisError) -> RESPValue
 
-    /// The server a subscriber for each sharded channel of `channels` connects to, in order.
+    /// The server holding each of `keys` (or sharded channels, which hash alike), in order: where a
+    /// command on the key goes and where a subscriber for the channel connects.
     /// - Throws: `RedisError` when the layout of a cluster cannot be read.
-    func subscriptionNodes(forChannels channels: [String]) async throws(RedisError) -> [RedisEndpoint]
+    func servers(for keys: [String]) async throws(RedisError) -> [RedisEndpoint]
 
     /// Opens a subscriber connection (sharded Pub/Sub) to `node`, in one attempt: the subscriber's
     /// owner decides when to try again.

@@ -125,14 +125,14 @@ package actor RedisClusterClient: RedisCommandSending {
     /// True: each shard holds its slots' keys.
     package nonisolated var isSharded: Bool { true }
 
-    /// The primary serving the slot of each channel (a sharded channel hashes like a key).
-    /// - Throws: `RedisError` when the slot map cannot be read or no node serves a channel's slot.
-    package func subscriptionNodes(forChannels channels: [String]) async throws(RedisError) -> [RedisEndpoint] {
+    /// The primary serving the slot of each key (a sharded channel hashes like a key).
+    /// - Throws: `RedisError` when the slot map cannot be read or no node serves a key's slot.
+    package func servers(for keys: [String]) async throws(RedisError) -> [RedisEndpoint] {
         let map = try await slotMap()
         var nodes: [RedisEndpoint] = []
-        nodes.reserveCapacity(channels.count)
-        for channel in channels {
-            let slot = RedisHashSlot.of(channel)
+        nodes.reserveCapacity(keys.count)
+        for key in keys {
+            let slot = RedisHashSlot.of(key)
             guard let endpoint = map.endpoint(for: slot) else { throw Self.unserved(slot) }
             nodes.append(endpoint)
         }
