@@ -130,6 +130,25 @@ struct RedisClusterClientTests {
         }
     }
 
+    @Test("when a primary dies, a command for its slots waits for the failover, reading the map again between waits, and reaches the promoted replica")
+    func followsAFailover() async throws {
+        try await RedisClusterProcess.with(replicas: true) { cluster, group in
+            // Patient enough for `cluster-node-timeout` (2 s here) and the election.
+            let client = cluster.client(group: group, maxConnectAttempts: 20)
+            let key = "tandem:{failing}:meta"
+            let shard = cluster.shard(of: key)
+            _ = try await client.send(["SET", RedisArgument(key), "before"], key: key)
+            let primary = try await RedisConnection.connect(to: cluster.endpoint(shard), on: group.next())
+            #expect(try await primary.send(["WAIT", "1", "5000"]).integer == 1, "the replica has the write")
+            primary.close()
+            await cluster.killPrimary(shard: shard)
+            #expect(try await client.send(["GET", RedisArgument(key)], key: key).string == "before")
+            try await cluster.awaitFailover(shard: shard, group: group)
+            #expect(try await client.slotMap().endpoint(for: RedisHashSlot.of(key)) == cluster.endpoint(shard))
+            await client.close()
+        }
+    }
+
     @Test("while a slot migrates, a key already gone from the source is reached with ASK and ASKING, and the map stays as it is")
     func followsAsk() async throws {
         try await Self.with { cluster, client, group in

@@ -3,30 +3,46 @@ import Synchronization
 import TandemRedis
 import TandemWire
 
-/// A throwaway Redis Cluster for tests: `shards` primaries (no replicas) on free 127.0.0.1 ports, the
-/// 16,384 slots split evenly between them in order, joined with `CLUSTER MEET`; `start` returns once
-/// every node reports `cluster_state:ok`.
+/// A throwaway Redis Cluster for tests: `shards` primaries on free 127.0.0.1 ports, the 16,384 slots
+/// split evenly between them in order, joined with `CLUSTER MEET`, and optionally one replica each;
+/// `start` returns once every node reports `cluster_state:ok` (and every replica is in sync).
 package final class RedisClusterProcess: Sendable {
-    private let processes: Mutex<[RedisServerProcess]>
-
-    /// The nodes, shard by shard (shard i serves the i-th share of the slots).
-    package var nodes: [RedisServerProcess] { processes.withLock { $0 } }
-
-    private init(nodes: [RedisServerProcess]) {
-        processes = Mutex(nodes)
+    private struct Members {
+        /// Shard by shard, the process serving its slots.
+        var primaries: [RedisServerProcess]
+        /// Shard by shard, its replica, when the cluster has them.
+        var replicas: [RedisServerProcess]
+        /// Nodes the cluster knows, failed ones included.
+        var known: Int
     }
 
-    /// Starts the nodes and joins them into one cluster.
+    private let members: Mutex<Members>
+
+    /// The primaries, shard by shard (shard i serves the i-th share of the slots).
+    package var nodes: [RedisServerProcess] { members.withLock { $0.primaries } }
+
+    private init(nodes: [RedisServerProcess]) {
+        members = Mutex(Members(primaries: nodes, replicas: [], known: nodes.count))
+    }
+
+    /// Starts the nodes and joins them into one cluster; with `replicas`, one replica per shard.
     /// - Throws: `RedisServerProcessError`, or `RedisError` when the cluster does not come up within `timeout`.
-    package static func start(shards: Int = 3, group: EventLoopGroup, timeout: Duration = .seconds(30)) async throws -> RedisClusterProcess {
+    package static func start(shards: Int = 3, replicas: Bool = false, group: EventLoopGroup,
+                              timeout: Duration = .seconds(30)) async throws -> RedisClusterProcess {
         var nodes: [RedisServerProcess] = []
         do {
             for _ in 0..<shards { nodes.append(try await RedisServerProcess.start(clusterNode: true)) }
-            let cluster = RedisClusterProcess(nodes: nodes)
-            try await cluster.join(group: group, timeout: timeout)
-            return cluster
         } catch {
             for node in nodes { await node.stop() }
+            throw error
+        }
+        let cluster = RedisClusterProcess(nodes: nodes)
+        do {
+            try await cluster.join(group: group, timeout: timeout)
+            if replicas { try await cluster.addReplicas(group: group, timeout: timeout) }
+            return cluster
+        } catch {
+            await cluster.stop()
             throw error
         }
     }
@@ -48,15 +64,17 @@ package final class RedisClusterProcess: Sendable {
 
     /// Stops every node and removes their files.
     package func stop() async {
-        for node in nodes { await node.stop() }
+        let all = members.withLock { $0.primaries + $0.replicas }
+        for node in all { await node.stop() }
     }
 
-    /// Runs `body` with a fresh cluster and a two-loop group; both are stopped afterwards.
-    package static func with(shards: Int = 3, _ body: (RedisClusterProcess, EventLoopGroup) async throws -> Void) async throws {
+    /// Runs `body` with a fresh cluster (with a replica per shard when `replicas`) and a two-loop group;
+    /// both are stopped afterwards.
+    package static func with(shards: Int = 3, replicas: Bool = false, _ body: (RedisClusterProcess, EventLoopGroup) async throws -> Void) async throws {
         let group = try EventLoopGroup(threads: 2)
         let cluster: RedisClusterProcess
         do {
-            cluster = try await start(shards: shards, group: group)
+            cluster = try await start(shards: shards, replicas: replicas, group: group)
         } catch {
             await shutDown(group)
             throw error
@@ -73,8 +91,8 @@ package final class RedisClusterProcess: Sendable {
     }
 
     /// A routing client seeded with shard 0 only, reading each node's run id.
-    package func client(group: EventLoopGroup) -> RedisClusterClient {
-        var configuration = RedisClient.Configuration(endpoint: endpoint(0))
+    package func client(group: EventLoopGroup, maxConnectAttempts: Int = 8) -> RedisClusterClient {
+        var configuration = RedisClient.Configuration(endpoint: endpoint(0), maxConnectAttempts: maxConnectAttempts)
         configuration.readsServerRunID = true
         return RedisClusterClient(seeds: [endpoint(0)], configuration: configuration, group: group)
     }
@@ -119,7 +137,81 @@ package final class RedisClusterProcess: Sendable {
         let old = nodes[index]
         await old.stop(keepingData: true)
         let new = try await RedisServerProcess.start(port: old.port, directory: old.directory, clusterNode: true, clusterBusPort: old.clusterBusPort)
-        processes.withLock { $0[index] = new }
+        members.withLock { $0.primaries[index] = new }
+        try await waitUntilOK(group: group, timeout: timeout)
+    }
+
+    /// Kills shard `index`'s primary (SIGKILL) and returns once its replica serves the shard's slots (the
+    /// other primaries voted it in, after `cluster-node-timeout`); `endpoint(index)` is the replica's then.
+    package func failOver(shard index: Int, group: EventLoopGroup, timeout: Duration = .seconds(30)) async throws {
+        await killPrimary(shard: index)
+        try await awaitFailover(shard: index, group: group, timeout: timeout)
+    }
+
+    /// Kills shard `index`'s primary (SIGKILL); its replica takes over after `cluster-node-timeout`.
+    package func killPrimary(shard index: Int) async {
+        await nodes[index].stop()
+    }
+
+    /// Returns once shard `index`'s replica serves the shard's slots; `endpoint(index)` is the replica's then.
+    package func awaitFailover(shard index: Int, group: EventLoopGroup, timeout: Duration = .seconds(30)) async throws {
+        let replica = members.withLock { $0.replicas[index] }
+        let witness = try await RedisConnection.connect(to: endpoint((index + 1) % nodes.count), on: group.next())
+        defer { witness.close() }
+        let slot = Int64(firstSlots[index])
+        let clock = ContinuousClock()
+        let deadline = clock.now.advanced(by: timeout)
+        while true {
+            let map = try RedisSlotMap(clusterSlots: try await witness.send(["CLUSTER", "SLOTS"]), fallbackHost: "127.0.0.1")
+            if map.endpoint(for: Int(slot))?.port == replica.port { break }
+            guard clock.now < deadline else { throw RedisError.unexpectedReply(command: "CLUSTER SLOTS", reply: "no failover of shard \(index)") }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        members.withLock { members in
+            members.primaries[index] = replica
+            members.replicas.removeAll { $0.port == replica.port }
+        }
+    }
+
+    /// Starts one replica per shard, joins it, makes it replicate its shard's primary and waits until
+    /// every replica is in sync.
+    private func addReplicas(group: EventLoopGroup, timeout: Duration) async throws {
+        let primaries = nodes
+        var replicas: [RedisServerProcess] = []
+        for _ in primaries { replicas.append(try await RedisServerProcess.start(clusterNode: true)) }
+        members.withLock {
+            $0.replicas = replicas
+            $0.known += replicas.count
+        }
+        let seed = try await RedisConnection.connect(to: endpoint(0), on: group.next())
+        defer { seed.close() }
+        for replica in replicas {
+            _ = try await seed.send(["CLUSTER", "MEET", "127.0.0.1", RedisArgument(Int64(replica.port)),
+                                     RedisArgument(Int64(replica.clusterBusPort ?? replica.port + 10_000))])
+        }
+        let clock = ContinuousClock()
+        let deadline = clock.now.advanced(by: timeout)
+        for (index, replica) in replicas.enumerated() {
+            let primary = try await RedisConnection.connect(to: endpoint(index), on: group.next())
+            let primaryID = try await primary.send(["CLUSTER", "MYID"]).string ?? ""
+            primary.close()
+            let connection = try await RedisConnection.connect(to: RedisEndpoint(host: "127.0.0.1", port: replica.port), on: group.next())
+            defer { connection.close() }
+            // The replica must have heard of its primary through the cluster bus first.
+            while true {
+                do {
+                    _ = try await connection.send(["CLUSTER", "REPLICATE", RedisArgument(primaryID)])
+                    break
+                } catch {
+                    guard clock.now < deadline else { throw error }
+                    try await Task.sleep(for: .milliseconds(50))
+                }
+            }
+            while !(try await connection.send(["INFO", "replication"]).string ?? "").contains("master_link_status:up") {
+                guard clock.now < deadline else { throw RedisError.unexpectedReply(command: "INFO replication", reply: "replica of shard \(index) not in sync") }
+                try await Task.sleep(for: .milliseconds(50))
+            }
+        }
         try await waitUntilOK(group: group, timeout: timeout)
     }
 
@@ -149,7 +241,7 @@ package final class RedisClusterProcess: Sendable {
         for connection in connections {
             while true {
                 let info = try await connection.send(["CLUSTER", "INFO"]).string ?? ""
-                if info.contains("cluster_state:ok") && info.contains("cluster_known_nodes:\(nodes.count)") { break }
+                if info.contains("cluster_state:ok") && info.contains("cluster_known_nodes:\(members.withLock { $0.known })") { break }
                 guard clock.now < deadline else { throw RedisError.unexpectedReply(command: "CLUSTER INFO", reply: info) }
                 try await Task.sleep(for: .milliseconds(20))
             }

@@ -83,7 +83,9 @@ public final class RedisServerProcess: Sendable {
         ]
         if let clusterBusPort {
             arguments += ["--cluster-enabled", "yes", "--cluster-port", "\(clusterBusPort)", "--cluster-config-file", "nodes-\(port).conf",
-                          "--cluster-node-timeout", "2000"]
+                          "--cluster-node-timeout", "2000",
+                          // A replica's first sync starts at once instead of waiting 5 s for others to join it.
+                          "--repl-diskless-sync-delay", "0"]
         }
         let process = try ChildProcess(executable: executable, arguments: arguments)
         let server = RedisServerProcess(port: port, clusterBusPort: clusterBusPort, directory: directory, process: process)

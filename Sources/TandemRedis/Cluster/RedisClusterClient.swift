@@ -6,9 +6,11 @@ import TandemWire
 /// The slot map comes from `CLUSTER SLOTS`, read from a seed on first use. `MOVED` (the slot lives
 /// elsewhere now) reads the map again and sends the command to the node it names; `ASK` (the slot is
 /// migrating) sends this one command to the target after `ASKING`, leaving the map as it is; a node
-/// that cannot be reached makes it read the map again too (a replica may have taken over). At most
-/// `maxRedirects` hops per command. Each node gets its own `RedisClient` (one pipelined connection,
-/// reconnects with backoff), made from the configuration given with that node's endpoint.
+/// that cannot be reached makes it read the map again too (a replica may have taken over, or will once
+/// the cluster has voted), then wait by the configuration's backoff and try again, as many times as
+/// the configuration's connect attempts. At most `maxRedirects` redirections per command. Each node
+/// gets its own `RedisClient` (one pipelined connection, one connect per command), made from the
+/// configuration given with that node's endpoint.
 ///
 /// A command is routed by the slot of the key it names; commands on several keys must keep them in
 /// one slot (a hash tag), as Redis Cluster requires.
@@ -171,7 +173,21 @@ package actor RedisClusterClient: RedisCommandSending {
     /// - Throws: `RedisError` when no seed or known node answers.
     package func slotMap() async throws(RedisError) -> RedisSlotMap {
         if let map { return map }
-        return try await readMap()
+        // The first read waits for the cluster as one server's client waits for its server.
+        var attempt = 1
+        while true {
+            do {
+                return try await readMap()
+            } catch {
+                guard attempt < template.maxConnectAttempts, case .unavailable = error else { throw error }
+                do {
+                    try await clock.sleep(for: template.backoff.delay(attempt: attempt, unit: randomUnit()))
+                } catch {
+                    throw .unavailable(endpoint: seeds.first ?? RedisEndpoint(host: "127.0.0.1"), attempts: attempt, lastError: "cancelled")
+                }
+                attempt += 1
+            }
+        }
     }
 
     /// Closes every node's connection; the next command opens them again.
@@ -185,15 +201,15 @@ package actor RedisClusterClient: RedisCommandSending {
         var map = try await slotMap()
         guard var endpoint = map.endpoint(for: slot) else { throw Self.unserved(slot) }
         var asking = false
-        var hops = 0
+        var hops = 0, unreachable = 0
         while true {
             do {
                 return try await body(client(for: endpoint), asking)
             } catch {
-                guard hops < maxRedirects else { throw error }
-                hops += 1
                 asking = false
                 if let redirect = RedisRedirect(error, fallbackHost: endpoint.host), redirect.slot == slot {
+                    guard hops < maxRedirects else { throw error }
+                    hops += 1
                     redirects += 1
                     endpoint = redirect.endpoint
                     switch redirect.kind {
@@ -209,12 +225,29 @@ package actor RedisClusterClient: RedisCommandSending {
                     continue
                 }
                 guard case .unavailable = error else { throw error }
-                // The node is gone: a replica may serve its slots now.
-                map = try await readMap()
-                guard let next = map.endpoint(for: slot), next != endpoint else { throw error }
-                endpoint = next
+                // The node is gone: a replica serves its slots now, or will once the other primaries
+                // voted (`cluster-node-timeout`). Read the map again at once, then between waits, as
+                // patient as one server's client (its connect attempts and backoff).
+                unreachable += 1
+                guard unreachable < template.maxConnectAttempts else { throw error }
+                if let read = try? await readMap() { map = read }
+                if let next = map.endpoint(for: slot), next != endpoint {
+                    endpoint = next
+                    continue
+                }
+                do {
+                    try await clock.sleep(for: template.backoff.delay(attempt: unreachable, unit: randomUnit()))
+                } catch {
+                    throw .unavailable(endpoint: endpoint, attempts: unreachable, lastError: "cancelled")
+                }
             }
         }
+    }
+
+    /// A uniform random number in [0, 1), for the backoff's jitter.
+    private func randomUnit() -> Double {
+        let bits = random.bytes(count: 8).reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
+        return Double(bits >> 11) * 0x1p-53
     }
 
     private func send(_ command: [RedisArgument], slot: Int) async throws(RedisError) -> RESPValue {
@@ -243,6 +276,9 @@ package actor RedisClusterClient: RedisCommandSending {
         if let client = clients[endpoint] { return client }
         var configuration = template
         configuration.endpoint = endpoint
+        // One connect per command: when a node does not answer, `route` reads the map again before it
+        // waits and tries again, since a replica may have taken over.
+        configuration.maxConnectAttempts = 1
         let client = RedisClient(configuration: configuration, group: group, clock: clock, random: random)
         clients[endpoint] = client
         return client
