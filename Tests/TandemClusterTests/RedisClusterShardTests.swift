@@ -127,6 +127,41 @@ struct RedisClusterShardTests {
         }
     }
 
+    @Test("a shard that stops answering holds up neither the polls nor the other shards' rooms: their patches arrive, its rooms wait")
+    func aDeadShardHoldsUpNoOtherRoom() async throws {
+        // Long enough that the cluster does not find the shard failed (and stop serving) during the test.
+        try await RedisClusterProcess.with(nodeTimeout: .seconds(60)) { cluster, group in
+            let dead = Self.shard(of: Self.rooms[0], in: cluster)
+            let alive = Self.rooms.first { Self.shard(of: $0, in: cluster) != dead }!
+            let writer = RedisRoomSequencer(client: cluster.client(group: group))
+            var follower = RoomLogFollower(sequencer: RedisRoomSequencer(client: cluster.client(group: group)), blockTimeout: .milliseconds(5))
+            for room in [Self.rooms[0], alive] {
+                let head = try await writer.open(room: room)
+                follower.follow(room: room, epoch: head.epoch, after: head.rev)
+            }
+            while !follower.isCaughtUp { _ = try await follower.poll() }
+            await cluster.killPrimary(shard: dead)
+            for seq in Int64(1)...3 { _ = try await writer.append(room: alive, client: "c", user: "u", seq: seq, ops: Self.op) }
+            var revs: [Int64] = []
+            let clock = ContinuousClock()
+            let deadline = clock.now.advanced(by: .seconds(20))
+            while revs.count < 3, clock.now < deadline {
+                do {
+                    for event in try await follower.poll() {
+                        guard case .patches(let room, let patches) = event else { Issue.record("unexpected \(event)"); continue }
+                        #expect(room == alive)
+                        revs += patches.map(\.rev)
+                    }
+                } catch {
+                    // The dead shard's subscriber cannot be opened: reported, and tried again later.
+                }
+            }
+            #expect(revs == [1, 2, 3])
+            #expect(follower.positions[Self.rooms[0]]?.rev == 0, "the dead shard's room waits, still followed")
+            follower.close()
+        }
+    }
+
     @Test("data loss on one shard (FLUSHALL) is caught by that shard's marker: its rooms are reset, the other shards' rooms go on")
     func lossOnOneShard() async throws {
         try await RedisClusterProcess.with { cluster, group in

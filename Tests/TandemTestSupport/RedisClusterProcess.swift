@@ -27,11 +27,12 @@ package final class RedisClusterProcess: Sendable {
 
     /// Starts the nodes and joins them into one cluster; with `replicas`, one replica per shard.
     /// - Throws: `RedisServerProcessError`, or `RedisError` when the cluster does not come up within `timeout`.
-    package static func start(shards: Int = 3, replicas: Bool = false, group: EventLoopGroup,
+    /// - Parameter nodeTimeout: how long a node that does not answer takes to be found failed.
+    package static func start(shards: Int = 3, replicas: Bool = false, nodeTimeout: Duration = .seconds(2), group: EventLoopGroup,
                               timeout: Duration = .seconds(30)) async throws -> RedisClusterProcess {
         var nodes: [RedisServerProcess] = []
         do {
-            for _ in 0..<shards { nodes.append(try await RedisServerProcess.start(clusterNode: true)) }
+            for _ in 0..<shards { nodes.append(try await RedisServerProcess.start(clusterNode: true, nodeTimeout: nodeTimeout)) }
         } catch {
             for node in nodes { await node.stop() }
             throw error
@@ -70,11 +71,12 @@ package final class RedisClusterProcess: Sendable {
 
     /// Runs `body` with a fresh cluster (with a replica per shard when `replicas`) and a two-loop group;
     /// both are stopped afterwards.
-    package static func with(shards: Int = 3, replicas: Bool = false, _ body: (RedisClusterProcess, EventLoopGroup) async throws -> Void) async throws {
+    package static func with(shards: Int = 3, replicas: Bool = false, nodeTimeout: Duration = .seconds(2),
+                             _ body: (RedisClusterProcess, EventLoopGroup) async throws -> Void) async throws {
         let group = try EventLoopGroup(threads: 2)
         let cluster: RedisClusterProcess
         do {
-            cluster = try await start(shards: shards, replicas: replicas, group: group)
+            cluster = try await start(shards: shards, replicas: replicas, nodeTimeout: nodeTimeout, group: group)
         } catch {
             await shutDown(group)
             throw error

@@ -49,10 +49,12 @@ public final class RedisServerProcess: Sendable {
     ///     restart it on the same data).
     ///   - appendOnly: persist every write to an append-only file fsynced on every write (`appendfsync always`).
     ///   - clusterNode: start it as a Redis Cluster node (no slots and no peers yet: `RedisClusterProcess`
-    ///     joins them), its cluster bus on `clusterBusPort` (another free port when nil).
+    ///     joins them), its cluster bus on `clusterBusPort` (another free port when nil), a peer that
+    ///     does not answer for `nodeTimeout` taken as failed.
     /// - Throws: `RedisServerProcessError` when redis-server is missing or does not come up within `timeout`.
     public static func start(port: Int? = nil, directory: URL? = nil, appendOnly: Bool = false, clusterNode: Bool = false,
-                             clusterBusPort: Int? = nil, timeout: Duration = .seconds(30)) async throws -> RedisServerProcess {
+                             clusterBusPort: Int? = nil, nodeTimeout: Duration = .seconds(2),
+                             timeout: Duration = .seconds(30)) async throws -> RedisServerProcess {
         guard let executable else { throw RedisServerProcessError.notInstalled }
         let ownDirectory = directory == nil
         let directory = directory ?? FileManager.default.temporaryDirectory.appendingPathComponent("tandem-redis-\(UUID().uuidString)")
@@ -63,7 +65,8 @@ public final class RedisServerProcess: Sendable {
         while true {
             do {
                 return try await launch(executable, port: try port ?? freeLoopbackPort(), directory: directory,
-                                        appendOnly: appendOnly, clusterBusPort: clusterNode ? try clusterBusPort ?? freeLoopbackPort() : nil, timeout: timeout)
+                                        appendOnly: appendOnly, clusterBusPort: clusterNode ? try clusterBusPort ?? freeLoopbackPort() : nil,
+                                        nodeTimeout: nodeTimeout, timeout: timeout)
             } catch RedisServerProcessError.portTaken where port == nil && attempt < 5 {
                 attempt += 1
             } catch {
@@ -75,7 +78,7 @@ public final class RedisServerProcess: Sendable {
 
     /// Runs redis-server on `port` and waits for its own log to say it is ready: another process accepting
     /// on the port must not pass for this one (its clients would share that server's data and see it die).
-    private static func launch(_ executable: String, port: Int, directory: URL, appendOnly: Bool, clusterBusPort: Int?,
+    private static func launch(_ executable: String, port: Int, directory: URL, appendOnly: Bool, clusterBusPort: Int?, nodeTimeout: Duration,
                                timeout: Duration) async throws -> RedisServerProcess {
         var arguments = [
             "--port", "\(port)", "--bind", "127.0.0.1", "--save", "", "--appendonly", appendOnly ? "yes" : "no",
@@ -83,7 +86,7 @@ public final class RedisServerProcess: Sendable {
         ]
         if let clusterBusPort {
             arguments += ["--cluster-enabled", "yes", "--cluster-port", "\(clusterBusPort)", "--cluster-config-file", "nodes-\(port).conf",
-                          "--cluster-node-timeout", "2000",
+                          "--cluster-node-timeout", "\(nodeTimeout.components.seconds * 1_000 + nodeTimeout.components.attoseconds / 1_000_000_000_000_000)",
                           // A replica's first sync starts at once instead of waiting 5 s for others to join it.
                           "--repl-diskless-sync-delay", "0"]
         }

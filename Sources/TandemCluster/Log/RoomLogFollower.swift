@@ -55,6 +55,9 @@ struct RoomLogFollower: Sendable {
     private var leaving: [String: RedisEndpoint] = [:]
     /// A subscription moved: the cluster's layout is read again before rooms are routed.
     private var routingStale = false
+    /// Servers whose subscriber could not be opened: when to try again, and the wait that led there
+    /// (doubling up to a second), so that a server that is down does not hold up every poll.
+    private var retries: [RedisEndpoint: (at: ContinuousClock.Instant, wait: Duration)] = [:]
     private var lastMarkerCheck: ContinuousClock.Instant?
     private var markers: [String: String] = [:]
 
@@ -184,8 +187,10 @@ struct RoomLogFollower: Sendable {
         for (node, current) in subscribers where !current.subscriber.isOpen { requests.insert(node) }
         var failure: RedisError?
         for node in requests {
+            if let retry = retries[node], now() < retry.at { continue }
             do throws(RedisError) {
                 let (subscriber, connection) = try await connectedSubscriber(node)
+                retries[node] = nil
                 let pending = cursors.filter { $0.value.node == node && !$0.value.requested }.keys.sorted()
                 subscriber.subscribe(pending.map { sequencer.changesChannel(room: $0) })
                 for room in pending {
@@ -194,6 +199,8 @@ struct RoomLogFollower: Sendable {
                 }
             } catch {
                 failure = failure ?? error
+                let wait = min(max((retries[node]?.wait ?? .zero) * 2, .milliseconds(50)), .seconds(1))
+                retries[node] = (now() + wait, wait)
                 // The server may be gone for good (a failover): ask the layout again next time.
                 if sequencer.client.isSharded {
                     routingStale = true
@@ -283,21 +290,28 @@ struct RoomLogFollower: Sendable {
             commands += RedisRoomSequencer.logRead(log: keys.log, after: cursors[room]!.rev, count: batchSize)
         }
         let replies = try await sequencer.client.pipeline(commands)
+        // A room whose read failed (its shard down) stays due; the others go on.
+        var failure: RedisError?
         for (index, room) in rooms.enumerated() {
-            let epoch = try replies[3 * index].get().string
-            guard epoch == cursors[room]?.epoch else {
-                drop(room)
-                events.append(.reset(room: room, epoch: epoch, reason: .epochChanged))
-                continue
+            do throws(RedisError) {
+                let epoch = try replies[3 * index].get().string
+                guard epoch == cursors[room]?.epoch else {
+                    drop(room)
+                    events.append(.reset(room: room, epoch: epoch, reason: .epochChanged))
+                    continue
+                }
+                let (entries, page) = try RedisRoomSequencer.logEntries(replies[(3 * index + 1)...(3 * index + 2)])
+                guard let patches = RedisRoomSequencer.patches(from: entries, after: cursors[room]!.rev) else {
+                    throw .unexpectedReply(command: "XRANGE", reply: "\(entries)")
+                }
+                // A full page means more may follow: read again at the next poll.
+                cursors[room]?.needsRead = page >= batchSize
+                if let event = advance(room: room, with: patches) { append(event, to: &events) }
+            } catch {
+                failure = failure ?? error
             }
-            let (entries, page) = try RedisRoomSequencer.logEntries(replies[(3 * index + 1)...(3 * index + 2)])
-            guard let patches = RedisRoomSequencer.patches(from: entries, after: cursors[room]!.rev) else {
-                throw .unexpectedReply(command: "XRANGE", reply: "\(entries)")
-            }
-            // A full page means more may follow: read again at the next poll.
-            cursors[room]?.needsRead = page >= batchSize
-            if let event = advance(room: room, with: patches) { append(event, to: &events) }
         }
+        if let failure { throw failure }
     }
 
     /// Reads the marker whose loss says Redis lost its data without a restart (`FLUSHALL`): then every
@@ -305,22 +319,25 @@ struct RoomLogFollower: Sendable {
     private mutating func checkMarker() async throws(RedisError) {
         let started = now()
         if let lastMarkerCheck, started - lastMarkerCheck < epochCheckInterval { return }
-        let keys = try await sequencer.client.shardKeys(prefix: sequencer.markerKey)
+        // Only servers this follower hears from: a server without its subscriber has its rooms read
+        // again once that subscriber is back, and may be down (the poll must not wait for it).
+        let shardKeys = try await sequencer.client.shardKeys(prefix: sequencer.markerKey)
+        let servers = try await sequencer.client.servers(for: shardKeys)
+        let keys = zip(shardKeys, servers).filter { subscribers[$0.1]?.subscriber.isOpen == true }.map(\.0)
         let candidate = Hex.lowercase(SecureRandom().bytes(count: 8))
-        let replies = try await sequencer.client.pipeline(keys.map { ["SET", RedisArgument($0), RedisArgument(candidate), "NX", "GET"] })
+        let replies = keys.isEmpty ? [] : try await sequencer.client.pipeline(keys.map { ["SET", RedisArgument($0), RedisArgument(candidate), "NX", "GET"] })
         var lost = false
-        var read: [String: String] = [:]
         for (key, reply) in zip(keys, replies) {
-            let value = try reply.get().string
-            let current = value ?? candidate
+            // A marker that cannot be read now is read at the next check.
+            guard case .success(let value) = reply else { continue }
+            let current = value.string ?? candidate
             // A key that moved to another shard with its slot reads as lost once: one extra read of every room.
-            if value == nil || (markers[key] != nil && markers[key] != current) { lost = true }
-            read[key] = current
+            if value.string == nil || (markers[key] != nil && markers[key] != current) { lost = true }
+            markers[key] = current
         }
         if lost {
             for room in cursors.keys { cursors[room]?.needsRead = true }
         }
-        markers = read
         lastMarkerCheck = started
     }
 
