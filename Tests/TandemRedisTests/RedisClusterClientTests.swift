@@ -48,6 +48,15 @@ struct RedisSlotRoutingTests {
         #expect(RedisRedirect(.server(code: "ERR", message: "ERR no"), fallbackHost: "") == nil)
         #expect(RedisRedirect(.connectionClosed(endpoint: RedisEndpoint(host: "h")), fallbackHost: "") == nil)
     }
+
+    @Test("a refusal for where keys live may go again routed anew; other errors may not")
+    func misroutedErrors() {
+        #expect(RedisError.server(code: "MOVED", message: "MOVED 1 h:1").isMisrouted)
+        #expect(RedisError.server(code: "CROSSSLOT", message: "CROSSSLOT Keys in request don't hash to the same slot").isMisrouted)
+        #expect(RedisError.server(code: "ERR", message: "ERR Error running script: Script attempted to access a non local key in a cluster node").isMisrouted)
+        #expect(!RedisError.server(code: "OOM", message: "OOM command not allowed when used memory > 'maxmemory'").isMisrouted)
+        #expect(!RedisError.connectionClosed(endpoint: RedisEndpoint(host: "h")).isMisrouted)
+    }
 }
 
 @Suite("Redis Cluster client against a real 3-shard cluster", .serialized, .enabled(if: RedisServerProcess.isEnabled, "redis-server is not installed"))

@@ -188,7 +188,7 @@ package struct RedisRoomSequencer: Sendable {
         for (index, server) in servers.enumerated() { groups[server, default: []].append(index) }
         return await Self.gather(batches, groups: Array(groups.values)) { part async in
             let outcomes = await appendInOneCall(part)
-            guard case .failure(.server)? = outcomes.first else { return outcomes }
+            guard case .failure(let error)? = outcomes.first, error.isMisrouted else { return outcomes }
             return await appendBySlot(part)
         }
     }

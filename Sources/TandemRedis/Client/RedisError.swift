@@ -35,6 +35,14 @@ package enum RedisError: Error, Equatable, Sendable, CustomStringConvertible {
         return false
     }
 
+    /// True when a Redis Cluster refused a command or script because of where its keys live, before it
+    /// ran: a redirection (`MOVED`, `ASK`), keys of several slots (`CROSSSLOT`), a key of another shard
+    /// touched by a script, a slot migrating (`TRYAGAIN`). The command may go again, routed anew.
+    package var isMisrouted: Bool {
+        guard case .server(let code, let message) = self else { return false }
+        return ["MOVED", "ASK", "CROSSSLOT", "TRYAGAIN"].contains(code) || message.contains("non local key")
+    }
+
     /// The problem, where it happened, and what to check.
     package var description: String {
         switch self {
