@@ -153,15 +153,16 @@ package actor RedisClusterClient: RedisCommandSending {
     /// - Throws: `RedisError` when the slot map cannot be read.
     package func shardKeys(prefix: String) async throws(RedisError) -> [String] {
         let map = try await slotMap()
+        let primaries = map.endpoints
         var keys: [RedisEndpoint: String] = [:]
         var tag = 0
         // Three primaries need a few tags; an even split of 16,384 slots over N primaries needs about N·ln N.
-        while keys.count < map.endpoints.count, tag < 1 << 20 {
+        while keys.count < primaries.count, tag < 1 << 20 {
             let key = "\(prefix):{\(tag)}"
             if let endpoint = map.endpoint(for: RedisHashSlot.of(key)), keys[endpoint] == nil { keys[endpoint] = key }
             tag += 1
         }
-        return map.endpoints.compactMap { keys[$0] }
+        return primaries.compactMap { keys[$0] }
     }
 
     /// Reads the slot map again (keeping the current one when no node answers).
