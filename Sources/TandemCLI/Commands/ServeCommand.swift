@@ -53,7 +53,7 @@ enum ServeCommand {
             .value("tls-key", "FILE", help: "The PEM private key of --tls-cert."),
             .flag("in-memory", help: "Keep rooms in memory only (acks are not durable; for benchmarks)."),
             .value("loops", "N", help: "Event-loop threads (default: one per core, less one for the storage writer unless --in-memory or --redis)."),
-            .value("redis", "URL", help: "Cluster mode: share rooms with other nodes through this Redis (redis://HOST:PORT; see docs/CLUSTER.md)."),
+            .value("redis", "URL", help: "Cluster mode: share rooms with other nodes through this Redis (redis://HOST:PORT; see docs/CLUSTER.md; several with --redis-cluster)."),
             .flag("redis-cluster", help: "--redis names nodes of a Redis Cluster (sharded; several as redis://A:PORT,redis://B:PORT)."),
             .value("node-id", "ID", help: "This node's name in the cluster (default: random; needs --redis)."),
             .value("presence-ttl", "MS", help: "Cluster mode: how long a dead node's participants still appear elsewhere.", default: "15000"),
