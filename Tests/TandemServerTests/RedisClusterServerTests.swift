@@ -110,66 +110,61 @@ struct RedisClusterServerTests {
     @Test("one shard restarts without its data: its room comes back from the node's memory in a new epoch, a room on another shard keeps its epoch and goes on")
     func oneShardLosesItsData() async throws {
         try await RedisClusterProcess.with { cluster, group in
-            let node = try Self.startNode(cluster)
-            let lostRoom = Self.rooms[0], keptRoom = Self.rooms.first { cluster.shard(of: "{\($0)}") != cluster.shard(of: "{\(lostRoom)}") }!
-            let (lost, lostWelcome) = try await ClusterServerTests.join(node.syncURL, user: "alice", client: "a1", room: lostRoom, loop: group.next())
-            let (kept, keptWelcome) = try await ClusterServerTests.join(node.syncURL, user: "bob", client: "b1", room: keptRoom, loop: group.next())
-            for seq in 1...5 {
-                try await lost.send(.patch(seq: Int64(seq), ops: ClusterServerTests.set("k\(seq)", seq)))
-                try await kept.send(.patch(seq: Int64(seq), ops: ClusterServerTests.set("k\(seq)", seq)))
-            }
-            #expect(await ClusterServerTests.revs(lost, count: 5) == Array(1...5))
-            #expect(await ClusterServerTests.revs(kept, count: 5) == Array(1...5))
-            try await cluster.restart(shard: cluster.shard(of: "{\(lostRoom)}"), group: group)
             // The node's follower notices the loss on that shard (its marker) and resets the room.
-            #expect(await lost.closeCode(timeout: .seconds(30)) == CloseCode.internalError.rawValue)
-            let (_, after) = try await ClusterServerTests.join(node.syncURL, user: "alice", client: "a1", room: lostRoom,
-                                                               resume: ResumePoint(epoch: lostWelcome.epoch, rev: 5), loop: group.next())
-            #expect(after.epoch != lostWelcome.epoch && after.lastSeq == 5)
-            guard case .state(let state) = after.sync else { Issue.record("expected a snapshot after the epoch change"); return }
-            for seq in 1...5 { #expect(state["k\(seq)"] == .number(Double(seq)), "seq \(seq) lost with the shard") }
-            // The other shard's room never noticed.
-            try await kept.send(.patch(seq: 6, ops: ClusterServerTests.set("k6", 6)))
-            #expect(await ClusterServerTests.revs(kept, count: 1) == [6])
-            let (_, keptAgain) = try await ClusterServerTests.join(node.syncURL, user: "bob", client: "b2", room: keptRoom, loop: group.next())
-            #expect(keptAgain.epoch == keptWelcome.epoch && keptAgain.rev == 6)
-            await node.shutdown()
+            try await Self.oneShardStartsOver(cluster, group: group, writes: false) { shard in
+                try await cluster.restart(shard: shard, group: group)
+            }
         }
     }
 
     @Test("a shard's primary fails over to its replica: the node finds the new primary, its room starts a new epoch that kept every acknowledged patch, a room on another shard keeps its epoch")
     func primaryFailsOver() async throws {
         try await RedisClusterProcess.with(replicas: true) { cluster, group in
-            let node = try Self.startNode(cluster)
-            let failing = cluster.shard(of: "{\(Self.rooms[0])}")
-            let lostRoom = Self.rooms[0], keptRoom = Self.rooms.first { cluster.shard(of: "{\($0)}") != failing }!
-            let (lost, lostWelcome) = try await ClusterServerTests.join(node.syncURL, user: "alice", client: "a1", room: lostRoom, loop: group.next())
-            let (kept, keptWelcome) = try await ClusterServerTests.join(node.syncURL, user: "bob", client: "b1", room: keptRoom, loop: group.next())
-            for seq in 1...5 {
-                try await lost.send(.patch(seq: Int64(seq), ops: ClusterServerTests.set("k\(seq)", seq)))
-                try await kept.send(.patch(seq: Int64(seq), ops: ClusterServerTests.set("k\(seq)", seq)))
-            }
-            #expect(await ClusterServerTests.revs(lost, count: 5) == Array(1...5))
-            #expect(await ClusterServerTests.revs(kept, count: 5) == Array(1...5))
-            // Replication is asynchronous: the test waits until the replica has every acknowledged write.
-            let primary = try await RedisConnection.connect(to: cluster.endpoint(failing), on: group.next())
-            #expect(try await primary.send(["WAIT", "1", "5000"]).integer == 1)
-            primary.close()
-            try await cluster.failOver(shard: failing, group: group)
             // The next write reaches the new primary, a process the room's run id does not name: new epoch.
-            try await lost.send(.patch(seq: 6, ops: ClusterServerTests.set("k6", 6)))
-            #expect(await lost.closeCode(timeout: .seconds(30)) == CloseCode.internalError.rawValue)
-            let (_, after) = try await ClusterServerTests.join(node.syncURL, user: "alice", client: "a1", room: lostRoom,
-                                                               resume: ResumePoint(epoch: lostWelcome.epoch, rev: 5), loop: group.next())
-            #expect(after.epoch != lostWelcome.epoch && after.lastSeq >= 5)
-            guard case .state(let state) = after.sync else { Issue.record("expected a snapshot after the epoch change"); return }
-            for seq in 1...5 { #expect(state["k\(seq)"] == .number(Double(seq)), "acknowledged seq \(seq) lost in the failover") }
-            try await kept.send(.patch(seq: 6, ops: ClusterServerTests.set("k6", 6)))
-            #expect(await ClusterServerTests.revs(kept, count: 1) == [6])
-            let (_, keptAgain) = try await ClusterServerTests.join(node.syncURL, user: "bob", client: "b2", room: keptRoom, loop: group.next())
-            #expect(keptAgain.epoch == keptWelcome.epoch && keptAgain.rev == 6)
-            await node.shutdown()
+            try await Self.oneShardStartsOver(cluster, group: group, writes: true) { shard in
+                // Replication is asynchronous: the test waits until the replica has every acknowledged write.
+                let primary = try await RedisConnection.connect(to: cluster.endpoint(shard), on: group.next())
+                #expect(try await primary.send(["WAIT", "1", "5000"]).integer == 1)
+                primary.close()
+                try await cluster.failOver(shard: shard, group: group)
+            }
         }
+    }
+
+    /// A node with a room on one shard and a room on another, five patches acknowledged in each; `lose`
+    /// takes the first room's shard (its index) from under the node, and when `writes` that room's client
+    /// writes once more, which finds out. Then that client is closed and comes back in a new epoch whose
+    /// snapshot holds every acknowledged patch, while the other room keeps its epoch and goes on.
+    static func oneShardStartsOver(_ cluster: RedisClusterProcess, group: EventLoopGroup, writes: Bool,
+                                   _ lose: (Int) async throws -> Void) async throws {
+        let node = try Self.startNode(cluster)
+        let shard = cluster.shard(of: "{\(rooms[0])}")
+        let lostRoom = rooms[0], keptRoom = rooms.first { cluster.shard(of: "{\($0)}") != shard }!
+        let (lost, lostWelcome) = try await ClusterServerTests.join(node.syncURL, user: "alice", client: "a1", room: lostRoom, loop: group.next())
+        let (kept, keptWelcome) = try await ClusterServerTests.join(node.syncURL, user: "bob", client: "b1", room: keptRoom, loop: group.next())
+        for seq in 1...5 {
+            try await lost.send(.patch(seq: Int64(seq), ops: ClusterServerTests.set("k\(seq)", seq)))
+            try await kept.send(.patch(seq: Int64(seq), ops: ClusterServerTests.set("k\(seq)", seq)))
+        }
+        #expect(await ClusterServerTests.revs(lost, count: 5) == Array(1...5))
+        #expect(await ClusterServerTests.revs(kept, count: 5) == Array(1...5))
+        try await lose(shard)
+        if writes { try await lost.send(.patch(seq: 6, ops: ClusterServerTests.set("k6", 6))) }
+        #expect(await lost.closeCode(timeout: .seconds(30)) == CloseCode.internalError.rawValue)
+        let (_, after) = try await ClusterServerTests.join(node.syncURL, user: "alice", client: "a1", room: lostRoom,
+                                                           resume: ResumePoint(epoch: lostWelcome.epoch, rev: 5), loop: group.next())
+        #expect(after.epoch != lostWelcome.epoch && after.lastSeq >= 5)
+        if case .state(let state) = after.sync {
+            for seq in 1...5 { #expect(state["k\(seq)"] == .number(Double(seq)), "acknowledged seq \(seq) lost with the shard") }
+        } else {
+            Issue.record("expected a snapshot after the epoch change")
+        }
+        // The other shard's room never noticed.
+        try await kept.send(.patch(seq: 6, ops: ClusterServerTests.set("k6", 6)))
+        #expect(await ClusterServerTests.revs(kept, count: 1) == [6])
+        let (_, keptAgain) = try await ClusterServerTests.join(node.syncURL, user: "bob", client: "b2", room: keptRoom, loop: group.next())
+        #expect(keptAgain.epoch == keptWelcome.epoch && keptAgain.rev == 6)
+        await node.shutdown()
     }
 
     @Test("a node refuses to start against a Redis Cluster without --redis-cluster, and with it against a server without cluster support")
