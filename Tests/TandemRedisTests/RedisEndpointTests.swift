@@ -31,6 +31,7 @@ struct RedisEndpointTests {
         #expect((1...6).map { backoff.ceiling(attempt: $0) } == [.milliseconds(100), .milliseconds(200), .milliseconds(400), .milliseconds(800), .seconds(1), .seconds(1)])
         #expect(backoff.delay(attempt: 3, unit: 0.5) == .milliseconds(200))
         #expect(backoff.delay(attempt: 3, unit: 0) == .zero)
+        #expect(backoff.delay(attempt: 3, random: RedisClientTests.HalfRandom()) == .milliseconds(200), "53 random bits make the unit")
         #expect(backoff.ceiling(attempt: 1_000) == .seconds(1))
     }
 

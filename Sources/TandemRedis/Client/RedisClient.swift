@@ -153,7 +153,7 @@ package actor RedisClient: RedisCommandSending {
                 // A restarted server answers LOADING until its data is back; the command did not run.
                 guard error.isLoading, attempt < configuration.maxConnectAttempts else { throw error }
                 do {
-                    try await clock.sleep(for: configuration.backoff.delay(attempt: attempt, unit: randomUnit()))
+                    try await clock.sleep(for: configuration.backoff.delay(attempt: attempt, random: random))
                 } catch {
                     throw .unavailable(endpoint: configuration.endpoint, attempts: attempt, lastError: "Redis is loading its dataset")
                 }
@@ -200,7 +200,7 @@ package actor RedisClient: RedisCommandSending {
                 lastError = error.description
             }
             guard attempt < configuration.maxConnectAttempts else { break }
-            let delay = configuration.backoff.delay(attempt: attempt, unit: randomUnit())
+            let delay = configuration.backoff.delay(attempt: attempt, random: random)
             do {
                 try await clock.sleep(for: delay)
             } catch {
@@ -208,12 +208,5 @@ package actor RedisClient: RedisCommandSending {
             }
         }
         throw .unavailable(endpoint: configuration.endpoint, attempts: configuration.maxConnectAttempts, lastError: lastError)
-    }
-
-    /// A uniform random number in [0, 1) from 53 random bits.
-    private func randomUnit() -> Double {
-        let bytes = random.bytes(count: 8)
-        let bits = bytes.reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
-        return Double(bits >> 11) * 0x1p-53
     }
 }

@@ -182,7 +182,7 @@ package actor RedisClusterClient: RedisCommandSending {
             } catch {
                 guard attempt < template.maxConnectAttempts, case .unavailable = error else { throw error }
                 do {
-                    try await clock.sleep(for: template.backoff.delay(attempt: attempt, unit: randomUnit()))
+                    try await clock.sleep(for: template.backoff.delay(attempt: attempt, random: random))
                 } catch {
                     throw .unavailable(endpoint: seeds.first ?? RedisEndpoint(host: "127.0.0.1"), attempts: attempt, lastError: "cancelled")
                 }
@@ -237,18 +237,12 @@ package actor RedisClusterClient: RedisCommandSending {
                     continue
                 }
                 do {
-                    try await clock.sleep(for: template.backoff.delay(attempt: unreachable, unit: randomUnit()))
+                    try await clock.sleep(for: template.backoff.delay(attempt: unreachable, random: random))
                 } catch {
                     throw .unavailable(endpoint: endpoint, attempts: unreachable, lastError: "cancelled")
                 }
             }
         }
-    }
-
-    /// A uniform random number in [0, 1), for the backoff's jitter.
-    private func randomUnit() -> Double {
-        let bits = random.bytes(count: 8).reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
-        return Double(bits >> 11) * 0x1p-53
     }
 
     private func send(_ command: [RedisArgument], slot: Int) async throws(RedisError) -> RESPValue {
