@@ -1,7 +1,7 @@
 import Synchronization
 import TandemRedis
 
-/// Where a follower's subscriber connection drops what Redis pushes, until the follow loop takes it.
+/// Where a follower's subscriber connections (one per Redis server) drop what Redis pushes, until the follow loop takes it.
 /// Thread-safe: the connection's event loop pushes, the follow loop waits and takes, the engine wakes.
 final class RoomChangeInbox: Sendable {
     /// One thing the follow loop learns from the connection.

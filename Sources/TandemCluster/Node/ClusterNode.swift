@@ -61,10 +61,8 @@ final class ClusterNode: Sendable {
          wallClock: @escaping @Sendable () -> Int64, clock: any Clock<Duration> = ContinuousClock()) {
         self.settings = settings
         self.logger = logger
-        var redis = RedisClient.Configuration(endpoint: settings.redis.endpoints[0])
-        redis.readsServerRunID = true
-        sequencerClient = settings.redis.client(redis, group: group)
-        followerClient = settings.redis.client(redis, group: group)
+        sequencerClient = settings.redis.client(group: group, readsServerRunID: true)
+        followerClient = settings.redis.client(group: group, readsServerRunID: true)
         var sequencerSettings = RedisRoomSequencer.Settings(logLength: settings.logLength, maxOps: settings.limits.maxOps,
                                                             maxPatchBytes: max(settings.limits.maxDocument, 1 << 16))
         sequencerSettings.snapshotInterval = settings.snapshotInterval

@@ -18,7 +18,7 @@ struct ClusterSequencing: SequencingService {
     /// Webhooks decided in Redis and delivered by the node holding the lease, over a Redis connection
     /// of their own (a delivery round never waits behind patches, nor patches behind it).
     func webhooks(_ setup: WebhookSetup) -> (any WebhookService)? {
-        let client = node.settings.redis.client(RedisClient.Configuration(endpoint: node.settings.redis.endpoints[0]), group: group)
+        let client = node.settings.redis.client(group: group)
         return ClusterWebhooks(client: client, nodeID: node.settings.nodeID, setup: setup,
                                settings: ClusterWebhooks.Settings(ttl: node.settings.presence.ttl.totalMilliseconds)) { [node] in
             node.presentParticipants()

@@ -33,13 +33,13 @@ package enum RedisDeployment: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
-    /// A client for this deployment; `configuration`'s endpoint is replaced by the deployment's own
-    /// (every node's, for a cluster).
-    package func client(_ configuration: RedisClient.Configuration, group: EventLoopGroup) -> any RedisCommandSending {
-        var configuration = configuration
+    /// A client for this deployment, with the default connection settings; with `readsServerRunID`,
+    /// scripts can be given the run id of the server process that runs them.
+    package func client(group: EventLoopGroup, readsServerRunID: Bool = false) -> any RedisCommandSending {
+        var configuration = RedisClient.Configuration(endpoint: endpoints[0])
+        configuration.readsServerRunID = readsServerRunID
         switch self {
-        case .server(let endpoint):
-            configuration.endpoint = endpoint
+        case .server:
             return RedisClient(configuration: configuration, group: group)
         case .cluster(let seeds):
             return RedisClusterClient(seeds: seeds, configuration: configuration, group: group)
