@@ -126,6 +126,24 @@ import TandemTestSupport
         #expect(sink.all.allSatisfy { if case .message(.welcome) = $0 { false } else { true } })
     }
 
+    /// A token's header is the client's text: an `alg` that carries a line break and a terminal escape reaches
+    /// the log in the refusal's reason, and must stay inside its one line there.
+    @Test func aForgedAlgorithmIsLoggedOnOneEscapedLine() async throws {
+        let lines = LineRecordingLogSink()
+        let server = ServerHarness(logger: Logger(sink: lines, level: .info))
+        let header = Base64URL.encode(Array(#"{"alg":"X\r\nlevel=error event=forged room=lobby \u001b[2J","typ":"JWT"}"#.utf8))
+        let payload = Base64URL.encode(TokenClaims(sub: "mallory", room: "lobby", role: .host, exp: .max).jsonValue.serializedBytes())
+        let (session, sink) = server.connect()
+        session.send(.hello(Hello(token: header + "." + payload + ".c2ln", client: "m1")))
+        guard case .closed(.badToken, _)? = await sink.next() else { Issue.record("not refused"); return }
+        let closed = lines.all.map { String(decoding: $0, as: UTF8.self) }.filter { $0.contains("event=session.closed") }
+        #expect(closed.count == 1)
+        #expect(lines.all.allSatisfy(isOneCleanLine))
+        #expect(closed.first?.contains(#"reason="token algorithm \"X\r\nlevel=error event=forged room=lobby \u001B[2J\" is not accepted"#) == true,
+                "\(closed)")
+        #expect(closed.first?.hasPrefix("level=info event=session.closed ") == true)
+    }
+
     @Test func theFirstMessageMustBeHello() async throws {
         let server = ServerHarness()
         let (session, sink) = server.connect()

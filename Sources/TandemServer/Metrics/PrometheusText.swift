@@ -15,7 +15,7 @@ struct PrometheusText {
     mutating func labeledCounter(_ name: String, _ help: String, label: String, _ family: LabeledCounter) {
         header(name, help, type: "counter")
         for (value, count) in family.snapshot() {
-            output += "\(name){\(label)=\"\(value.escapedForDoubleQuotes)\"} \(count)\n"
+            output += "\(name){\(label)=\"\(value.escapedForPrometheusLabel)\"} \(count)\n"
         }
     }
 

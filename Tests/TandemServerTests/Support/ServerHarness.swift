@@ -20,11 +20,16 @@ final class ServerHarness: Sendable {
 
     /// Users removed by a host, consulted by the rooms.
     let denials = DenyList([])
+    /// What the sessions log.
+    let logger: Logger
 
-    /// - Parameter sequencing: who sequences the rooms (this server alone when nil).
+    /// - Parameters:
+    ///   - sequencing: who sequences the rooms (this server alone when nil).
+    ///   - logger: what the sessions log to.
     init(configuration: ServerConfiguration = ServerConfiguration(), store: any RoomStore = InMemoryRoomStore(),
-         sequencing: ((CommitQueue, RoomSettings) -> any SequencingService)? = nil) {
+         sequencing: ((CommitQueue, RoomSettings) -> any SequencingService)? = nil, logger: Logger = .discarding) {
         self.configuration = configuration
+        self.logger = logger
         commits = CommitQueue(store: store)
         let denials = denials, wallClock = wallClock
         let settings = RoomSettings(configuration)
@@ -50,7 +55,7 @@ final class ServerHarness: Sendable {
         let id = ConnectionID(nextID.add(1, ordering: .relaxed).newValue)
         let monotonic = self.monotonic
         let context = ServerSession.Context(registry: registry, verifier: verifier, scheduler: scheduler, configuration: configuration,
-                                            metrics: metrics, logger: .discarding, monotonicNow: { monotonic.value })
+                                            metrics: metrics, logger: logger, monotonicNow: { monotonic.value })
         return (ServerSession(id: id, sink: sink, context: context), sink)
     }
 
