@@ -136,7 +136,7 @@ let package = Package(
 
         .testTarget(name: "TandemKitTests", dependencies: ["TandemTesting", "TandemKit", "TandemKitTesting"], swiftSettings: swiftSettings),
         .testTarget(name: "TandemProtocolTests", dependencies: ["TandemProtocol", "TandemTestSupport"], swiftSettings: swiftSettings),
-        .testTarget(name: "TandemWireTests", dependencies: ["TandemWire", "TandemProxy", "TandemTestSupport"], swiftSettings: swiftSettings),
+        .testTarget(name: "TandemWireTests", dependencies: ["TandemWire", "TandemProxy", "TandemSubprocess", "TandemTestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "TandemRedisTests", dependencies: ["TandemTesting", "TandemRedis", "TandemWire", "TandemProtocol", "TandemKit", "TandemTestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "TandemClusterTests", dependencies: ["TandemCluster", "TandemServer", "TandemRedis", "TandemWire", "TandemProtocol", "TandemTestSupport", "TandemTesting"], swiftSettings: swiftSettings),
         .testTarget(name: "TandemClientTests", dependencies: ["TandemClient", "TandemSubprocess", "TandemProxy", "TandemTesting", "TandemServer", "TandemWire", "TandemKitTesting", "TandemTestSupport"], swiftSettings: swiftSettings),

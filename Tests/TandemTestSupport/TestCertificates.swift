@@ -18,6 +18,11 @@ public struct TestCertificates: Sendable {
     public var otherServerChain: String { "\(folder)/other-server.pem" }
     /// That certificate's private key.
     public var otherServerKey: String { "\(folder)/other-server.key" }
+    /// A server certificate like `serverChain` with an RSA key (which, unlike an EC key, can also do the key
+    /// exchange itself: the suites without forward secrecy), and its key.
+    public var rsaServerChain: String { "\(folder)/rsa-server.pem" }
+    /// The RSA server certificate's private key.
+    public var rsaServerKey: String { "\(folder)/rsa-server.key" }
     /// A self-signed certificate for `localhost`, and its key.
     public var selfSignedChain: String { "\(folder)/self.pem" }
     /// The self-signed certificate's private key.
@@ -45,6 +50,10 @@ public struct TestCertificates: Sendable {
         try run(["req", "-new"] + key + ["-keyout", "\(folder)/other-server.key", "-out", "\(folder)/other-server.csr", "-subj", "/CN=localhost"])
         try run(["x509", "-req", "-in", "\(folder)/other-server.csr", "-CA", "\(folder)/other-ca.pem", "-CAkey", "\(folder)/other-ca.key",
                  "-CAcreateserial", "-days", "1", "-extfile", "\(folder)/server.ext", "-out", "\(folder)/other-server.pem"])
+        try run(["req", "-new", "-newkey", "rsa:2048", "-nodes", "-keyout", "\(folder)/rsa-server.key", "-out", "\(folder)/rsa-server.csr",
+                 "-subj", "/CN=localhost"])
+        try run(["x509", "-req", "-in", "\(folder)/rsa-server.csr", "-CA", "\(folder)/ca.pem", "-CAkey", "\(folder)/ca.key", "-CAcreateserial",
+                 "-days", "1", "-extfile", "\(folder)/server.ext", "-out", "\(folder)/rsa-server.pem"])
         try run(["req", "-x509"] + key + ["-keyout", "\(folder)/self.key", "-out", "\(folder)/self.pem", "-days", "1", "-subj", "/CN=localhost",
                  "-addext", "subjectAltName=DNS:localhost"])
         return certificates

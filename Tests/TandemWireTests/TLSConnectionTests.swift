@@ -1,6 +1,7 @@
 import Foundation
 import Synchronization
 import Testing
+import TandemSubprocess
 import TandemTestSupport
 @testable import TandemWire
 
@@ -9,9 +10,10 @@ import TandemTestSupport
 @Suite(.serialized) struct TLSConnectionTests {
     private func certificates() throws -> TestCertificates { try TestCertificates.forTests() }
 
-    private func serverContext() throws -> TLSContext {
+    private func serverContext(rsa: Bool = false) throws -> TLSContext {
         let certificates = try certificates()
-        return try TLSContext(.server(certificateChain: certificates.serverChain, privateKey: certificates.serverKey))
+        return try TLSContext(rsa ? .server(certificateChain: certificates.rsaServerChain, privateKey: certificates.rsaServerKey)
+                                  : .server(certificateChain: certificates.serverChain, privateKey: certificates.serverKey))
     }
 
     private func clientContext(trusting ca: String? = nil, at time: Int64? = nil) throws -> TLSContext {
@@ -24,8 +26,8 @@ import TandemTestSupport
     /// about what the handshake checks, not how fast it is.
     private static let handshakeTimeout: Duration = .seconds(30)
 
-    private func secureServer(host: String = "127.0.0.1") throws -> TestWebSocketServer {
-        let context = try serverContext()
+    private func secureServer(host: String = "127.0.0.1", rsa: Bool = false) throws -> TestWebSocketServer {
+        let context = try serverContext(rsa: rsa)
         return try TestWebSocketServer(configure: {
             $0.host = host
             $0.tls = context
@@ -140,5 +142,40 @@ import TandemTestSupport
                                                   tls: try clientContext(), on: group.next())
         }
         #expect(clock.now - start < .seconds(2))
+    }
+
+    /// Runs `openssl s_client` against `port` with `arguments` and its input at end of file (it connects,
+    /// handshakes and leaves); returns whether the handshake succeeded and what it printed.
+    private func openSSLClient(port: Int, _ arguments: [String]) async throws -> (connected: Bool, output: String) {
+        try await offload {
+            let process = try ChildProcess(
+                executable: "/usr/bin/openssl",
+                arguments: ["s_client", "-connect", "127.0.0.1:\(port)", "-servername", "localhost", "-brief"] + arguments,
+                standardOutput: .pipe, standardError: .pipe)
+            let output = process.standardOutput?.readDataToEndOfFile() ?? Data()
+            let errors = process.standardError?.readDataToEndOfFile() ?? Data()
+            process.waitUntilExit()
+            let text = String(decoding: output + errors, as: UTF8.self)
+            return (process.terminationStatus == 0 && text.contains("CONNECTION ESTABLISHED"), text)
+        }
+    }
+
+    /// A real TLS 1.2 client asking for one suite at a time: without forward secrecy (RSA key exchange) or with
+    /// CBC it gets no handshake; ECDHE with AES-GCM or ChaCha20-Poly1305 is served. TLS 1.3 is unchanged. An RSA
+    /// certificate, since only RSA can do the key exchange itself.
+    @Test func tls12IsServedOnlyWithForwardSecretAEADSuites() async throws {
+        let server = try secureServer(rsa: true)
+        defer { server.stop() }
+        let port = server.server.port
+        for suite in ["AES128-GCM-SHA256", "AES256-GCM-SHA384", "AES128-SHA256", "AES256-SHA", "ECDHE-RSA-AES128-SHA256", "ECDHE-RSA-AES256-SHA"] {
+            let refused = try await openSSLClient(port: port, ["-tls1_2", "-cipher", suite])
+            #expect(!refused.connected, "\(suite) was served: \(refused.output)")
+        }
+        for suite in ["ECDHE-RSA-AES128-GCM-SHA256", "ECDHE-RSA-AES256-GCM-SHA384", "ECDHE-RSA-CHACHA20-POLY1305"] {
+            let served = try await openSSLClient(port: port, ["-tls1_2", "-cipher", suite])
+            #expect(served.connected && served.output.contains("Ciphersuite: \(suite)"), "\(suite): \(served.output)")
+        }
+        let tls13 = try await openSSLClient(port: port, ["-tls1_3"])
+        #expect(tls13.connected && tls13.output.contains("Protocol version: TLSv1.3"), "\(tls13.output)")
     }
 }

@@ -1,3 +1,6 @@
+#if canImport(CSSL)
+import CSSL
+#endif
 import Foundation
 import Testing
 import TandemTestSupport
@@ -125,3 +128,38 @@ import TandemTestSupport
         #expect(error?.isPermanent == false)
     }
 }
+
+#if canImport(CSSL)
+/// The TLS 1.2 suites a client agrees to, against a server whose context is set past Tandem's own list.
+extension TLSEngineTests {
+    /// A client and a server engine where the server (RSA certificate, which can also do the key exchange of the
+    /// suites without forward secrecy) speaks TLS 1.2 at most and offers only `suites`, set on its context
+    /// directly, past Tandem's own list.
+    private func pair(serverOffering suites: String) throws -> (TLSEngine, TLSEngine) {
+        let certificates = try certificates()
+        let client = try TLSEngine(context: TLSContext(.client(additionalTrustRoots: [certificates.caFile], trustsSystemRoots: false)),
+                                   serverName: "localhost")
+        let context = try TLSContext(.server(certificateChain: certificates.rsaServerChain, privateKey: certificates.rsaServerKey))
+        #expect(SSL_CTX_set_cipher_list(context.context, suites) == 1)
+        #expect(SSL_CTX_ctrl(context.context, SSL_CTRL_SET_MAX_PROTO_VERSION, Int(TLS1_2_VERSION), nil) == 1)
+        let server = try TLSEngine(context: context)
+        try client.start()
+        return (client, server)
+    }
+
+    /// Without forward secrecy (RSA key exchange), or with CBC: the client agrees to none of these.
+    @Test(arguments: ["AES128-GCM-SHA256", "AES256-SHA", "AES128-SHA256", "ECDHE-RSA-AES128-SHA256", "ECDHE-RSA-AES256-SHA"])
+    func aClientRefusesTLS12SuitesWithoutForwardSecrecyOrAEAD(suite: String) throws {
+        let (client, server) = try pair(serverOffering: suite)
+        #expect(throws: TLSError.self) { try pump(client, server) }
+        #expect(!client.isHandshakeComplete)
+    }
+
+    @Test(arguments: TLSContext.tls12CipherSuites.filter { $0.hasPrefix("ECDHE-RSA-") })
+    func aClientAgreesToForwardSecretAEADSuitesOverTLS12(suite: String) throws {
+        let (client, server) = try pair(serverOffering: suite)
+        try pump(client, server)
+        #expect(client.isHandshakeComplete && server.isHandshakeComplete)
+    }
+}
+#endif

@@ -1,8 +1,8 @@
 #if canImport(CSSL)
 import CSSL
 
-/// The shared half of TLS for many connections: protocol floor (TLS 1.2), trust roots, and a server's
-/// certificate and key, loaded once. Engines made from it (`TLSEngine`) hold a reference.
+/// The shared half of TLS for many connections: protocol floor (TLS 1.2), the TLS 1.2 cipher suites, trust
+/// roots, and a server's certificate and key, loaded once. Engines made from it (`TLSEngine`) hold a reference.
 ///
 /// Thread-safety: OpenSSL allows one context to serve connections on several threads once it is set up,
 /// and nothing mutates it after `init`.
@@ -10,6 +10,15 @@ package final class TLSContext: @unchecked Sendable {
     let context: OpaquePointer
     /// The configuration it was made from.
     package let configuration: TLSConfiguration
+
+    /// The only TLS 1.2 suites either side offers: ECDHE key exchange (forward secrecy: a stolen key does not
+    /// decrypt recorded sessions) with an AEAD cipher (AES-GCM, ChaCha20-Poly1305; no CBC, which padding
+    /// oracles attack), for ECDSA and RSA certificates. TLS 1.3 suites are all of that kind and stay OpenSSL's.
+    package static let tls12CipherSuites = [
+        "ECDHE-ECDSA-AES128-GCM-SHA256", "ECDHE-RSA-AES128-GCM-SHA256",
+        "ECDHE-ECDSA-AES256-GCM-SHA384", "ECDHE-RSA-AES256-GCM-SHA384",
+        "ECDHE-ECDSA-CHACHA20-POLY1305", "ECDHE-RSA-CHACHA20-POLY1305",
+    ]
 
     /// Loads `configuration`.
     /// - Throws: `TLSError.configuration` naming the file that could not be read or the key that does not
@@ -21,6 +30,9 @@ package final class TLSContext: @unchecked Sendable {
         self.context = context
         self.configuration = configuration
         _ = tandem_ssl_ctx_set_min_tls12(context)
+        guard SSL_CTX_set_cipher_list(context, Self.tls12CipherSuites.joined(separator: ":")) == 1 else {
+            throw .configuration(reason: "this OpenSSL offers none of the TLS 1.2 suites Tandem allows (\(TLSContext.lastError()))")
+        }
         _ = tandem_ssl_ctx_set_modes(context)
         if let chain = configuration.certificateChain {
             guard SSL_CTX_use_certificate_chain_file(context, chain) == 1 else {
