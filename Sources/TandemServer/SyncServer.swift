@@ -163,6 +163,7 @@ public final class SyncServer: Sendable {
         // A write of the rooms API is a patch message in an HTTP body.
         wire.maxBodyBytes = max(wire.maxBodyBytes, configuration.maxMessageBytes)
         wire.tls = tls
+        wire.strictTransportSecurityMaxAge = configuration.hstsMaxAgeSeconds
 
         let context = ServerSession.Context(
             registry: registry, verifier: tokens, scheduler: DispatchTimerScheduler(), configuration: configuration,
@@ -267,8 +268,15 @@ extension SyncServer {
 
     /// The server's TLS context when the configuration asks for TLS.
     static func tlsContext(_ configuration: ServerConfiguration) throws(ServerStartError) -> TLSContext? {
+        if let maxAge = configuration.hstsMaxAgeSeconds, maxAge < 0 {
+            throw .tls("the HSTS max-age (--hsts) is \(maxAge) seconds; give 0 or more (0 tells browsers to forget the host's HSTS)")
+        }
         switch (configuration.tlsCertificatePath, configuration.tlsKeyPath) {
-        case (nil, nil): return nil
+        case (nil, nil):
+            guard configuration.hstsMaxAgeSeconds == nil else {
+                throw .tls("HSTS (--hsts) is sent over HTTPS only, and this server speaks plain HTTP: give --tls-cert and --tls-key, or drop --hsts")
+            }
+            return nil
         case (let chain?, let key?):
             do throws(TLSError) {
                 return try TLSContext(.server(certificateChain: chain, privateKey: key))

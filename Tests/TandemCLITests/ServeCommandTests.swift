@@ -164,6 +164,25 @@ import TandemWire
         #expect(hours.status == ExitCode.usage)
     }
 
+    @Test("--hsts: with TLS the max-age of Strict-Transport-Security; without TLS or out of range a usage error")
+    func hstsFlag() async throws {
+        let tls = ["--tls-cert", "/etc/tandem/fullchain.pem", "--tls-key", "/etc/tandem/privkey.pem"]
+        let configuration = try ServeCommand.configuration(from: ArgumentParser.parse(tls + ["--hsts", "31536000"], for: ServeCommand.spec))
+        #expect(configuration.hstsMaxAgeSeconds == 31_536_000)
+        #expect(try ServeCommand.configuration(from: ArgumentParser.parse(tls + ["--hsts", "0"], for: ServeCommand.spec)).hstsMaxAgeSeconds == 0)
+        #expect(try ServeCommand.configuration(from: ArgumentParser.parse(tls, for: ServeCommand.spec)).hstsMaxAgeSeconds == nil)
+        for bad in ["a year", "315360001"] {
+            #expect(throws: CommandLineError.self, "\(bad)") {
+                try ServeCommand.configuration(from: ArgumentParser.parse(tls + ["--hsts", bad], for: ServeCommand.spec))
+            }
+        }
+        let plain = await runTandem(["serve", "--hsts", "600"])
+        #expect(plain.status == ExitCode.usage)
+        #expect(plain.console.stderr.first
+                == "tandem serve: error: invalid value '600' for '--hsts': expected to be used together with --tls-cert and --tls-key (browsers take HSTS over HTTPS only)")
+        #expect(ServeCommand.spec.helpText.contains("--hsts SECONDS"))
+    }
+
     @Test func badClusterFlagsAreUsageErrors() async {
         let scheme = await runTandem(["serve", "--redis", "http://10.0.0.7:6379"])
         #expect(scheme.status == ExitCode.usage)

@@ -26,11 +26,12 @@ import TandemTestSupport
     /// about what the handshake checks, not how fast it is.
     private static let handshakeTimeout: Duration = .seconds(30)
 
-    private func secureServer(host: String = "127.0.0.1", rsa: Bool = false) throws -> TestWebSocketServer {
+    private func secureServer(host: String = "127.0.0.1", rsa: Bool = false, hsts: Int? = nil) throws -> TestWebSocketServer {
         let context = try serverContext(rsa: rsa)
         return try TestWebSocketServer(configure: {
             $0.host = host
             $0.tls = context
+            $0.strictTransportSecurityMaxAge = hsts
             $0.maxMessageSize = 1 << 20
         }, routes: { request in
             request.target == "/healthz" ? HTTPResponse(status: 200, body: Array("ok\n".utf8)) : nil
@@ -177,5 +178,59 @@ import TandemTestSupport
         }
         let tls13 = try await openSSLClient(port: port, ["-tls1_3"])
         #expect(tls13.connected && tls13.output.contains("Protocol version: TLSv1.3"), "\(tls13.output)")
+    }
+
+    /// Sends `request` over TLS with `openssl s_client` and returns the response head it reads.
+    private func openSSLExchange(port: Int, _ request: String) async throws -> String {
+        try await offload {
+            let process = try ChildProcess(
+                executable: "/usr/bin/openssl", arguments: ["s_client", "-connect", "127.0.0.1:\(port)", "-servername", "localhost", "-quiet"],
+                standardInput: .pipe, standardOutput: .pipe)
+            defer {
+                process.terminate()
+                process.waitUntilExit()
+            }
+            process.standardInput?.write(Data(request.utf8))
+            var received = Data()
+            while received.range(of: Data("\r\n\r\n".utf8)) == nil, let chunk = process.standardOutput?.availableData, !chunk.isEmpty {
+                received += chunk
+            }
+            return String(decoding: received, as: UTF8.self)
+        }
+    }
+
+    /// Every response over TLS carries the header — a route's answer, an error the server makes itself, a
+    /// WebSocket upgrade's 101 — and the plain-text reply to a plain request on the TLS port does not.
+    @Test func everyResponseOverTLSCarriesStrictTransportSecurity() async throws {
+        let server = try secureServer(hsts: 600)
+        defer { server.stop() }
+        let port = server.server.port
+        for (path, status) in [("/healthz", 200), ("/nowhere", 404)] {
+            let response = try await HTTPClient.send(
+                method: "GET", url: "https://localhost:\(port)\(path)", timeout: Self.handshakeTimeout, tls: try clientContext(),
+                on: server.group.next())
+            #expect(response.status == status)
+            #expect(response.headers["Strict-Transport-Security"] == "max-age=600", "\(path)")
+        }
+        let upgrade = try await openSSLExchange(port: port, "GET /v1/sync HTTP/1.1\r\nHost: localhost\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+            + "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Protocol: tandem.v1\r\n\r\n")
+        #expect(upgrade.hasPrefix("HTTP/1.1 101 "), "\(upgrade)")
+        #expect(upgrade.contains("\r\nStrict-Transport-Security: max-age=600\r\n"), "\(upgrade)")
+
+        let peer = try BlockingPeer(connectingTo: server.address)
+        try peer.send(Array("GET /healthz HTTP/1.1\r\nHost: localhost\r\n\r\n".utf8))
+        var plain: [UInt8] = []
+        while case .success(let chunk) = await peer.receiveOffPool(), !chunk.isEmpty { plain += chunk }
+        #expect(plain.text.hasPrefix("HTTP/1.1 400 Bad Request\r\n"))
+        #expect(!plain.text.contains("Strict-Transport-Security"))
+    }
+
+    @Test func withoutTheSettingNoResponseCarriesStrictTransportSecurity() async throws {
+        let server = try secureServer()
+        defer { server.stop() }
+        let response = try await HTTPClient.send(
+            method: "GET", url: "https://localhost:\(server.server.port)/healthz", timeout: Self.handshakeTimeout, tls: try clientContext(),
+            on: server.group.next())
+        #expect(response.status == 200 && !response.headers.contains(name: "Strict-Transport-Security"))
     }
 }

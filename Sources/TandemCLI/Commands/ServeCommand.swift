@@ -51,6 +51,7 @@ enum ServeCommand {
             .value("failed-accepts-global", "N", help: "Failed invitation accepts per minute, all addresses, before 429.", default: "100"),
             .value("tls-cert", "FILE", help: "Serve wss:// and https:// on the port with this PEM certificate chain (leaf first; needs --tls-key)."),
             .value("tls-key", "FILE", help: "The PEM private key of --tls-cert."),
+            .value("hsts", "SECONDS", help: "With --tls-cert: every HTTPS response tells browsers to use only https:// for this host for SECONDS (Strict-Transport-Security)."),
             .flag("in-memory", help: "Keep rooms in memory only (acks are not durable; for benchmarks)."),
             .value("loops", "N", help: "Event-loop threads (default: one per core, less one for the storage writer unless --in-memory or --redis)."),
             .value("redis", "URL", help: "Cluster mode: share rooms with other nodes through this Redis (redis://HOST:PORT; see docs/CLUSTER.md; several with --redis-cluster)."),
@@ -76,6 +77,9 @@ enum ServeCommand {
         }
         return await run(configuration, logLevel: level, context: context)
     }
+
+    /// The longest `--hsts` taken: ten years.
+    static let longestHSTS = 10 * 365 * 86_400
 
     /// Whether `url` is a scheme, host and optional port (a trailing `/` allowed): invitation links are
     /// `<url>/#invite=CODE`, and the page at `/` loads its scripts and the WebSocket from the root, so a
@@ -168,6 +172,12 @@ enum ServeCommand {
             throw .invalidValue(option: "tls-cert", value: chain, expected: "to be used together with --tls-key (the certificate's private key)")
         case (nil, let key?):
             throw .invalidValue(option: "tls-key", value: key, expected: "to be used together with --tls-cert (the certificate chain)")
+        }
+        if let maxAge = arguments.value("hsts") {
+            guard configuration.servesTLS else {
+                throw .invalidValue(option: "hsts", value: maxAge, expected: "to be used together with --tls-cert and --tls-key (browsers take HSTS over HTTPS only)")
+            }
+            configuration.hstsMaxAgeSeconds = try arguments.integer("hsts", default: 0, in: 0...ServeCommand.longestHSTS)
         }
         if let url = arguments.value("public-url") {
             guard isPageOrigin(url) else {

@@ -125,6 +125,11 @@ public struct ServerConfiguration: Sendable, Equatable {
     /// TLS: the PEM private key of `tlsCertificatePath`.
     public var tlsKeyPath: String?
 
+    /// TLS: every HTTPS response (page, API, `/healthz`, errors) carries `Strict-Transport-Security: max-age=` this
+    /// many seconds, so browsers that saw it use only `https://` and `wss://` for the host that long. Nil sends
+    /// none; without TLS the server does not start (browsers ignore the header over plain HTTP).
+    public var hstsMaxAgeSeconds: Int?
+
     /// Whether the port speaks TLS.
     public var servesTLS: Bool { tlsCertificatePath != nil }
 

@@ -79,7 +79,7 @@ final class HTTPServerSession: TCPConnectionHandler, @unchecked Sendable {
             respondAndClose(response, on: connection)
             return
         }
-        connection.write(response.bytes)
+        write(response, on: connection)
         armTimer(connection)
         connection.resumeReading()
         processRequests(on: connection)
@@ -118,7 +118,7 @@ final class HTTPServerSession: TCPConnectionHandler, @unchecked Sendable {
         socket.handler = handler
         let context = context
         socket.closeObserver = { context.unregister($0) }
-        connection.write(upgrade.response().bytes)
+        write(upgrade.response(), on: connection)
         socket.start(leftover: parser.takeBufferedBytes())
     }
 
@@ -128,8 +128,19 @@ final class HTTPServerSession: TCPConnectionHandler, @unchecked Sendable {
         finished = true
         timer?.cancel()
         timer = nil
-        connection.write(response.bytes)
+        write(response, on: connection)
         connection.close()
+    }
+
+    /// Writes `response` with the headers every response of the server carries: the one place responses leave.
+    private func write(_ response: HTTPResponse, on connection: TCPConnection) {
+        guard connection.isSecure, let maxAge = context.configuration.strictTransportSecurityMaxAge else {
+            connection.write(response.bytes)
+            return
+        }
+        var secured = response
+        secured.headers.replaceOrAdd(name: "Strict-Transport-Security", value: "max-age=\(maxAge)")
+        connection.write(secured.bytes)
     }
 
     private func armTimer(_ connection: TCPConnection) {

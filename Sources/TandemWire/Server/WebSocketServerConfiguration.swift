@@ -37,6 +37,11 @@ package struct WebSocketServerConfiguration: Sendable {
     /// nil serves plain text. A client that sends a plain request to a TLS port gets a plain 400 naming
     /// `https://`, then the connection closes.
     package var tls: TLSContext?
+    /// Every response sent over TLS (routes, errors, upgrades) carries `Strict-Transport-Security: max-age=` this
+    /// many seconds: a browser that saw it uses only `https://` and `wss://` for the host that long, so a network
+    /// attacker cannot downgrade a later visit to plain text. Nil sends none; never sent in plain text, where
+    /// browsers must ignore it (RFC 6797).
+    package var strictTransportSecurityMaxAge: Int?
 
     /// The body format of the errors the server itself answers with.
     package enum ErrorBodyFormat: Sendable {
