@@ -3,7 +3,8 @@ import Foundation
 /// The HMAC key that signs and verifies tokens, and where it came from.
 ///
 /// Resolution order: the `TANDEM_SECRET` environment variable, else the file `secret` in the
-/// data folder, created on first start with mode 0600 and 64 random hex characters on one line.
+/// data folder, created on first start with mode 0600 (from its first instant) and 64 random hex characters
+/// on one line.
 /// In both cases the key is the text's UTF-8 bytes with surrounding whitespace trimmed, so any
 /// JWT library can mint tokens with the same text.
 public struct ServerSecret: Sendable, Equatable {
@@ -56,11 +57,35 @@ public struct ServerSecret: Sendable, Equatable {
         }
         var generator = SystemRandomNumberGenerator() // cryptographically secure on every platform
         let text = (0..<32).map { _ in String(format: "%02x", UInt8.random(in: 0...255, using: &generator)) }.joined()
-        // Created with 0600 from the start: never readable by others, not even for an instant.
-        guard FileManager.default.createFile(atPath: path, contents: Data((text + "\n").utf8), attributes: [.posixPermissions: 0o600]) else {
-            throw .cannotCreate(path, "the file could not be written")
-        }
+        try create(path, holding: Array((text + "\n").utf8))
         return ServerSecret(text: text, source: .created(path))
+    }
+
+    /// Writes `bytes` to a new file at `path` that is private from its first instant (`PrivateFiles.mode`; a
+    /// file that Foundation creates is 0666 less the umask until it is renamed into place and changed): written
+    /// to a temporary file next to it and renamed, so a crash never leaves a partial secret.
+    private static func create(_ path: String, holding bytes: [UInt8]) throws(ServerSecretError) {
+        let temporary = path + ".creating"
+        unlink(temporary) // what a crash left
+        let descriptor = PrivateFiles.open(temporary, O_WRONLY | O_CREAT | O_EXCL)
+        guard descriptor >= 0 else { throw .cannotCreate(path, String(cString: strerror(errno))) }
+        var failure: String?
+        var written = 0
+        while failure == nil, written < bytes.count {
+            let count = bytes[written...].withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
+            if count > 0 {
+                written += count
+            } else if count == 0 || errno != EINTR {
+                failure = String(cString: strerror(errno))
+            }
+        }
+        if failure == nil, fsync(descriptor) != 0 { failure = String(cString: strerror(errno)) }
+        close(descriptor)
+        if failure == nil, rename(temporary, path) != 0 { failure = String(cString: strerror(errno)) }
+        if let failure {
+            unlink(temporary)
+            throw .cannotCreate(path, failure)
+        }
     }
 }
 

@@ -56,7 +56,7 @@ final class JournalSegments: @unchecked Sendable {
     func claimFolder() throws(StorageError) {
         _ = try segmentNames()
         let path = folder + "/LOCK"
-        let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        let fd = PrivateFiles.open(path, O_RDWR | O_CREAT)
         guard fd >= 0 else { throw .journal("cannot open \(path): \(String(cString: strerror(errno)))") }
         // A child process that another thread is starting holds a copy of every descriptor for an instant,
         // and with it the lock of a folder just released: a held lock is asked for again for 200 ms.
@@ -193,7 +193,7 @@ final class JournalSegments: @unchecked Sendable {
 
     private func startSegment(at position: UInt64) throws(StorageError) {
         let path = folder + "/" + Self.name(position)
-        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0o600)
+        let fd = PrivateFiles.open(path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND)
         guard fd >= 0 else { throw .journal("cannot create \(path): \(String(cString: strerror(errno)))") }
         if descriptor >= 0 { close(descriptor) }
         descriptor = fd

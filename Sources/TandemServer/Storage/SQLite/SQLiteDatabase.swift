@@ -29,6 +29,7 @@ public final class SQLiteDatabase {
         var connection: OpaquePointer?
         // NOMUTEX: the connection has one owner, so SQLite's own per-connection mutex is waste.
         let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
+        PrivateFiles.prepareDatabase(at: path)
         let status = sqlite3_open_v2(path, &connection, flags, fileSystem)
         guard status == SQLITE_OK, let connection else {
             let message = connection.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"
