@@ -26,6 +26,8 @@ public final class SyncServer: Sendable {
     /// Webhooks, when the configuration names endpoints.
     private let webhooks: (any WebhookService)?
     private let logger: Logger
+    /// Where the server listens (its port once bound).
+    private let listening: ListeningAddress
 
     /// The port the server listens on (the real one when the configuration asked for 0).
     public var port: Int { webSockets.port }
@@ -42,18 +44,11 @@ public final class SyncServer: Sendable {
 
     /// The WebSocket URL clients connect to (`wss://` when the port speaks TLS).
     public var syncURL: String {
-        "\(configuration.servesTLS ? "wss" : "ws")://\(authority)\(TandemProtocol.syncPath)"
+        "\(configuration.servesTLS ? "wss" : "ws")://\(listening.authority)\(TandemProtocol.syncPath)"
     }
 
     /// The URL of the page, the invitation API and `/healthz` (`https://` when the port speaks TLS).
-    public var baseURL: String {
-        "\(configuration.servesTLS ? "https" : "http")://\(authority)"
-    }
-
-    private var authority: String {
-        let host = configuration.host.contains(":") ? "[\(configuration.host)]" : configuration.host
-        return "\(host):\(port)"
-    }
+    public var baseURL: String { listening.baseURL }
 
     /// Starts a server: loads or creates the secret, opens storage, loads the stored invitations and deny
     /// entries, binds the port. `wallClock` (unix milliseconds) is the server's one wall clock: token expiry,
@@ -106,6 +101,7 @@ public final class SyncServer: Sendable {
         }
         let book = InviteBook(invites: storedInvites, retention: Int64(configuration.inviteRetentionSeconds))
         let denials = DenyList(storedDenials)
+        let access = RoomAccess(removals: denials, now: now)
         // Both stores commit in microseconds without blocking (the journaled one appends a record), so the
         // loop that receives a patch commits it and sends its ack and fan-out in the same iteration.
         commits = CommitQueue(store: store, stages: EventLoopCommitStages()) { WakeupCoalescing.batch($0) }
@@ -146,7 +142,7 @@ public final class SyncServer: Sendable {
         }
         registry = RoomRegistry(sequencing: sequencing, scheduler: DispatchTimerScheduler(), settings: roomSettings,
                                 metrics: metrics, logger: logger, webhooks: webhooks?.reporter,
-                                isDenied: { room, user in denials.deniedUntil(user, in: room, now: now()) != nil })
+                                isDenied: { room, user in access.isRemoved(user, from: room) })
 
         var wire = WebSocketServerConfiguration()
         wire.errorBodies = .json
@@ -166,16 +162,17 @@ public final class SyncServer: Sendable {
         wire.strictTransportSecurityMaxAge = configuration.hstsMaxAgeSeconds
 
         let context = ServerSession.Context(
-            registry: registry, verifier: tokens, scheduler: DispatchTimerScheduler(), configuration: configuration,
+            registry: registry, verifier: tokens, access: access, scheduler: DispatchTimerScheduler(), configuration: configuration,
             metrics: metrics, logger: logger, monotonicNow: { [origin = ContinuousClock.now] in (ContinuousClock.now - origin).totalNanoseconds })
         let routes = OperationsRoutes(metrics: metrics)
+        listening = ListeningAddress(scheme: configuration.servesTLS ? "https" : "http", host: configuration.host, port: configuration.port)
         let invites = InviteRoutes(context: InviteRoutes.Context(
             book: book, denials: denials,
             throttle: AcceptThrottle(limits: .init(perAddress: configuration.failedAcceptsPerAddress, global: configuration.failedAcceptsGlobal)),
-            tokens: tokens, commits: commits, registry: registry, metrics: metrics, logger: logger, configuration: configuration,
-            now: now, random: random, webhooks: webhooks?.reporter))
+            tokens: tokens, access: access, commits: commits, registry: registry, metrics: metrics, logger: logger,
+            configuration: configuration, now: now, random: random, listening: listening, webhooks: webhooks?.reporter))
         let rooms = RoomRoutes(context: RoomRoutes.Context(
-            tokens: tokens, commits: commits, registry: registry, rooms: roomSettings, configuration: configuration,
+            tokens: tokens, access: access, commits: commits, registry: registry, rooms: roomSettings, configuration: configuration,
             shared: sequencing.sharedRooms))
         do {
             webSockets = try WebSocketServer.start(
@@ -197,6 +194,7 @@ public final class SyncServer: Sendable {
             commits.shutdown()
             throw .bind(host: configuration.host, port: configuration.port, "\(error)")
         }
+        listening.bound(to: webSockets.port)
         routes.markReady()
         if let webhooks { Task { await webhooks.start() } }
         logger.info("server.started", LogField("url", syncURL), LogField("data", configuration.inMemoryStorage ? "memory" : configuration.dataDirectory),

@@ -43,5 +43,9 @@ import TandemWire
         #expect(badRole.console.stderr.first?.contains("expected one of host, guest, viewer") == true)
         let badTTL = await runTandem(["token", "--room", "r", "--user", "u", "--ttl", "0"])
         #expect(badTTL.status == ExitCode.usage)
+        // A room name the server would refuse is refused here, saying why.
+        let decomposed = await runTandem(["token", "--room", "cafe\u{301}", "--user", "u"])
+        #expect(decomposed.status == ExitCode.usage)
+        #expect(decomposed.console.stderr.first?.contains("Normalization Form C") == true)
     }
 }

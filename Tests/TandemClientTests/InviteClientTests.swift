@@ -32,6 +32,10 @@ import TandemWire
         }
         #expect(refused)
         await session.stop()
+        #expect(try await host.removedParticipants(in: "lobby") == [accepted.user])
+        #expect(try await host.readmitParticipant(accepted.user, to: "lobby"))
+        #expect(try await host.removedParticipants(in: "lobby").isEmpty)
+        #expect(try await !host.readmitParticipant(accepted.user, to: "lobby"))
         await harness.shutdown()
     }
 

@@ -148,7 +148,8 @@ import TandemWire
                                                "--ca-file", certificates.caFile])
         #expect(printed.status == 0, "tandem invite failed: \(printed.stderr)")
         let lines = printed.stdout.split(separator: "\n")
-        // The plain server behind the proxy names its own scheme; `--public-url https://…` sets the links' origin.
-        #expect(lines.first?.count == 6 && lines.dropFirst().first?.contains("localhost:\(front.port)/#invite=") == true, "\(printed.stdout)")
+        // Without `--public-url` the server behind the proxy names the address it listens on, never the Host header
+        // the proxy passed on; `--public-url https://…` sets the links' origin.
+        #expect(lines.first?.count == 6 && lines.dropFirst().first?.contains("http://127.0.0.1:\(backendPort)/#invite=") == true, "\(printed.stdout)")
     }
 }

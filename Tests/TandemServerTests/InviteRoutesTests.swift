@@ -12,8 +12,9 @@ import TandemWire
         let clock = harness.wallClock
         return InviteRoutes(context: InviteRoutes.Context(
             book: InviteBook(invites: [], retention: 86_400), denials: harness.denials, throttle: AcceptThrottle(limits: .init()),
-            tokens: harness.verifier, commits: harness.commits, registry: harness.registry, metrics: harness.metrics,
-            logger: .discarding, configuration: harness.configuration, now: { clock.value }, random: SecureRandom()))
+            tokens: harness.verifier, access: harness.access, commits: harness.commits, registry: harness.registry, metrics: harness.metrics,
+            logger: .discarding, configuration: harness.configuration, now: { clock.value }, random: SecureRandom(),
+            listening: ListeningAddress(scheme: "http", host: "h", port: 80)))
     }
 
     private func call(_ routes: InviteRoutes, _ method: String, _ path: String, token: String? = nil, json: String = "") async -> (HTTPResponse, JSONValue?) {
@@ -41,9 +42,16 @@ import TandemWire
         let (again, sink) = harness.connect()
         again.send(.hello(Hello(token: harness.token(user: "bob", role: .guest), client: "b2")))
         #expect(await sink.nextClose() == .forbidden)
-        // Once the deny entry ends (the token lifetime it covered), bob may enter again.
-        harness.wallClock.add(3600)
-        let (_, _, readmitted) = await harness.join(user: "bob", client: "b3", role: .guest)
+        // The removal outlasts every token bob had: only a host lets him back.
+        harness.wallClock.add(30 * 86_400)
+        let (late, lateSink) = harness.connect()
+        late.send(.hello(Hello(token: harness.token(user: "bob", role: .guest), client: "b3")))
+        #expect(await lateSink.nextClose() == .forbidden)
+        let (listed, removed) = await call(routes, "GET", "/v1/rooms/lobby/removed", token: harness.token(user: "alice"))
+        #expect(listed.status == 200 && removed?["users"] == .array(["bob"]))
+        let (readmit, answer) = await call(routes, "POST", "/v1/rooms/lobby/readmit", token: harness.token(user: "alice"), json: #"{"user":"bob"}"#)
+        #expect(readmit.status == 200 && answer?["readmitted"] == .bool(true))
+        let (_, _, readmitted) = await harness.join(user: "bob", client: "b4", role: .guest)
         #expect(readmitted != nil)
     }
 
@@ -54,7 +62,7 @@ import TandemWire
         #expect(created.status == 201)
         #expect(created.headers["Content-Type"] == "application/json")
         let code = try #require(invite?["code"]?.stringValue)
-        #expect(invite?["url"] == .string("http://h/#invite=\(code)"))
+        #expect(invite?["url"] == .string("http://h:80/#invite=\(code)"), "the listening address, never the request's Host header")
         let (accepted, token) = await call(routes, "POST", "/v1/invites/\(code)/accept", json: "{}")
         #expect(accepted.status == 200)
         let claims = try harness.verifier.verify(try #require(token?["token"]?.stringValue))

@@ -24,7 +24,13 @@ enum TokenCommand {
             let user = try arguments.required("user")
             let role = Role(rawValue: try arguments.choice("role", default: "guest", among: Role.allCases.map(\.rawValue)))!
             let ttl = try arguments.integer("ttl", default: 3600, in: 1...(10 * 365 * 86_400))
-            guard !room.isEmpty else { throw .invalidValue(option: "room", value: room, expected: "a non-empty room name") }
+            if room != TokenClaims.anyRoom {
+                do throws(RoomNameError) {
+                    try RoomName.check(room)
+                } catch {
+                    throw .invalidValue(option: "room", value: room, expected: "a room name (\(error.description)), or '*' for a backend")
+                }
+            }
             guard !user.isEmpty else { throw .invalidValue(option: "user", value: user, expected: "a non-empty user id") }
             let secret: ServerSecret
             do {

@@ -43,13 +43,29 @@ public struct InviteClient: Sendable {
         _ = try await request("DELETE", "/v1/invites/\(Self.escaped(code))", body: nil, authorized: true, expecting: 200)
     }
 
-    /// Removes `user` from `room` (the host's): their connections close with 4003 and they are refused there
-    /// until their token expires. Returns how many connections were closed.
+    /// Removes `user` from `room` (the host's): their connections close with 4003 and they are refused there on
+    /// every path, whatever token they hold, until a host calls ``readmitParticipant(_:to:)``. A guest's
+    /// invitation is revoked with them. Returns how many connections were closed.
     @discardableResult
     public func removeParticipant(_ user: String, from room: String) async throws(InviteError) -> Int {
         let json = try await request("POST", "/v1/rooms/\(Self.escaped(room))/remove", body: .object(["user": .string(user)]),
                                      authorized: true, expecting: 200)
         return Int(json["closed"]?.doubleValue ?? 0)
+    }
+
+    /// Lets a removed `user` into `room` again. Returns whether they had been removed.
+    @discardableResult
+    public func readmitParticipant(_ user: String, to room: String) async throws(InviteError) -> Bool {
+        let json = try await request("POST", "/v1/rooms/\(Self.escaped(room))/readmit", body: .object(["user": .string(user)]),
+                                     authorized: true, expecting: 200)
+        return json["readmitted"]?.boolValue ?? false
+    }
+
+    /// The users removed from `room`, by id.
+    public func removedParticipants(in room: String) async throws(InviteError) -> [String] {
+        let json = try await request("GET", "/v1/rooms/\(Self.escaped(room))/removed", body: nil, authorized: true, expecting: 200)
+        guard let users = json["users"]?.arrayValue else { throw .invalidResponse("no \"users\" array") }
+        return users.compactMap(\.stringValue)
     }
 
     /// Accepts an invitation code (no token needed) and returns the token the server minted, shown to others

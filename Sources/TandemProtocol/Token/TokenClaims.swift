@@ -3,7 +3,8 @@
 public struct TokenClaims: Sendable, Hashable {
     /// The user id.
     public var sub: String
-    /// The room the token admits to; `TokenClaims.anyRoom` for a backend's token.
+    /// The room the token admits to (a name `RoomName.check` accepts); `TokenClaims.anyRoom` for a
+    /// backend's token.
     public var room: String
     /// The role in that room.
     public var role: Role
@@ -15,6 +16,10 @@ public struct TokenClaims: Sendable, Hashable {
     /// The `room` of a backend's token: it acts on every room over the HTTP API, and joins none over
     /// `/v1/sync` (a participant belongs to one room).
     public static let anyRoom = "*"
+
+    /// Whether this is a backend's token (`room` is `anyRoom`): trusted by the deployment, never a
+    /// participant's.
+    public var isBackend: Bool { room == Self.anyRoom }
 
     /// Whether the token acts on `room` (its own room, or any for a backend's token).
     public func grants(room name: String) -> Bool {
@@ -50,6 +55,13 @@ public struct TokenClaims: Sendable, Hashable {
         }
         sub = try text("sub")
         room = try text("room")
+        if room != Self.anyRoom {
+            do throws(RoomNameError) {
+                try RoomName.check(room)
+            } catch {
+                throw .invalidClaim("room", reason: "is not a usable room name: \(error.description)")
+            }
+        }
         guard let role = Role(rawValue: try text("role")) else {
             throw .invalidClaim("role", reason: "must be \"host\", \"guest\" or \"viewer\"")
         }

@@ -16,4 +16,27 @@ enum BearerToken {
             throw .badToken(error.description)
         }
     }
+
+    /// The verified claims of `request`'s bearer token, once `access` allows them `action` in `room`: the
+    /// check every request of the HTTP API that acts on a room passes.
+    /// - Parameter room: the room the request addresses; nil for one that acts on the token's own room.
+    /// - Throws: `.missingToken` / `.badToken` for the token, `.badRoomName` for a room no token can name,
+    ///   `.denied` when `access` refuses.
+    static func authorize(_ request: HTTPRequest, verifier: TokenVerifier, access: RoomAccess, _ action: RoomAccess.Action,
+                          room: String?) throws(InviteAPIError) -> TokenClaims {
+        let claims = try claims(of: request, verifier: verifier)
+        if let room {
+            do throws(RoomNameError) {
+                try RoomName.check(room)
+            } catch {
+                throw .badRoomName(error)
+            }
+        }
+        do throws(RoomAccess.Denial) {
+            try access.check(claims, action, room: room ?? claims.room)
+        } catch {
+            throw .denied(error)
+        }
+        return claims
+    }
 }

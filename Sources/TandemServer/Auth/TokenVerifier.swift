@@ -27,6 +27,13 @@ public struct TokenVerifier: Sendable {
         JWT.sign(claims, signer: { hmac(secret, $0) })
     }
 
+    /// The HMAC of `message` under the server's secret, for values only this server can make and check
+    /// (e.g. the invitation a guest's id comes from). Callers prefix `message` with their purpose, so that no
+    /// value made for one use verifies for another.
+    func authenticationCode(_ message: String) -> [UInt8] {
+        hmac(secret, Array(message.utf8))
+    }
+
     /// The current unix time as this verifier sees it.
     public var currentTime: Int64 { now() }
 }

@@ -1,8 +1,9 @@
 import Synchronization
 
-/// Users a host removed, per room, each refused until a unix second. Rooms consult it when a connection
-/// joins; the API adds to it before closing the removed user's connections, so a join racing the removal is
-/// either closed by it or refused by this list.
+/// Users a host removed, per room, each refused until a host readmits them (`untilReadmitted`), or, for
+/// entries an earlier release stored, until a unix second. `RoomAccess` consults it on every request and
+/// rooms when a connection joins; the API adds to it before closing the removed user's connections, so a
+/// join racing the removal is either closed by it or refused by this list.
 ///
 /// Thread-safe (one mutex); time is passed in.
 final class DenyList: Sendable {
@@ -12,6 +13,9 @@ final class DenyList: Sendable {
     }
 
     private let entries: Mutex<[Key: Int64]>
+
+    /// The bound of a removal that stands until a host readmits the user.
+    static let untilReadmitted = Int64.max
 
     /// Starts with the stored deny entries.
     init(_ denials: [StoredDenial]) {
@@ -28,6 +32,16 @@ final class DenyList: Sendable {
             entries[key] = bound
             return bound
         }
+    }
+
+    /// Lets `user` into `room` again; returns whether they were refused there.
+    func readmit(_ user: String, in room: String) -> Bool {
+        entries.withLock { $0.removeValue(forKey: Key(room: room, user: user)) != nil }
+    }
+
+    /// The users refused in `room` at `now`, by id.
+    func removed(in room: String, now: Int64) -> [String] {
+        entries.withLock { entries in entries.filter { $0.key.room == room && now < $0.value }.map(\.key.user).sorted() }
     }
 
     /// The second until which `user` is refused in `room`, or nil when they may enter at `now`.

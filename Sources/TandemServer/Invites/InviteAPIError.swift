@@ -1,3 +1,4 @@
+import TandemProtocol
 import TandemWire
 
 /// Why a request to the invitation API was refused: each case has its HTTP status, a stable `error` word and
@@ -7,10 +8,10 @@ enum InviteAPIError: Error, Sendable, Equatable {
     case missingToken
     /// The bearer token failed verification.
     case badToken(String)
-    /// The token's role may not do this.
-    case notHost(role: String)
-    /// The token is for another room than the one addressed.
-    case otherRoom(String)
+    /// The token may not do this in the room addressed (`RoomAccess` decided).
+    case denied(RoomAccess.Denial)
+    /// The room named in the URL is not a usable room name.
+    case badRoomName(RoomNameError)
     /// The body is not JSON.
     case badJSON(String)
     /// The body is JSON with a missing, unknown or invalid field.
@@ -40,8 +41,8 @@ enum InviteAPIError: Error, Sendable, Equatable {
     var status: Int {
         switch self {
         case .missingToken, .badToken: 401
-        case .notHost, .otherRoom: 403
-        case .badJSON, .invalidField: 400
+        case .denied: 403
+        case .badJSON, .invalidField, .badRoomName: 400
         case .unsupportedMediaType: 415
         case .bodyTooLarge: 413
         case .notFound, .unknownCode: 404
@@ -57,7 +58,9 @@ enum InviteAPIError: Error, Sendable, Equatable {
     var code: String {
         switch self {
         case .missingToken, .badToken: "unauthorized"
-        case .notHost, .otherRoom: "forbidden"
+        case .denied(.removed): "removed"
+        case .denied: "forbidden"
+        case .badRoomName: "invalid_room"
         case .badJSON: "bad_json"
         case .invalidField: "invalid_field"
         case .unsupportedMediaType: "unsupported_media_type"
@@ -78,8 +81,8 @@ enum InviteAPIError: Error, Sendable, Equatable {
         switch self {
         case .missingToken: "send the host's token as 'Authorization: Bearer <token>'"
         case .badToken(let reason): "\(reason)"
-        case .notHost(let role): "only a host may do this; this token's role is \(role)"
-        case .otherRoom(let room): "the token is not for room '\(room)'"
+        case .denied(let denial): denial.description
+        case .badRoomName(let error): error.description
         case .badJSON(let reason): "the body is not valid JSON: \(reason)"
         case .invalidField(let reason): reason
         case .bodyTooLarge(let limit): "the body is larger than \(limit) bytes"

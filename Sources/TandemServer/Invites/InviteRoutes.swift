@@ -2,9 +2,10 @@ import Foundation
 import TandemProtocol
 import TandemWire
 
-/// The HTTP API of invitations and host control (`/v1/invites…`, `/v1/rooms/{room}/remove`): checks the
-/// request, decides with ``InviteBook`` / ``DenyList`` / ``AcceptThrottle``, stores the change through the
-/// commit queue and answers only after the commit, so an answered invitation survives a crash.
+/// The HTTP API of invitations and host control (`/v1/invites…`, `/v1/rooms/{room}/remove`, `…/readmit`,
+/// `…/removed`): asks ``RoomAccess`` who may act, decides with ``InviteBook`` / ``DenyList`` /
+/// ``AcceptThrottle``, stores the change through the commit queue and answers only after the commit, so an
+/// answered invitation or removal survives a crash.
 ///
 /// Thread-safe; `handle` runs on an event-loop thread and never blocks it (storage work is queued).
 final class InviteRoutes: Sendable {
@@ -14,6 +15,8 @@ final class InviteRoutes: Sendable {
         var denials: DenyList
         var throttle: AcceptThrottle
         var tokens: TokenVerifier
+        /// Who may do what in which room.
+        var access: RoomAccess
         var commits: CommitQueue
         var registry: RoomRegistry
         var metrics: ServerMetrics
@@ -22,6 +25,8 @@ final class InviteRoutes: Sendable {
         /// Unix seconds.
         var now: @Sendable () -> Int64
         var random: any RandomByteSource
+        /// Where the server listens, for invitation URLs when no public URL is configured.
+        var listening: ListeningAddress
         /// Told of accepted invitations and removals (nil without webhooks).
         var webhooks: (any WebhookReporter)? = nil
     }
@@ -59,6 +64,8 @@ final class InviteRoutes: Sendable {
         case invite(String)
         case accept(String)
         case remove(String)
+        case readmit(String)
+        case removed(String)
     }
 
     private static func endpoint(_ path: String) -> Endpoint? {
@@ -67,7 +74,14 @@ final class InviteRoutes: Sendable {
         switch (parts[1], parts.count) {
         case ("invites", 3): return .invite(parts[2])
         case ("invites", 4) where parts[3] == "accept": return .accept(parts[2])
-        case ("rooms", 4) where parts[3] == "remove": return .remove(parts[2].removingPercentEncoding ?? parts[2])
+        case ("rooms", 4):
+            let room = parts[2].removingPercentEncoding ?? parts[2]
+            switch parts[3] {
+            case "remove": return .remove(room)
+            case "readmit": return .readmit(room)
+            case "removed": return .removed(room)
+            default: return nil
+            }
         default: return nil
         }
     }
@@ -83,6 +97,10 @@ final class InviteRoutes: Sendable {
         case (.accept?, _): throw .methodNotAllowed(allowed: "POST")
         case (.remove(let room)?, "POST"): try remove(room, request, responder)
         case (.remove?, _): throw .methodNotAllowed(allowed: "POST")
+        case (.readmit(let room)?, "POST"): try readmit(room, request, responder)
+        case (.readmit?, _): throw .methodNotAllowed(allowed: "POST")
+        case (.removed(let room)?, "GET"): try listRemoved(room, request, responder)
+        case (.removed?, _): throw .methodNotAllowed(allowed: "GET")
         case (nil, _): throw .notFound
         }
     }
@@ -90,7 +108,7 @@ final class InviteRoutes: Sendable {
     // MARK: - Endpoints
 
     private func create(_ request: HTTPRequest, _ responder: HTTPResponder) throws(InviteAPIError) {
-        let host = try authorizeHost(request)
+        let host = try authorize(request, .invite)
         let body = try JSONRequestBody(request, allowed: ["role", "ttl", "uses"])
         let roleText = try body.string("role", maxBytes: 16) ?? Role.guest.rawValue
         guard roleText == Role.guest.rawValue || roleText == Role.viewer.rawValue else {
@@ -111,7 +129,7 @@ final class InviteRoutes: Sendable {
             case .noFreeCode: throw .codeSpaceFull
             }
         }
-        let url = inviteURL(code: invite.code, request: request)
+        let url = inviteURL(code: invite.code)
         let writes = [StorageWrite.saveInvite(invite)] + forgotten.map { .deleteInvite(code: $0) }
         commit(writes, responder, undo: { [context] in context.book.restore(code: invite.code, to: nil) }) { [context] in
             context.metrics.invitesCreated.increment()
@@ -124,7 +142,7 @@ final class InviteRoutes: Sendable {
     }
 
     private func list(_ request: HTTPRequest, _ responder: HTTPResponder) throws(InviteAPIError) {
-        let host = try authorizeHost(request)
+        let host = try authorize(request, .invite)
         let invites = context.book.live(room: host.room, now: context.now()).map { invite -> JSONValue in
             .object([
                 "code": .string(invite.code), "role": .string(invite.role), "expiresAt": .number(Double(invite.expiresAt)),
@@ -135,7 +153,7 @@ final class InviteRoutes: Sendable {
     }
 
     private func revoke(_ code: String, _ request: HTTPRequest, _ responder: HTTPResponder) throws(InviteAPIError) {
-        let host = try authorizeHost(request)
+        let host = try authorize(request, .invite)
         switch context.book.revoke(code, room: host.room, now: context.now()) {
         case .unknown: throw .unknownCode
         case .gone(let reason): throw .gone(reason)
@@ -169,8 +187,13 @@ final class InviteRoutes: Sendable {
         case .accepted(let invite):
             var previous = invite
             previous.usesLeft += 1
+            // Only a token for one concrete room is ever minted, whatever a stored invitation says.
+            guard (try? RoomName.check(invite.room)) != nil else {
+                context.book.restore(code: code, to: previous)
+                throw .gone(.revoked)
+            }
             let role = Role(rawValue: invite.role) ?? .guest
-            let claims = TokenClaims(sub: "guest-" + Hex.lowercase(context.random.bytes(count: 8)), room: invite.room, role: role,
+            let claims = TokenClaims(sub: guestID(admittedBy: code), room: invite.room, role: role,
                                      exp: now + Int64(context.configuration.inviteTokenTTLSeconds), name: name)
             commit([.saveInvite(invite)], responder, undo: { [context, previous] in context.book.restore(code: code, to: previous) }) { [context] in
                 context.metrics.invitesAccepted.increment()
@@ -185,36 +208,86 @@ final class InviteRoutes: Sendable {
     }
 
     private func remove(_ room: String, _ request: HTTPRequest, _ responder: HTTPResponder) throws(InviteAPIError) {
-        let host = try authorizeHost(request)
-        guard host.room == room else { throw .otherRoom(room) }
+        let host = try authorize(request, .moderate, room: room)
         let body = try JSONRequestBody(request, allowed: ["user"])
         guard let user = try body.string("user", maxBytes: 128) else { throw .invalidField("\"user\" is required: the user id to remove") }
         guard user != host.sub else { throw .invalidField("a host cannot remove themselves; close the connection instead") }
         let now = context.now()
         // Deny first, then close: a join racing this request is either closed below or refused by the list.
-        let floor = now + Int64(context.configuration.inviteTokenTTLSeconds)
-        context.denials.deny(user, in: room, until: floor)
+        context.denials.deny(user, in: room, until: DenyList.untilReadmitted)
         context.webhooks?.removed(room: room, user: user, by: host.sub)
-        let removed = context.registry.loadedRoom(room)?.removeUser(user, reason: "the host removed you from room '\(room)'") ?? []
-        let until = context.denials.deny(user, in: room, until: removed.max() ?? floor)
+        let closed = context.registry.loadedRoom(room)?.removeUser(user, reason: "the host removed you from room '\(room)'").count ?? 0
+        // The door a guest came in by closes behind them: the invitation that admitted them is revoked.
+        let revoked = context.book.live(room: room, now: now).filter { Self.admits(user, tag: guestTag($0.code)) }.compactMap { invite in
+            if case .accepted(let done) = context.book.revoke(invite.code, room: room, now: now) { done } else { nil }
+        }
         let ended = context.denials.expire(now: now).map { StorageWrite.deleteDenial(room: $0.room, user: $0.user) }
-        commit([.saveDenial(StoredDenial(room: room, user: user, until: until))] + ended, responder, undo: {}) { [context] in
+        let writes = [StorageWrite.saveDenial(StoredDenial(room: room, user: user, until: DenyList.untilReadmitted))]
+            + revoked.map { StorageWrite.saveInvite($0) } + ended
+        commit(writes, responder, undo: { [context, revoked] in
+            _ = context.denials.readmit(user, in: room)
+            for invite in revoked {
+                var previous = invite
+                previous.revoked = false
+                context.book.restore(code: invite.code, to: previous)
+            }
+        }) { [context] in
             context.metrics.participantsRemoved.increment()
             context.logger.info("room.user_removed", LogField("room", room), LogField("user", user), LogField("by", host.sub),
-                                LogField("connections", "\(removed.count)"))
+                                LogField("connections", "\(closed)"), LogField("revoked", "\(revoked.count)"))
             return .json(status: 200, .object([
-                "room": .string(room), "user": .string(user), "until": .number(Double(until)), "closed": .number(Double(removed.count)),
+                "room": .string(room), "user": .string(user), "closed": .number(Double(closed)),
+                "revoked": .array(revoked.map { .string($0.code) }),
             ]))
         }
     }
 
+    private func readmit(_ room: String, _ request: HTTPRequest, _ responder: HTTPResponder) throws(InviteAPIError) {
+        let host = try authorize(request, .moderate, room: room)
+        let body = try JSONRequestBody(request, allowed: ["user"])
+        guard let user = try body.string("user", maxBytes: 128) else { throw .invalidField("\"user\" is required: the user id to readmit") }
+        let now = context.now()
+        let wasRemoved = context.denials.deniedUntil(user, in: room, now: now)
+        guard let until = wasRemoved, context.denials.readmit(user, in: room) else {
+            return responder.respond(.json(status: 200, .object(["room": .string(room), "user": .string(user), "readmitted": .bool(false)])))
+        }
+        commit([.deleteDenial(room: room, user: user)], responder, undo: { [context] in
+            context.denials.deny(user, in: room, until: until)
+        }) { [context] in
+            context.logger.info("room.user_readmitted", LogField("room", room), LogField("user", user), LogField("by", host.sub))
+            return .json(status: 200, .object(["room": .string(room), "user": .string(user), "readmitted": .bool(true)]))
+        }
+    }
+
+    private func listRemoved(_ room: String, _ request: HTTPRequest, _ responder: HTTPResponder) throws(InviteAPIError) {
+        _ = try authorize(request, .moderate, room: room)
+        let users = context.denials.removed(in: room, now: context.now())
+        responder.respond(.json(status: 200, .object(["room": .string(room), "users": .array(users.map { .string($0) })])))
+    }
+
     // MARK: - Helpers
 
-    /// The claims of the request's bearer token, which must be a host's.
-    private func authorizeHost(_ request: HTTPRequest) throws(InviteAPIError) -> TokenClaims {
-        let claims = try BearerToken.claims(of: request, verifier: context.tokens)
-        guard claims.role == .host else { throw .notHost(role: claims.role.rawValue) }
-        return claims
+    /// The claims of the request's bearer token, once `RoomAccess` allows them `action` in `room` (the
+    /// token's own room when nil).
+    private func authorize(_ request: HTTPRequest, _ action: RoomAccess.Action, room: String? = nil) throws(InviteAPIError) -> TokenClaims {
+        try BearerToken.authorize(request, verifier: context.tokens, access: context.access, action, room: room)
+    }
+
+    /// The id of a guest the invitation `code` admits: `guest-`, the invitation's tag (8 hex digits) and 16
+    /// random hex digits. The tag ties the guest to the door they came in by, without showing the code to
+    /// the others who see the id.
+    private func guestID(admittedBy code: String) -> String {
+        "guest-" + guestTag(code) + Hex.lowercase(context.random.bytes(count: 8))
+    }
+
+    /// The tag of invitation `code` in its guests' ids: the start of an HMAC under the server's secret.
+    private func guestTag(_ code: String) -> String {
+        Hex.lowercase(Array(context.tokens.authenticationCode("invite-guest:" + code).prefix(4)))
+    }
+
+    /// Whether `user` is a guest admitted by the invitation whose tag is `tag`.
+    static func admits(_ user: String, tag: String) -> Bool {
+        user.utf8.count == 6 + 8 + 16 && user.hasPrefix("guest-") && user.utf8.dropFirst(6).prefix(8).elementsEqual(tag.utf8)
     }
 
     /// Stores `writes`, then answers with `success()`; on a storage failure runs `undo` and answers 500.
@@ -253,9 +326,10 @@ final class InviteRoutes: Sendable {
         code.utf8.count == 6 && code.utf8.allSatisfy { $0 >= 0x30 && $0 <= 0x39 }
     }
 
-    /// Where a guest opens the invitation: the configured public URL, else the address the host used.
-    private func inviteURL(code: String, request: HTTPRequest) -> String {
-        var base = context.configuration.publicURL ?? "\(context.configuration.servesTLS ? "https" : "http")://\(request.headers["Host"] ?? "\(context.configuration.host):\(context.configuration.port)")"
+    /// Where a guest opens the invitation: the configured public URL, else the address the server listens
+    /// on. Never the request's `Host` header, which whoever sends the request chooses.
+    private func inviteURL(code: String) -> String {
+        var base = context.configuration.publicURL ?? context.listening.baseURL
         while base.hasSuffix("/") { base.removeLast() }
         return "\(base)/#invite=\(code)"
     }

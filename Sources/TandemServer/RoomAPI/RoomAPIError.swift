@@ -7,8 +7,6 @@ import TandemWire
 enum RoomAPIError: Error, Sendable {
     /// A refusal the invitation API shares: token, body, endpoint or method.
     case request(InviteAPIError)
-    /// The token's role may read the room but not write it.
-    case readOnly(role: Role)
     /// No room of this name was ever stored.
     case unknownRoom(String)
     /// The history asked for is older than what the room keeps.
@@ -28,7 +26,6 @@ enum RoomAPIError: Error, Sendable {
     var status: Int {
         switch self {
         case .request(let error): error.status
-        case .readOnly: 403
         case .unknownRoom: 404
         case .notRetained, .stateNotRetained: 410
         case .pastHead: 404
@@ -48,7 +45,6 @@ enum RoomAPIError: Error, Sendable {
     var code: String {
         switch self {
         case .request(let error): error.code
-        case .readOnly: "forbidden"
         case .unknownRoom: "unknown_room"
         case .notRetained, .stateNotRetained: "not_retained"
         case .pastHead: "past_head"
@@ -62,7 +58,6 @@ enum RoomAPIError: Error, Sendable {
     var message: String {
         switch self {
         case .request(let error): error.message
-        case .readOnly(let role): "a \(role.rawValue) may read the room but not change it; use a host's or a guest's token"
         case .unknownRoom(let room): "there is no room '\(room)'; a room exists once someone joined it or wrote to it"
         case .notRetained(let after, let oldest):
             "the history after rev \(after) is no longer kept; the oldest kept starts after rev \(oldest)"

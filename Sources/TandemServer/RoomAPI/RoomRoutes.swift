@@ -8,15 +8,18 @@ import TandemWire
 /// answered once durable) and `DELETE /v1/rooms/{room}` (its connections closed with 4004, its state
 /// and history removed).
 ///
-/// Authorization: `Authorization: Bearer <token>` of the room (a host or a guest reads and writes, a
-/// viewer reads) or a backend's token (`room` "*", any room). A token of another room is refused
-/// before the room is looked up, so the answer says nothing about whether that room exists.
+/// Authorization: `Authorization: Bearer <token>` of the room or a backend's token (`room` "*", any room),
+/// decided by `RoomAccess` on every request (a removed user is refused here as on the socket). A token of
+/// another room is refused before the room is looked up, so the answer says nothing about whether that
+/// room exists.
 ///
 /// Thread-safe; `handle` runs on an event-loop thread and never blocks it (storage reads are queued).
 final class RoomRoutes: Sendable {
     /// What the API needs from the server.
     struct Context: Sendable {
         var tokens: TokenVerifier
+        /// Who may do what in which room.
+        var access: RoomAccess
         var commits: CommitQueue
         var registry: RoomRegistry
         var rooms: RoomSettings
@@ -85,7 +88,7 @@ final class RoomRoutes: Sendable {
     // MARK: - Endpoints
 
     private func read(_ room: String, _ request: HTTPRequest, _ responder: HTTPResponder) throws(RoomAPIError) {
-        _ = try authorize(request, room: room, writes: false)
+        _ = try authorize(request, .read, room: room)
         let answer: @Sendable (Room.Snapshot) -> Void = { head in
             responder.respond(.json(status: 200, .object([
                 "room": .string(room), "epoch": .string(head.epoch), "rev": .number(Double(head.rev)), "state": head.state,
@@ -109,7 +112,7 @@ final class RoomRoutes: Sendable {
     }
 
     private func history(_ room: String, _ request: HTTPRequest, _ responder: HTTPResponder) throws(RoomAPIError) {
-        _ = try authorize(request, room: room, writes: false)
+        _ = try authorize(request, .read, room: room)
         let query = Self.query(request)
         let after = try Self.integer(query["after"], name: "after", default: 0, in: 0...Self.maxCount)
         let limit = try Self.integer(query["limit"], name: "limit", default: Int64(Self.defaultPageSize), in: 1...Int64(Self.maxPageSize))
@@ -170,7 +173,7 @@ final class RoomRoutes: Sendable {
     }
 
     private func state(_ room: String, _ request: HTTPRequest, _ responder: HTTPResponder) throws(RoomAPIError) {
-        _ = try authorize(request, room: room, writes: false)
+        _ = try authorize(request, .read, room: room)
         guard let text = Self.query(request)["rev"] else { throw .request(.invalidField("name the rev: state?rev=N")) }
         let rev = try Self.integer(text, name: "rev", default: 0, in: 0...Self.maxCount)
         if let shared = context.shared {
@@ -215,8 +218,7 @@ final class RoomRoutes: Sendable {
     }
 
     private func delete(_ room: String, _ request: HTTPRequest, _ responder: HTTPResponder) throws(RoomAPIError) {
-        let claims = try authorize(request, room: room, writes: true)
-        guard claims.role == .host else { throw .request(.notHost(role: claims.role.rawValue)) }
+        _ = try authorize(request, .delete, room: room)
         if let shared = context.shared {
             let registry = context.registry
             Task {
@@ -242,7 +244,7 @@ final class RoomRoutes: Sendable {
     }
 
     private func write(_ room: String, _ request: HTTPRequest, _ responder: HTTPResponder) throws(RoomAPIError) {
-        let claims = try authorize(request, room: room, writes: true)
+        let claims = try authorize(request, .write, room: room)
         let body: JSONRequestBody
         do throws(InviteAPIError) {
             // The ops' values may nest as deep as the document, under the body and the op.
@@ -293,17 +295,13 @@ final class RoomRoutes: Sendable {
 
     // MARK: - Helpers
 
-    /// The verified claims of the request's bearer token, if it may act on `room` (and write it).
-    private func authorize(_ request: HTTPRequest, room: String, writes: Bool) throws(RoomAPIError) -> TokenClaims {
-        let claims: TokenClaims
+    /// The verified claims of the request's bearer token, if they may do `action` in `room`.
+    private func authorize(_ request: HTTPRequest, _ action: RoomAccess.Action, room: String) throws(RoomAPIError) -> TokenClaims {
         do throws(InviteAPIError) {
-            claims = try BearerToken.claims(of: request, verifier: context.tokens)
+            return try BearerToken.authorize(request, verifier: context.tokens, access: context.access, action, room: room)
         } catch {
             throw .request(error)
         }
-        guard claims.grants(room: room) else { throw .request(.otherRoom(room)) }
-        if writes, !claims.role.canPatch { throw .readOnly(role: claims.role) }
-        return claims
     }
 
     /// The room's head, from its loaded instance (once what it holds is durable) or else from storage

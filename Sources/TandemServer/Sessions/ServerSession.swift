@@ -12,6 +12,8 @@ final class ServerSession: Sendable {
     struct Context: Sendable {
         var registry: RoomRegistry
         var verifier: TokenVerifier
+        /// Who may enter which room.
+        var access: RoomAccess
         var scheduler: any TimerScheduler
         var configuration: ServerConfiguration
         var metrics: ServerMetrics
@@ -99,9 +101,11 @@ final class ServerSession: Sendable {
                     state.phase = .closed
                     return .close(.policyViolation, .badMessage, "hello.client must be 1 to 128 bytes", nil)
                 }
-                guard claims.room != TokenClaims.anyRoom else {
+                do throws(RoomAccess.Denial) {
+                    try context.access.check(claims, .join, room: claims.room)
+                } catch {
                     state.phase = .closed
-                    return .close(.forbidden, .forbidden, "a backend token (room \"*\") acts on rooms over the HTTP API only; join with a token for one room", nil)
+                    return .close(.forbidden, .forbidden, error.description, nil)
                 }
                 guard hello.client != Room.httpClient else {
                     state.phase = .closed

@@ -22,6 +22,8 @@ final class ServerHarness: Sendable {
     let denials = DenyList([])
     /// What the sessions log.
     let logger: Logger
+    /// Who may do what, as the server decides it.
+    let access: RoomAccess
 
     /// - Parameters:
     ///   - sequencing: who sequences the rooms (this server alone when nil).
@@ -32,10 +34,12 @@ final class ServerHarness: Sendable {
         self.logger = logger
         commits = CommitQueue(store: store)
         let denials = denials, wallClock = wallClock
+        let access = RoomAccess(removals: denials, now: { wallClock.value })
+        self.access = access
         let settings = RoomSettings(configuration)
         let service = sequencing?(commits, settings) ?? LocalSequencing(commits: commits, settings: settings, logger: .discarding)
         registry = RoomRegistry(sequencing: service, scheduler: scheduler, settings: settings, metrics: metrics, logger: .discarding,
-                                isDenied: { room, user in denials.deniedUntil(user, in: room, now: wallClock.value) != nil })
+                                isDenied: { room, user in access.isRemoved(user, from: room) })
         let clock = wallClock
         verifier = TokenVerifier(secret: Array("test-secret".utf8), hmac: FakeHMAC.mac, now: { clock.value })
     }
@@ -54,7 +58,7 @@ final class ServerHarness: Sendable {
         let sink = RecordingSink()
         let id = ConnectionID(nextID.add(1, ordering: .relaxed).newValue)
         let monotonic = self.monotonic
-        let context = ServerSession.Context(registry: registry, verifier: verifier, scheduler: scheduler, configuration: configuration,
+        let context = ServerSession.Context(registry: registry, verifier: verifier, access: access, scheduler: scheduler, configuration: configuration,
                                             metrics: metrics, logger: logger, monotonicNow: { monotonic.value })
         return (ServerSession(id: id, sink: sink, context: context), sink)
     }
