@@ -73,7 +73,8 @@ public final class SyncServer: Sendable {
         }
         secretSource = secret.source
         let now: @Sendable () -> Int64 = { wallClock() / 1_000 }
-        tokens = TokenVerifier(secret: secret.key, hmac: { Digest.hmacSHA256(key: $0, message: $1) }, now: now)
+        tokens = TokenVerifier(secret: secret.key, hmac: { Digest.hmacSHA256(key: $0, message: $1) }, now: now,
+                               requirements: configuration.tokenRequirements)
 
         let store: any RoomStore
         if configuration.inMemoryStorage {

@@ -3,17 +3,17 @@ import TandemProtocol
 
 @Suite struct CodeTests {
     @Test func closeCodesHaveTheSpecifiedNumbers() {
-        #expect(CloseCode.allDefined.map(\.rawValue) == [1000, 1001, 1002, 1007, 1008, 1009, 1011, 4000, 4001, 4002, 4003, 4004, 4008, 4009, 4013, 4029])
+        #expect(CloseCode.allDefined.map(\.rawValue) == [1000, 1001, 1002, 1007, 1008, 1009, 1011, 4000, 4001, 4002, 4003, 4004, 4008, 4009, 4010, 4013, 4029])
         #expect(Set(CloseCode.allDefined.map(\.reason)).count == CloseCode.allDefined.count)
         #expect(CloseCode(rawValue: 4029) == .rateLimited)
         #expect(CloseCode.rateLimited.description == "4029 (rate limited)")
         #expect(CloseCode(rawValue: 4999).reason == "close code 4999")
     }
 
-    @Test func clientsResumeAfterEveryCodeExceptTokenForbiddenAndReplaced() {
+    @Test func clientsResumeAfterEveryCodeExceptTokensForbiddenAndReplaced() {
         for code in CloseCode.allDefined {
             switch code {
-            case .badToken:
+            case .badToken, .tokenExpired:
                 #expect(code.reconnectPolicy == .resumeWithFreshToken)
                 #expect(code.allowsReconnect)
             case .forbidden, .roomDeleted, .replaced:

@@ -161,3 +161,43 @@ import TandemProtocol
         #expect(ConstantTime.equals([], []))
     }
 }
+
+/// The registered claims a deployment may require: `nbf` always, `iss`, `aud` and the longest lifetime on demand.
+@Suite struct TokenRequirementsTests {
+    private let signer: ([UInt8]) -> [UInt8] = { Array($0.suffix(32)) }
+
+    private func token(_ extra: String) -> String {
+        let header = Base64URL.encode(#"{"alg":"HS256"}"#.utf8)
+        let payload = Base64URL.encode(#"{"sub":"a","room":"r","role":"host","exp":5000\#(extra)}"#.utf8)
+        let input = header + "." + payload
+        return input + "." + Base64URL.encode(signer(Array(input.utf8)))
+    }
+
+    @Test func notBeforeIsHonoured() throws {
+        #expect(throws: TokenError.notYetValid(nbf: 1_500, now: 1_000)) { try JWT.verify(token(#","nbf":1500"#), now: 1_000, signer: signer) }
+        _ = try JWT.verify(token(#","nbf":1000"#), now: 1_000, signer: signer)
+        #expect(throws: TokenError.invalidClaim("nbf", reason: "must be an integer number of unix seconds")) {
+            try JWT.verify(token(#","nbf":"soon""#), now: 1_000, signer: signer)
+        }
+    }
+
+    @Test func issuerAudienceAndLifetimeAreCheckedWhenRequired() throws {
+        let required = TokenRequirements(issuer: "https://auth.example", audience: "tandem", maxLifetimeSeconds: 3_600)
+        _ = try JWT.verify(token(#","iss":"https://auth.example","aud":"tandem""#), now: 2_000, requirements: required, signer: signer)
+        _ = try JWT.verify(token(#","iss":"https://auth.example","aud":["other","tandem"]"#), now: 2_000, requirements: required, signer: signer)
+        #expect(throws: TokenError.invalidClaim("iss", reason: "must be \"https://auth.example\"")) {
+            try JWT.verify(token(#","iss":"https://evil.example","aud":"tandem""#), now: 2_000, requirements: required, signer: signer)
+        }
+        #expect(throws: TokenError.invalidClaim("aud", reason: "must name \"tandem\"")) {
+            try JWT.verify(token(#","iss":"https://auth.example","aud":["other"]"#), now: 2_000, requirements: required, signer: signer)
+        }
+        #expect(throws: TokenError.invalidClaim("aud", reason: "must name \"tandem\"")) {
+            try JWT.verify(token(#","iss":"https://auth.example""#), now: 2_000, requirements: required, signer: signer)
+        }
+        #expect(throws: TokenError.invalidClaim("exp", reason: "lies 4000 s ahead; this server accepts at most 3600 s")) {
+            try JWT.verify(token(#","iss":"https://auth.example","aud":"tandem""#), now: 1_000, requirements: required, signer: signer)
+        }
+        // Without requirements the same claims are not looked at.
+        _ = try JWT.verify(token(#","iss":"anyone","aud":7"#), now: 1_000, signer: signer)
+    }
+}

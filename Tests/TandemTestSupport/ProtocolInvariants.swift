@@ -74,7 +74,7 @@ public enum ProtocolInvariants {
             case .signal(let event, let data):
                 guard limits.excessDepth(of: data) == nil else { continue }
                 outgoing = [.signal(from: peer, event: event, data: data)]
-            case .ping:
+            case .ping, .refresh:
                 continue
             }
             if let data = presence {

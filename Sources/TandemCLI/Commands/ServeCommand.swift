@@ -45,8 +45,11 @@ enum ServeCommand {
             .value("max-connections", "N", help: "Most open connections.", default: "50000"),
             .value("send-queue", "BYTES", help: "Bytes queued for one connection before it is closed as too slow.", default: "4194304"),
             .value("allow-origin", "ORIGIN", help: "Only this browser Origin may connect (default: any)."),
-            .value("public-url", "URL", help: "Origin guests open, for invitation links (e.g. https://cobrowse.example.com; default: http:// and the request's Host)."),
+            .value("public-url", "URL", help: "Origin guests open, for invitation links (e.g. https://cobrowse.example.com; default: the listening address)."),
             .value("invite-token-ttl", "SECONDS", help: "Lifetime of tokens minted for accepted invitations.", default: "3600"),
+            .value("token-issuer", "ISS", help: "Refuse tokens whose iss claim is not ISS (default: any)."),
+            .value("token-audience", "AUD", help: "Refuse tokens whose aud claim does not name AUD (default: any)."),
+            .value("max-token-lifetime", "SECONDS", help: "Refuse tokens whose exp lies more than SECONDS ahead (default: no bound)."),
             .value("failed-accepts-per-address", "N", help: "Failed invitation accepts per address per minute before 429.", default: "10"),
             .value("failed-accepts-global", "N", help: "Failed invitation accepts per minute, all addresses, before 429.", default: "100"),
             .value("tls-cert", "FILE", help: "Serve wss:// and https:// on the port with this PEM certificate chain (leaf first; needs --tls-key)."),
@@ -187,6 +190,14 @@ enum ServeCommand {
             configuration.publicURL = url
         }
         configuration.inviteTokenTTLSeconds = try arguments.integer("invite-token-ttl", default: configuration.inviteTokenTTLSeconds, in: 60...(30 * 86_400))
+        for (option, value) in [("token-issuer", arguments.value("token-issuer")), ("token-audience", arguments.value("token-audience"))] {
+            if let value, value.isEmpty { throw .invalidValue(option: option, value: value, expected: "a non-empty string") }
+        }
+        configuration.tokenRequirements.issuer = arguments.value("token-issuer")
+        configuration.tokenRequirements.audience = arguments.value("token-audience")
+        if arguments.value("max-token-lifetime") != nil {
+            configuration.tokenRequirements.maxLifetimeSeconds = Int64(try arguments.integer("max-token-lifetime", default: 0, in: 60...(366 * 86_400)))
+        }
         configuration.failedAcceptsPerAddress = try arguments.integer(
             "failed-accepts-per-address", default: configuration.failedAcceptsPerAddress, in: 1...1_000_000)
         configuration.failedAcceptsGlobal = try arguments.integer("failed-accepts-global", default: configuration.failedAcceptsGlobal, in: 1...1_000_000)

@@ -53,6 +53,12 @@ public actor SyncSession {
     private var outbox: AsyncStream<[UInt8]>.Continuation?
     private var generation = 0
     private var helloSentAt: Int64?
+    /// The `exp` of the token the connection runs on (the hello's or the last refresh's), when readable.
+    private var tokenExpiry: Int64?
+    /// When a fresh token is next asked for (the `clock`'s nanoseconds); nil while none is due.
+    private var refreshAt: Int64?
+    /// Whether the token provider is being asked for a refresh now.
+    private var refreshing = false
     /// Set once the current connection sent something unreadable: its remaining frames are ignored while it closes.
     private var discardingFrames = false
     private var timer: (deadline: Int64, task: Task<Void, Never>)?
@@ -437,6 +443,7 @@ public actor SyncSession {
             return .ended(nil)
         }
         generation += 1
+        tokenExpiry = TokenRefreshSchedule.expiry(of: token)
         socket = client
         discardingFrames = false
         let (queue, sink) = AsyncStream<[UInt8]>.makeStream()
@@ -471,6 +478,7 @@ public actor SyncSession {
         outbox = nil
         socket = nil
         helloSentAt = nil
+        refreshAt = nil
         if let heartbeat { estimator = heartbeat.estimator }
         heartbeat = nil
         reportedMisses = 0
@@ -515,6 +523,7 @@ public actor SyncSession {
             let changes = engine.receive(message)
             noteEngineChanged()
             try? lifecycle.welcomed(now: now)
+            planTokenRefresh()
             gateCommands.yield(.open(welcome.you))
             publishState()
             report(changes, participants: welcome.participants)
@@ -618,6 +627,7 @@ public actor SyncSession {
             deadline = min(deadline, beat)
         }
         if let send = engine.nextSendTime(now: now) { deadline = min(deadline, send) }
+        if let refreshAt { deadline = min(deadline, refreshAt) }
         guard deadline != .max else { return cancelTimer() }
         if let timer, timer.deadline <= deadline { return }
         timer?.task.cancel()
@@ -643,6 +653,10 @@ public actor SyncSession {
             socket.abort()
             return
         }
+        if let refreshAt, now >= refreshAt {
+            self.refreshAt = nil
+            refreshToken()
+        }
         if var monitor = heartbeat {
             let actions = monitor.tick(now: now)
             heartbeat = monitor
@@ -657,6 +671,38 @@ public actor SyncSession {
             }
         }
         sendOutgoing()
+    }
+
+    // MARK: - Token refresh
+
+    /// Plans the next refresh from the expiry of the token in force.
+    private func planTokenRefresh() {
+        guard let tokenExpiry else { return }
+        let delay = TokenRefreshSchedule.delay(until: tokenExpiry, now: TokenRefreshSchedule.wallClock())
+        refreshAt = clock() + Int64(delay * 1_000_000_000)
+    }
+
+    /// Asks the token provider for a fresh token and sends it on this connection, if it is still open.
+    private func refreshToken() {
+        guard !refreshing else { return }
+        refreshing = true
+        let asked = generation
+        Task {
+            let token = try? await tokenProvider()
+            self.tokenRefreshed(token, generation: asked)
+        }
+    }
+
+    private func tokenRefreshed(_ token: String?, generation asked: Int) {
+        refreshing = false
+        guard asked == generation, socket != nil, helloSentAt == nil else { return }
+        if let token, let expiry = TokenRefreshSchedule.expiry(of: token), expiry > tokenExpiry ?? .min {
+            send(.refresh(token: token))
+            tokenExpiry = expiry
+        }
+        // A provider that returned no newer token is asked again after a share of what is left.
+        planTokenRefresh()
+        scheduleTimer()
     }
 
     // MARK: - Persistence

@@ -16,6 +16,9 @@ public enum ClientMessage: WireMessage {
     case signal(event: String, data: JSONValue)
     /// A heartbeat; answered by `pong` with the same `t`.
     case ping(t: Double)
+    /// A fresh token for the open connection (same user, room and role as the `hello`'s), sent before
+    /// the current one expires: the server then keeps the connection open until the new `exp`.
+    case refresh(token: String)
 
     /// The wire `type` of this message.
     public var type: String {
@@ -25,6 +28,7 @@ public enum ClientMessage: WireMessage {
         case .presence: "presence"
         case .signal: "signal"
         case .ping: "ping"
+        case .refresh: "refresh"
         }
     }
 
@@ -67,6 +71,9 @@ public enum ClientMessage: WireMessage {
         case .ping(let t):
             JSONWriter.raw(#"{"type":"ping","t":"#, into: &out)
             JSONWriter.write(number: t, into: &out)
+        case .refresh(let token):
+            JSONWriter.raw(#"{"type":"refresh","token":"#, into: &out)
+            JSONWriter.write(string: token, into: &out)
         }
         out.append(UInt8(ascii: "}"))
     }
@@ -109,6 +116,8 @@ public enum ClientMessage: WireMessage {
             return .signal(event: try fields.string("event"), data: try fields.anyValue("data"))
         case "ping":
             return .ping(t: try fields.number("t"))
+        case "refresh":
+            return .refresh(token: try fields.string("token"))
         default:
             throw .unknownType(type)
         }

@@ -40,6 +40,9 @@ public struct CloseCode: RawRepresentable, Sendable, Hashable, CustomStringConve
     public static let helloTimeout = CloseCode(rawValue: 4008)
     /// 4009: replaced by a newer connection with the same client id.
     public static let replaced = CloseCode(rawValue: 4009)
+    /// 4010: the token expired while the connection was open (no `refresh` came in time); reconnect with a
+    /// fresh token and resume.
+    public static let tokenExpired = CloseCode(rawValue: 4010)
     /// 4013: the room is full.
     public static let roomFull = CloseCode(rawValue: 4013)
     /// 4029: rate limit exceeded.
@@ -48,7 +51,7 @@ public struct CloseCode: RawRepresentable, Sendable, Hashable, CustomStringConve
     /// Every code protocol v1 defines, in numeric order.
     public static let allDefined: [CloseCode] = [
         .normal, .goingAway, .protocolError, .invalidUTF8, .policyViolation, .messageTooBig, .internalError,
-        .idleTimeout, .badToken, .sendQueueOverflow, .forbidden, .roomDeleted, .helloTimeout, .replaced, .roomFull, .rateLimited,
+        .idleTimeout, .badToken, .sendQueueOverflow, .forbidden, .roomDeleted, .helloTimeout, .replaced, .tokenExpired, .roomFull, .rateLimited,
     ]
 
     /// What a client does after the server closed with a code.
@@ -61,11 +64,11 @@ public struct CloseCode: RawRepresentable, Sendable, Hashable, CustomStringConve
         case stop
     }
 
-    /// The client's course of action after this code: everything is resumed except 4001
+    /// The client's course of action after this code: everything is resumed except 4001 and 4010
     /// (only with a fresh token), 4003, 4004 and 4009. Unknown codes resume.
     public var reconnectPolicy: ReconnectPolicy {
         switch self {
-        case .badToken: .resumeWithFreshToken
+        case .badToken, .tokenExpired: .resumeWithFreshToken
         case .forbidden, .roomDeleted, .replaced: .stop
         default: .resume
         }
@@ -92,6 +95,7 @@ public struct CloseCode: RawRepresentable, Sendable, Hashable, CustomStringConve
         case .roomDeleted: "room deleted"
         case .helloTimeout: "no hello in time"
         case .replaced: "replaced by a newer connection"
+        case .tokenExpired: "token expired"
         case .roomFull: "room full"
         case .rateLimited: "rate limited"
         default: "close code \(rawValue)"

@@ -20,6 +20,8 @@ public enum ErrorCode: Sendable, Hashable, CustomStringConvertible {
     case helloTimeout
     /// The token is malformed, badly signed, expired or for another room; closed with 4001.
     case unauthorized
+    /// The token expired on the open connection and no `refresh` replaced it; closed with 4010.
+    case tokenExpired
     /// The user may not be in this room; closed with 4003.
     case forbidden
     /// The room was deleted (over the HTTP API); closed with 4004.
@@ -46,7 +48,7 @@ public enum ErrorCode: Sendable, Hashable, CustomStringConvertible {
     /// Every code this version defines (all but `.other`).
     public static let allDefined: [ErrorCode] = [
         .badJSON, .badMessage, .unknownType, .unexpectedHello, .tooDeep, .helloRequired, .helloTimeout, .unauthorized,
-        .forbidden, .roomDeleted, .roomFull, .rateLimited, .messageTooLarge, .slowConsumer, .replaced, .idleTimeout,
+        .tokenExpired, .forbidden, .roomDeleted, .roomFull, .rateLimited, .messageTooLarge, .slowConsumer, .replaced, .idleTimeout,
         .shuttingDown, .internal,
     ]
 
@@ -61,6 +63,7 @@ public enum ErrorCode: Sendable, Hashable, CustomStringConvertible {
         case .helloRequired: "hello_required"
         case .helloTimeout: "hello_timeout"
         case .unauthorized: "unauthorized"
+        case .tokenExpired: "token_expired"
         case .forbidden: "forbidden"
         case .roomDeleted: "room_deleted"
         case .roomFull: "room_full"
@@ -87,6 +90,7 @@ public enum ErrorCode: Sendable, Hashable, CustomStringConvertible {
         case .helloRequired: .policyViolation
         case .helloTimeout: .helloTimeout
         case .unauthorized: .badToken
+        case .tokenExpired: .tokenExpired
         case .forbidden: .forbidden
         case .roomDeleted: .roomDeleted
         case .roomFull: .roomFull

@@ -20,10 +20,12 @@ public enum JWT {
     ///
     /// Checks, in order: three base64url parts; a JSON header whose `alg` is exactly `HS256`
     /// (`typ`, if present, must be `JWT`; a `crit` header is refused); the signature, compared
-    /// in constant time; the claims; and that `now` (unix seconds) is before `exp`. The payload
+    /// in constant time; the claims; that `now` (unix seconds) is before `exp`; and `requirements`
+    /// (`nbf` whenever present, `iss`, `aud` and the longest lifetime when required). The payload
     /// is parsed only after the signature matched.
     public static func verify(
-        _ token: String, now: Int64, signer: (_ signingInput: [UInt8]) -> [UInt8]
+        _ token: String, now: Int64, requirements: TokenRequirements = TokenRequirements(),
+        signer: (_ signingInput: [UInt8]) -> [UInt8]
     ) throws(TokenError) -> TokenClaims {
         guard token.utf8.count <= maxLength else { throw .malformed("longer than \(maxLength) bytes") }
         let parts = token.utf8.split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false)
@@ -46,8 +48,10 @@ public enum JWT {
         let expected = signer(Array(token.utf8.prefix(signingInputLength)))
         guard ConstantTime.equals(signature, expected) else { throw .badSignature }
 
-        let claims = try TokenClaims(json: try decodeJSON(parts[1], part: "payload"))
+        let payload = try decodeJSON(parts[1], part: "payload")
+        let claims = try TokenClaims(json: payload)
         guard now < claims.exp else { throw .expired(exp: claims.exp, now: now) }
+        try requirements.check(payload, exp: claims.exp, now: now)
         return claims
     }
 

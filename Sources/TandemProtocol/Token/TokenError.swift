@@ -8,6 +8,8 @@ public enum TokenError: Error, Sendable, Hashable, CustomStringConvertible {
     case badSignature
     /// The token expired at `exp`; it was presented at `now` (unix seconds).
     case expired(exp: Int64, now: Int64)
+    /// The token's `nbf` lies ahead: it may not be used before then (unix seconds).
+    case notYetValid(nbf: Int64, now: Int64)
     /// A claim is missing or has an invalid value.
     case invalidClaim(String, reason: String)
 
@@ -18,6 +20,7 @@ public enum TokenError: Error, Sendable, Hashable, CustomStringConvertible {
         case .unsupportedAlgorithm(let alg): "token algorithm \"\(alg)\" is not accepted; only HS256 is"
         case .badSignature: "token signature does not match (wrong secret or altered token)"
         case .expired(let exp, let now): "token expired \(now - exp) s ago (exp \(exp)); request a new one"
+        case .notYetValid(let nbf, let now): "token is not valid for another \(nbf - now) s (nbf \(nbf)); check the clocks of the issuer and the server"
         case .invalidClaim(let claim, let reason): "token claim \"\(claim)\" \(reason)"
         }
     }

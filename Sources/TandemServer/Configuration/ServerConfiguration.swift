@@ -61,9 +61,10 @@ public struct ServerConfiguration: Sendable, Equatable {
     /// Keep room documents only in memory (benchmarks of what durability costs); acks then mean
     /// "applied", not "durable".
     public var inMemoryStorage = false
-    /// Lifetime of the tokens minted when an invitation is accepted, seconds. A removed user is refused in the
-    /// room for at least this long.
+    /// Lifetime of the tokens minted when an invitation is accepted, seconds.
     public var inviteTokenTTLSeconds = 3600
+    /// What every token must also satisfy: an issuer, an audience, a longest lifetime (none by default).
+    public var tokenRequirements = TokenRequirements()
     /// Longest invitation lifetime a host may ask for, seconds.
     public var inviteMaxTTLSeconds = 7 * 86_400
     /// Most uses a host may give one invitation.
@@ -78,7 +79,7 @@ public struct ServerConfiguration: Sendable, Equatable {
     public var failedAcceptsGlobal = 100
     /// The base URL guests open (e.g. `https://cobrowse.example.com`); invitation URLs are `<base>/#invite=CODE`,
     /// which open the browser page. An origin only: the page is served at `/` and loads everything from the root.
-    /// Nil uses `http://` (`https://` when the port speaks TLS) and the `Host` the host's request was sent to.
+    /// Nil uses the address the server listens on (`https://` when the port speaks TLS), never a request's `Host`.
     public var publicURL: String?
     /// Cluster mode: the Redis that several nodes share (`redis://HOST:PORT`). Nil runs a single node with
     /// its own storage. See docs/CLUSTER.md.

@@ -33,6 +33,12 @@ final class ServerSession: Sendable {
     private struct State {
         var phase: Phase
         var bucket: TokenBucket
+        /// The room the hello's token admits to.
+        var room = ""
+        /// The `exp` of the token in force (the hello's, or the last `refresh`'s), unix seconds.
+        var expiry: Int64 = 0
+        /// Closes the connection at `expiry`.
+        var expiryTimer: (any ScheduledTimer)?
     }
 
     let id: ConnectionID
@@ -113,6 +119,8 @@ final class ServerSession: Sendable {
                 }
                 let identity = SessionIdentity(user: claims.sub, client: hello.client, role: claims.role)
                 state.phase = .joining(identity, queued: [])
+                state.room = claims.room
+                state.expiry = claims.exp
                 var presence: JSONValue = if case .object? = hello.presence { hello.presence! } else { .emptyObject }
                 let refusal = depthRefusal(of: presence, "hello.presence")
                 if refusal != nil { presence = .emptyObject }
@@ -120,11 +128,13 @@ final class ServerSession: Sendable {
                              refusal: refusal)
             case .joining(let identity, var queued):
                 if case .hello = message { return .reply(.error(code: .unexpectedHello, message: "hello was already received")) }
+                if case .refresh(let token) = message { return refresh(token, as: identity, in: &state) }
                 if case .ping(let t) = message { return .reply(.pong(t: t)) }
                 queued.append(message)
                 state.phase = .joining(identity, queued: queued)
                 return .none
             case .joined(let room, let identity):
+                if case .refresh(let token) = message { return refresh(token, as: identity, in: &state) }
                 return .forward(room, identity, message)
             case .closed:
                 return .none
@@ -133,9 +143,66 @@ final class ServerSession: Sendable {
         perform(action)
     }
 
+    /// Checks a `refresh`: a valid token of the same user, room and role, whom the room still admits, replaces
+    /// the one in force (and its expiry); anything else closes the connection as a bad `hello` would.
+    private func refresh(_ token: String, as identity: SessionIdentity, in state: inout State) -> Action {
+        let claims: TokenClaims
+        do throws(TokenError) {
+            claims = try context.verifier.verify(token)
+        } catch {
+            let left = leaveRoom(&state)
+            state.phase = .closed
+            return .close(.badToken, .unauthorized, "refresh: \(error.description)", left)
+        }
+        guard claims.sub == identity.user, claims.room == state.room, claims.role == identity.role else {
+            let left = leaveRoom(&state)
+            state.phase = .closed
+            return .close(.badToken, .unauthorized,
+                          "refresh: the token must be for the same user, room and role as the hello's; reconnect with it instead", left)
+        }
+        do throws(RoomAccess.Denial) {
+            try context.access.check(claims, .join, room: state.room)
+        } catch {
+            let left = leaveRoom(&state)
+            state.phase = .closed
+            return .close(.forbidden, .forbidden, error.description, left)
+        }
+        state.expiry = claims.exp
+        return .armExpiry(claims.exp)
+    }
+
+    /// Closes the connection at `exp` unless a refresh moved the expiry meanwhile.
+    private func armExpiry(_ exp: Int64) {
+        let delay = max(0, exp - context.verifier.currentTime)
+        let timer = context.scheduler.schedule(after: .seconds(delay)) { [weak self] in self?.expiryReached(exp) }
+        let stale: (any ScheduledTimer)? = state.withLock { state in
+            if case .closed = state.phase { return timer }
+            guard state.expiry == exp else { return timer }
+            defer { state.expiryTimer = timer }
+            return state.expiryTimer
+        }
+        stale?.cancel()
+    }
+
+    private func expiryReached(_ exp: Int64) {
+        // A timer may fire early by the wall clock's reckoning (it runs on a monotonic one): wait for the rest.
+        guard context.verifier.currentTime >= exp else { return armExpiry(exp) }
+        let left: (Room, SessionIdentity)?? = state.withLock { state in
+            if case .closed = state.phase { return nil }
+            guard state.expiry == exp else { return nil }
+            let left = leaveRoom(&state)
+            state.phase = .closed
+            return .some(left)
+        }
+        guard let left else { return }
+        perform(.close(.tokenExpired, .tokenExpired,
+                       "the token expired (exp \(exp)); send refresh with a fresh token before exp, or reconnect with one", left))
+    }
+
     /// The connection ended; `clean` is true for a 1000 close from the client.
     func connectionClosed(clean: Bool) {
         let left: (Room, SessionIdentity)? = state.withLock { state in
+            state.expiryTimer?.cancel()
             if case .awaitingHello(let timer) = state.phase { timer.cancel() }
             let left = leaveRoom(&state)
             state.phase = .closed
@@ -153,6 +220,8 @@ final class ServerSession: Sendable {
         /// Enter the room; `refusal` (presence that was not taken) is sent first.
         case join(String, JoinRequest, refusal: ServerMessage?)
         case forward(Room, SessionIdentity, ClientMessage)
+        /// Close the connection when the token `exp` is reached.
+        case armExpiry(Int64)
     }
 
     private func perform(_ action: Action) {
@@ -167,7 +236,10 @@ final class ServerSession: Sendable {
             sink.close(code, error: OutboundMessage(.error(code: error, message: message)))
         case .join(let roomName, let request, let refusal):
             if let refusal { sink.send(OutboundMessage(refusal)) }
+            armExpiry(request.tokenExpiry)
             enter(roomName, request, attempts: 3)
+        case .armExpiry(let exp):
+            armExpiry(exp)
         case .forward(let room, let identity, let message):
             forward(message, to: room, as: identity)
         }
@@ -187,6 +259,8 @@ final class ServerSession: Sendable {
             sink.send(OutboundMessage(.pong(t: t)))
         case .hello:
             sink.send(OutboundMessage(.error(code: .unexpectedHello, message: "hello was already received")))
+        case .refresh:
+            break // decided in `receive`, never forwarded
         }
     }
 
