@@ -112,6 +112,22 @@ import TandemWire
         #expect(configuration.failedAcceptsPerAddress == 5 && configuration.failedAcceptsGlobal == 50)
     }
 
+    @Test func tokenRequirementFlagsMapOntoTheConfigurationAndDefaultToNone() throws {
+        let arguments = try ArgumentParser.parse([
+            "--token-issuer", "https://auth.example", "--token-audience", "tandem", "--max-token-lifetime", "900",
+        ], for: ServeCommand.spec)
+        #expect(try ServeCommand.configuration(from: arguments).tokenRequirements
+            == TokenRequirements(issuer: "https://auth.example", audience: "tandem", maxLifetimeSeconds: 900))
+        #expect(try ServeCommand.configuration(from: ArgumentParser.parse([], for: ServeCommand.spec)).tokenRequirements == TokenRequirements())
+    }
+
+    @Test func badTokenRequirementFlagsAreUsageErrors() async {
+        for arguments in [["--token-issuer", ""], ["--token-audience", ""], ["--max-token-lifetime", "10"]] {
+            let result = await runTandem(["serve"] + arguments)
+            #expect(result.status == ExitCode.usage, "\(arguments)")
+        }
+    }
+
     @Test func clusterFlagsMapOntoTheConfiguration() throws {
         let arguments = try ArgumentParser.parse([
             "--redis", "redis://10.0.0.7:6380", "--node-id", "eu-1", "--presence-ttl", "6000", "--presence-interval", "500",

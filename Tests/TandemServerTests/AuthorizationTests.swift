@@ -128,4 +128,14 @@ import TandemWire
         #expect(try await second.call("GET", path(other), token: second.token(user: "alice", room: nfc)).status == 400)
         await second.shutdown()
     }
+
+    @Test func theServersTokenRequirementsApplyToEveryPath() async throws {
+        let harness = try InviteServer { $0.tokenRequirements = TokenRequirements(issuer: "https://auth.example") }
+        let token = harness.token(user: "alice")
+        let read = try await harness.call("GET", Self.room, token: token)
+        #expect(read.status == 401 && read.json?["message"]?.stringValue?.contains("\"iss\"") == true)
+        let socket = try await harness.connect(token: token, client: "a1")
+        #expect(await socket.closeCode(timeout: .seconds(30)) == 4001)
+        await harness.shutdown()
+    }
 }

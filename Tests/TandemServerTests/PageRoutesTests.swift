@@ -3,12 +3,22 @@ import Foundation
 import FoundationNetworking
 #endif
 import Testing
+import TandemProtocol
 import TandemWire
 @testable import TandemServer
 
 @Suite struct PageRoutesTests {
     private func get(_ path: String, method: String = "GET", headers: HTTPHeaders = [:]) -> HTTPResponse? {
         PageRoutes.respond(to: HTTPRequest(method: method, target: path, headers: headers))
+    }
+
+    /// The page cannot ask for a fresh token, so it stops on every close code after which a Swift session stops or
+    /// needs a fresh token: one table, read out of the script, against the protocol's policy.
+    @Test func thePageStopsOnTheCodesTheProtocolSaysNotToResumeWithoutAFreshToken() throws {
+        let line = try #require(PageSyncScript.text.split(separator: "\n").first { $0.contains("const FINAL_CLOSE_CODES = {") })
+        let codes = Set(line.matches(of: /(\d{4}):/).compactMap { UInt16($0.output.1) })
+        let expected = Set(CloseCode.allDefined.filter { $0.reconnectPolicy != .resume }.map(\.rawValue))
+        #expect(codes == expected)
     }
 
     @Test func theIndexIsHTMLWithAStrictPolicyAndRevalidation() throws {

@@ -8,7 +8,7 @@ enum PageSyncScript {
 (function (global) {
   const SUBPROTOCOL = 'tandem.v1';
   // Close codes after which reconnecting cannot help (bad token, forbidden, replaced).
-  const FINAL_CLOSE_CODES = { 4001: 'the token is invalid or expired', 4003: 'access is forbidden', 4004: 'the room was deleted', 4009: 'this page was opened again elsewhere' };
+  const FINAL_CLOSE_CODES = { 4001: 'the token is invalid or expired', 4003: 'access is forbidden', 4004: 'the room was deleted', 4009: 'this page was opened again elsewhere', 4010: 'the access this link gave has expired; ask the host for a new one' };
   const SCROLL_PATH = '/contentOffset';
   const SCROLL_INTERVAL_MS = 33;
   const MAX_IN_FLIGHT = 16;
