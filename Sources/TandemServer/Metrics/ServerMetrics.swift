@@ -33,6 +33,8 @@ public final class ServerMetrics: Sendable {
     public let invitesAccepted = Counter()
     /// Users removed from a room by a host.
     public let participantsRemoved = Counter()
+    /// Fresh tokens taken on open connections (`refresh`).
+    public let tokenRefreshes = Counter()
     /// Webhook deliveries queued (one per event and endpoint).
     public let webhooksQueued = Counter()
     /// Webhook deliveries an endpoint took (2xx).
@@ -67,6 +69,7 @@ public final class ServerMetrics: Sendable {
         text.counter("tandem_invites_created_total", "Invitations created.", invitesCreated.value)
         text.counter("tandem_invites_accepted_total", "Invitations accepted.", invitesAccepted.value)
         text.counter("tandem_participants_removed_total", "Users removed from a room by a host.", participantsRemoved.value)
+        text.counter("tandem_token_refreshes_total", "Fresh tokens taken on open connections.", tokenRefreshes.value)
         text.counter("tandem_webhooks_queued_total", "Webhook deliveries queued (one per event and endpoint).", webhooksQueued.value)
         text.counter("tandem_webhooks_delivered_total", "Webhook deliveries an endpoint took.", webhooksDelivered.value)
         text.counter("tandem_webhooks_retried_total", "Failed webhook tries that will be tried again.", webhooksRetried.value)

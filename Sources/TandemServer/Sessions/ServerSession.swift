@@ -168,6 +168,7 @@ final class ServerSession: Sendable {
             return .close(.forbidden, .forbidden, error.description, left)
         }
         state.expiry = claims.exp
+        context.metrics.tokenRefreshes.increment()
         return .armExpiry(claims.exp)
     }
 
