@@ -170,6 +170,7 @@ public final class SyncServer: Sendable {
         let invites = InviteRoutes(context: InviteRoutes.Context(
             book: book, denials: denials,
             throttle: AcceptThrottle(limits: .init(perAddress: configuration.failedAcceptsPerAddress, global: configuration.failedAcceptsGlobal)),
+            creations: AcceptThrottle(limits: .init(perAddress: configuration.inviteCreationsPerMinute, global: .max)),
             tokens: tokens, access: access, commits: commits, registry: registry, metrics: metrics, logger: logger,
             configuration: configuration, now: now, random: random, listening: listening, webhooks: webhooks?.reporter))
         let rooms = RoomRoutes(context: RoomRoutes.Context(

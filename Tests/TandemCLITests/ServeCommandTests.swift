@@ -104,12 +104,13 @@ import TandemWire
     @Test func invitationFlagsMapOntoTheConfiguration() throws {
         let arguments = try ArgumentParser.parse([
             "--public-url", "https://cobrowse.example", "--invite-token-ttl", "600",
-            "--failed-accepts-per-address", "5", "--failed-accepts-global", "50",
+            "--failed-accepts-per-address", "5", "--failed-accepts-global", "50", "--invite-creations-per-minute", "7",
         ], for: ServeCommand.spec)
         let configuration = try ServeCommand.configuration(from: arguments)
         #expect(configuration.publicURL == "https://cobrowse.example")
         #expect(configuration.inviteTokenTTLSeconds == 600)
         #expect(configuration.failedAcceptsPerAddress == 5 && configuration.failedAcceptsGlobal == 50)
+        #expect(configuration.inviteCreationsPerMinute == 7)
     }
 
     @Test func tokenRequirementFlagsMapOntoTheConfigurationAndDefaultToNone() throws {

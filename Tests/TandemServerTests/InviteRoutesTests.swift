@@ -12,6 +12,7 @@ import TandemWire
         let clock = harness.wallClock
         return InviteRoutes(context: InviteRoutes.Context(
             book: InviteBook(invites: [], retention: 86_400), denials: harness.denials, throttle: AcceptThrottle(limits: .init()),
+            creations: AcceptThrottle(limits: .init(perAddress: 30, global: .max)),
             tokens: harness.verifier, access: harness.access, commits: harness.commits, registry: harness.registry, metrics: harness.metrics,
             logger: .discarding, configuration: harness.configuration, now: { clock.value }, random: SecureRandom(),
             listening: ListeningAddress(scheme: "http", host: "h", port: 80)))

@@ -281,15 +281,19 @@ import Testing
 
 @Suite struct InviteRulesTests {
     @Test func theThrottleCountsFailuresPerAddressAndGloballyWithinTheWindow() {
-        let throttle = AcceptThrottle(limits: .init(perAddress: 2, global: 3, window: 60, maxTrackedAddresses: 2))
+        let throttle = AcceptThrottle(limits: .init(perAddress: 2, global: 3, window: 60, maxTrackedAddresses: 10))
         throttle.recordFailure(address: "a", now: 100)
         #expect(throttle.retryAfter(address: "a", now: 100) == nil)
         throttle.recordFailure(address: "a", now: 110)
         #expect(throttle.retryAfter(address: "a", now: 120) == 40)
         #expect(throttle.retryAfter(address: "b", now: 120) == nil)
         throttle.recordFailure(address: "b", now: 130)
-        #expect(throttle.retryAfter(address: "c", now: 130) == 30)
-        #expect(throttle.retryAfter(address: "a", now: 161) == nil)
+        #expect(throttle.retryAfter(address: "b", now: 130) == 30, "b failed within the window: the global limit holds it")
+        #expect(throttle.retryAfter(address: "c", now: 130) == nil, "c never failed: an honest guest with a valid code gets through")
+        throttle.recordFailure(address: "c", now: 131)
+        #expect(throttle.retryAfter(address: "c", now: 131) == 39, "one failure, and c is held as well")
+        #expect(throttle.retryAfter(address: "a", now: 161) == 9, "a's own limit is over, the global one not yet")
+        #expect(throttle.retryAfter(address: "a", now: 171) == nil)
         #expect(throttle.retryAfter(address: "c", now: 191) == nil)
     }
 

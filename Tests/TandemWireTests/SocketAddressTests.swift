@@ -19,6 +19,16 @@ import Testing
         #expect(plain.description == "[::1]:443")
     }
 
+    @Test func theClientNetworkIsAnIPv4AddressOrAnIPv6Slash64() throws {
+        #expect(try SocketAddress(ipLiteral: "192.0.2.7", port: 1).clientNetwork == "192.0.2.7")
+        #expect(try SocketAddress(ipLiteral: "::ffff:192.0.2.7", port: 1).clientNetwork == "192.0.2.7")
+        let one = try SocketAddress(ipLiteral: "2001:db8:1:2:aaaa:bbbb:cccc:dddd", port: 1).clientNetwork
+        let other = try SocketAddress(ipLiteral: "2001:db8:1:2::1", port: 1).clientNetwork
+        #expect(one == "2001:db8:1:2::/64" && one == other)
+        #expect(try SocketAddress(ipLiteral: "2001:db8:1:3::1", port: 1).clientNetwork == "2001:db8:1:3::/64")
+        #expect(try SocketAddress(ipLiteral: "::1", port: 1).clientNetwork == "::/64")
+    }
+
     @Test func rejectsNamesAndBadPorts() {
         #expect(throws: IOError.self) { try SocketAddress(ipLiteral: "localhost", port: 80) }
         #expect(throws: IOError.invalidPort(70000)) { try SocketAddress(ipLiteral: "127.0.0.1", port: 70000) }

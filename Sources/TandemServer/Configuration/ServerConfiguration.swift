@@ -71,8 +71,12 @@ public struct ServerConfiguration: Sendable, Equatable {
     public var inviteMaxUses = 1000
     /// Most live invitations per room.
     public var inviteMaxLivePerRoom = 100
-    /// How long a spent, revoked or expired invitation is remembered (answered 410, not 404), seconds.
-    public var inviteRetentionSeconds = 86_400
+    /// How long an invitation is remembered past its expiry, seconds. A code used up or revoked before then
+    /// answers 410; one past its expiry is forgotten at once by default, so dead codes never crowd the code
+    /// space.
+    public var inviteRetentionSeconds = 0
+    /// Invitations one host may create per minute in a room, and all hosts of a room together (429 beyond).
+    public var inviteCreationsPerMinute = 30
     /// Failed invitation accepts one address may make per minute before it gets 429.
     public var failedAcceptsPerAddress = 10
     /// Failed invitation accepts all addresses together may make per minute before every accept gets 429.

@@ -1,7 +1,11 @@
 import Synchronization
 
-/// Slows down guessing of invitation codes: failed accepts (unknown or dead codes) are counted per address
-/// and in total over a sliding window; past either limit, accepts are refused until the window has moved on.
+/// Slows down guessing of invitation codes: failed accepts (unknown or dead codes) are counted per client
+/// network (`SocketAddress.clientNetwork`: an IPv4 address, an IPv6 /64) and in total over a sliding window.
+/// Past its own limit a network is refused until the window has moved on. Past the global limit, every
+/// network that failed within the window is refused too, but a network with no failure still gets its
+/// try: an honest guest with a valid code is never locked out by others' guessing, while a guesser needs a
+/// new network for each guess.
 ///
 /// Thread-safe (one mutex); time (unix seconds) is passed in. Memory is bounded: addresses whose failures
 /// all left the window are dropped, and at most `maxTrackedAddresses` are kept (beyond that the global limit
@@ -9,9 +13,9 @@ import Synchronization
 final class AcceptThrottle: Sendable {
     /// The limits.
     struct Limits: Sendable, Equatable {
-        /// Failed accepts one address may make within `window`.
+        /// Failed accepts one client network may make within `window`.
         var perAddress = 10
-        /// Failed accepts all addresses together may make within `window`.
+        /// Failed accepts all networks together may make within `window` before networks that failed are all refused.
         var global = 100
         /// The window, seconds.
         var window: Int64 = 60
@@ -37,13 +41,13 @@ final class AcceptThrottle: Sendable {
             let cutoff = now - limits.window
             state.global.removeAll { $0 <= cutoff }
             var waits: [Int64] = []
-            if state.global.count >= limits.global, let oldest = state.global.first {
-                waits.append(oldest + limits.window - now)
-            }
             if var failures = state.byAddress[address] {
                 failures.removeAll { $0 <= cutoff }
                 state.byAddress[address] = failures.isEmpty ? nil : failures
                 if failures.count >= limits.perAddress, let oldest = failures.first {
+                    waits.append(oldest + limits.window - now)
+                }
+                if !failures.isEmpty, state.global.count >= limits.global, let oldest = state.global.first {
                     waits.append(oldest + limits.window - now)
                 }
             }

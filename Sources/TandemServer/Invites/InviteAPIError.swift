@@ -30,6 +30,8 @@ enum InviteAPIError: Error, Sendable, Equatable {
     case gone(InviteBook.GoneReason)
     /// Too many failed accepts; try again after `retryAfter` seconds.
     case throttled(retryAfter: Int64)
+    /// The host or the room made too many invitations within the last minute; try again after `retryAfter` seconds.
+    case creationThrottled(retryAfter: Int64)
     /// The room has too many live invitations.
     case tooManyInvites(limit: Int)
     /// No free code could be found.
@@ -48,7 +50,7 @@ enum InviteAPIError: Error, Sendable, Equatable {
         case .notFound, .unknownCode: 404
         case .methodNotAllowed: 405
         case .gone: 410
-        case .throttled, .tooManyInvites: 429
+        case .throttled, .tooManyInvites, .creationThrottled: 429
         case .codeSpaceFull: 503
         case .storage: 500
         }
@@ -70,7 +72,7 @@ enum InviteAPIError: Error, Sendable, Equatable {
         case .unknownCode: "unknown_code"
         case .gone(let reason): reason.rawValue
         case .throttled: "too_many_attempts"
-        case .tooManyInvites: "too_many_invites"
+        case .tooManyInvites, .creationThrottled: "too_many_invites"
         case .codeSpaceFull: "no_free_code"
         case .storage: "internal"
         }
@@ -95,6 +97,7 @@ enum InviteAPIError: Error, Sendable, Equatable {
         case .gone(.revoked): "the host revoked this invitation; ask the host for a new one"
         case .throttled(let seconds): "too many failed attempts; try again in \(seconds) s"
         case .tooManyInvites(let limit): "the room has \(limit) live invitations; revoke some or wait for them to expire"
+        case .creationThrottled(let seconds): "too many invitations were made in this room within a minute; try again in \(seconds) s"
         case .codeSpaceFull: "no free invitation code right now; try again shortly"
         case .storage(let reason): "the server could not store the change (\(reason)); try again"
         }
@@ -104,7 +107,7 @@ enum InviteAPIError: Error, Sendable, Equatable {
     var response: HTTPResponse {
         var headers: HTTPHeaders = [:]
         switch self {
-        case .throttled(let seconds): headers.add(name: "Retry-After", value: "\(seconds)")
+        case .throttled(let seconds), .creationThrottled(let seconds): headers.add(name: "Retry-After", value: "\(seconds)")
         case .methodNotAllowed(let allowed): headers.add(name: "Allow", value: allowed)
         case .missingToken, .badToken: headers.add(name: "WWW-Authenticate", value: "Bearer")
         default: break

@@ -67,10 +67,14 @@ final class InviteBook: Sendable {
         }
     }
 
-    /// Counts one use of `code` if it is live.
+    /// Counts one use of `code` if it is live. A code past its retention is forgotten here (`.unknown`).
     func accept(_ code: String, now: Int64) -> AcceptOutcome {
         state.withLock { state in
             guard var invite = state.invites[code] else { return .unknown }
+            guard now < invite.expiresAt + retention else {
+                state.invites[code] = nil
+                return .unknown
+            }
             if let reason = Self.goneReason(invite, now: now) { return .gone(reason) }
             invite.usesLeft -= 1
             state.invites[code] = invite

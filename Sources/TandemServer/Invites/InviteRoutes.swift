@@ -14,6 +14,8 @@ final class InviteRoutes: Sendable {
         var book: InviteBook
         var denials: DenyList
         var throttle: AcceptThrottle
+        /// Invitations created per host and per room, in the same sliding windows as failed accepts.
+        var creations: AcceptThrottle
         var tokens: TokenVerifier
         /// Who may do what in which room.
         var access: RoomAccess
@@ -109,6 +111,11 @@ final class InviteRoutes: Sendable {
 
     private func create(_ request: HTTPRequest, _ responder: HTTPResponder) throws(InviteAPIError) {
         let host = try authorize(request, .invite)
+        let now = context.now()
+        let windows = ["host\u{0}\(host.room)\u{0}\(host.sub)", "room\u{0}\(host.room)"]
+        if let wait = windows.compactMap({ context.creations.retryAfter(address: $0, now: now) }).max() {
+            throw .creationThrottled(retryAfter: wait)
+        }
         let body = try JSONRequestBody(request, allowed: ["role", "ttl", "uses"])
         let roleText = try body.string("role", maxBytes: 16) ?? Role.guest.rawValue
         guard roleText == Role.guest.rawValue || roleText == Role.viewer.rawValue else {
@@ -117,7 +124,6 @@ final class InviteRoutes: Sendable {
         let settings = context.configuration
         let ttl = try body.integer("ttl", default: 1200, in: 1...Int64(settings.inviteMaxTTLSeconds))
         let uses = try body.integer("uses", default: 1, in: 1...Int64(settings.inviteMaxUses))
-        let now = context.now()
         let template = StoredInvite(code: "", room: host.room, role: roleText, createdBy: host.sub, createdAt: now,
                                     expiresAt: now + ttl, usesLeft: Int(uses))
         let invite: StoredInvite, forgotten: [String]
@@ -129,6 +135,7 @@ final class InviteRoutes: Sendable {
             case .noFreeCode: throw .codeSpaceFull
             }
         }
+        for window in windows { context.creations.recordFailure(address: window, now: now) }
         let url = inviteURL(code: invite.code)
         let writes = [StorageWrite.saveInvite(invite)] + forgotten.map { .deleteInvite(code: $0) }
         commit(writes, responder, undo: { [context] in context.book.restore(code: invite.code, to: nil) }) { [context] in
@@ -169,7 +176,7 @@ final class InviteRoutes: Sendable {
 
     private func accept(_ code: String, _ request: HTTPRequest, _ responder: HTTPResponder) throws(InviteAPIError) {
         let now = context.now()
-        let address = responder.remoteAddress?.host ?? "unknown"
+        let address = responder.remoteAddress?.clientNetwork ?? "unknown"
         if let wait = context.throttle.retryAfter(address: address, now: now) {
             context.metrics.inviteFailures.increment("throttled")
             throw .throttled(retryAfter: wait)

@@ -79,6 +79,23 @@ public struct SocketAddress: Sendable, Hashable, CustomStringConvertible {
         return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
+    /// Who is behind the address for a per-client limit: an IPv4 address whole (an IPv4-mapped IPv6 one
+    /// as its IPv4 address), any other IPv6 address by its /64 network (one subscriber's share: a host
+    /// that changes its interface id stays one client), e.g. `192.0.2.7` or `2001:db8:1:2::/64`.
+    public var clientNetwork: String {
+        guard case .v6(let address, _, _) = storage else { return host }
+        if address.prefix(10).allSatisfy({ $0 == 0 }) && address[10] == 0xFF && address[11] == 0xFF {
+            return address[12...].map { String($0) }.joined(separator: ".")
+        }
+        let network = (try? SocketAddress(ipLiteral: Self.ipv6Text(Array(address.prefix(8)) + [UInt8](repeating: 0, count: 8)), port: 0))?.host
+        return (network ?? host) + "/64"
+    }
+
+    /// The full hexadecimal text of 16 IPv6 bytes.
+    private static func ipv6Text(_ bytes: [UInt8]) -> String {
+        stride(from: 0, to: 16, by: 2).map { String(UInt16(bytes[$0]) << 8 | UInt16(bytes[$0 + 1]), radix: 16) }.joined(separator: ":")
+    }
+
     /// `host:port`, with IPv6 hosts in brackets (`[::1]:8080`).
     public var description: String {
         isIPv6 ? "[\(host)]:\(port)" : "\(host):\(port)"
