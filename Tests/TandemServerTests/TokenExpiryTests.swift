@@ -45,6 +45,17 @@ import TandemProtocol
         #expect(await sink.nextClose() == .tokenExpired)
     }
 
+    @Test func aRefreshAfterTheExpiryDoesNotReviveTheConnection() async throws {
+        let harness = ServerHarness()
+        let (session, sink) = harness.connect()
+        session.send(.hello(Hello(token: harness.token(user: "alice", ttl: 10), client: "a1")))
+        guard case .welcome? = await sink.nextMessage() else { Issue.record("no welcome"); return }
+        // The wall clock passed exp; the timer has not fired yet.
+        harness.wallClock.add(10)
+        session.send(.refresh(token: harness.token(user: "alice", ttl: 60)))
+        #expect(await sink.nextClose() == .tokenExpired)
+    }
+
     @Test(arguments: ["another user", "another room", "another role", "expired", "forged"])
     func aRefreshThatCannotReplaceTheTokenCloses(kind: String) async throws {
         let harness = ServerHarness()

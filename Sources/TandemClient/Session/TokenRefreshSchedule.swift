@@ -10,7 +10,7 @@ import TandemProtocol
 /// code asks for.
 enum TokenRefreshSchedule {
     /// The share of a token's remaining lifetime after which a fresh one is asked for.
-    static let share = 0.6
+    static let share = 0.5
     /// The shortest wait, seconds, so that a provider that keeps returning a token about to expire is not
     /// asked in a loop.
     static let minimumDelay = 0.25

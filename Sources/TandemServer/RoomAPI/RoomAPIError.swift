@@ -19,6 +19,9 @@ enum RoomAPIError: Error, Sendable {
     case conflict(expected: Int64, rev: Int64)
     /// The ops were refused, with the protocol's reject code.
     case refused(RejectCode, message: String)
+    /// The token's user changed the room faster than `limit` writes a second (over every path); retry after
+    /// `retryAfter` seconds.
+    case rateLimited(retryAfter: Int64, limit: Int)
     /// The server could not do it.
     case failed(String)
 
@@ -37,6 +40,7 @@ enum RoomAPIError: Error, Sendable {
             case .forbidden: 403
             default: 422
             }
+        case .rateLimited: 429
         case .failed: 500
         }
     }
@@ -50,6 +54,7 @@ enum RoomAPIError: Error, Sendable {
         case .pastHead: "past_head"
         case .conflict: "conflict"
         case .refused(let code, _): code.wireValue
+        case .rateLimited: "rate_limited"
         case .failed: "internal"
         }
     }
@@ -66,6 +71,8 @@ enum RoomAPIError: Error, Sendable {
         case .pastHead(let rev, let head): "the room's stored history ends at rev \(head), before rev \(rev)"
         case .conflict(let expected, let rev): "the room is at rev \(rev), not \(expected); read it again and retry"
         case .refused(_, let message): message
+        case .rateLimited(let seconds, let limit):
+            "this user changes the room faster than \(limit) times a second over all their connections and this API; try again in \(seconds) s"
         case .failed(let reason): "the server could not do it (\(reason)); try again"
         }
     }
@@ -77,6 +84,8 @@ enum RoomAPIError: Error, Sendable {
         case .request(let error): error.response
         case .conflict(_, let rev):
             .json(status: status, .object(["error": .string(code), "message": .string(message), "rev": .number(Double(rev))]))
+        case .rateLimited(let seconds, _):
+            .jsonError(status: status, error: code, message: message, headers: ["Retry-After": "\(seconds)"])
         default: .jsonError(status: status, error: code, message: message)
         }
     }

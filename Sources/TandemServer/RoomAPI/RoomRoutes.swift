@@ -20,6 +20,10 @@ final class RoomRoutes: Sendable {
         var tokens: TokenVerifier
         /// Who may do what in which room.
         var access: RoomAccess
+        /// How fast each user may change each room, over the socket and this API together.
+        var writes: WriteAllowance
+        /// Monotonic nanoseconds, for `writes`.
+        var monotonicNow: @Sendable () -> Int64
         var commits: CommitQueue
         var registry: RoomRegistry
         var rooms: RoomSettings
@@ -245,6 +249,9 @@ final class RoomRoutes: Sendable {
 
     private func write(_ room: String, _ request: HTTPRequest, _ responder: HTTPResponder) throws(RoomAPIError) {
         let claims = try authorize(request, .write, room: room)
+        if let wait = context.writes.take(room: room, user: claims.sub, now: context.monotonicNow()) {
+            throw .rateLimited(retryAfter: max(1, (wait + 999_999_999) / 1_000_000_000), limit: context.configuration.rateLimit)
+        }
         let body: JSONRequestBody
         do throws(InviteAPIError) {
             // The ops' values may nest as deep as the document, under the body and the op.

@@ -14,12 +14,16 @@ final class ServerSession: Sendable {
         var verifier: TokenVerifier
         /// Who may enter which room.
         var access: RoomAccess
+        /// How fast each user may change each room, over the socket and the rooms API together.
+        var writes: WriteAllowance
         var scheduler: any TimerScheduler
         var configuration: ServerConfiguration
         var metrics: ServerMetrics
         var logger: Logger
         /// Monotonic nanoseconds, for the rate limiter.
         var monotonicNow: @Sendable () -> Int64
+        /// Unix milliseconds, the server's wall clock (the verifier's, finer): when a token's `exp` is reached.
+        var wallClock: @Sendable () -> Int64
     }
 
     private enum Phase {
@@ -154,6 +158,12 @@ final class ServerSession: Sendable {
             state.phase = .closed
             return .close(.badToken, .unauthorized, "refresh: \(error.description)", left)
         }
+        // Once the token in force expired the connection's authorization is over: a late refresh cannot revive it.
+        guard context.wallClock() < state.expiry * 1_000 else {
+            let left = leaveRoom(&state)
+            state.phase = .closed
+            return .close(.tokenExpired, .tokenExpired, "refresh came after the token expired (exp \(state.expiry)); reconnect with a fresh token", left)
+        }
         guard claims.sub == identity.user, claims.room == state.room, claims.role == identity.role else {
             let left = leaveRoom(&state)
             state.phase = .closed
@@ -174,8 +184,8 @@ final class ServerSession: Sendable {
 
     /// Closes the connection at `exp` unless a refresh moved the expiry meanwhile.
     private func armExpiry(_ exp: Int64) {
-        let delay = max(0, exp - context.verifier.currentTime)
-        let timer = context.scheduler.schedule(after: .seconds(delay)) { [weak self] in self?.expiryReached(exp) }
+        let delay = max(0, exp * 1_000 - context.wallClock())
+        let timer = context.scheduler.schedule(after: .milliseconds(delay)) { [weak self] in self?.expiryReached(exp) }
         let stale: (any ScheduledTimer)? = state.withLock { state in
             if case .closed = state.phase { return timer }
             guard state.expiry == exp else { return timer }
@@ -187,7 +197,7 @@ final class ServerSession: Sendable {
 
     private func expiryReached(_ exp: Int64) {
         // A timer may fire early by the wall clock's reckoning (it runs on a monotonic one): wait for the rest.
-        guard context.verifier.currentTime >= exp else { return armExpiry(exp) }
+        guard context.wallClock() >= exp * 1_000 else { return armExpiry(exp) }
         let left: (Room, SessionIdentity)?? = state.withLock { state in
             if case .closed = state.phase { return nil }
             guard state.expiry == exp else { return nil }
@@ -249,6 +259,9 @@ final class ServerSession: Sendable {
     private func forward(_ message: ClientMessage, to room: Room, as identity: SessionIdentity) {
         switch message {
         case .patch(let seq, let ops, let base):
+            if context.writes.take(room: room.name, user: identity.user, now: context.monotonicNow()) != nil {
+                return writesTooFast(room, identity)
+            }
             room.submit(seq: seq, ops: ops, base: base, from: id, client: identity.client)
         case .presence(let data):
             if let refusal = depthRefusal(of: data, "presence.data") { return sink.send(OutboundMessage(refusal)) }
@@ -312,6 +325,22 @@ final class ServerSession: Sendable {
             if batch.isEmpty { return }
             for message in batch { forward(message, to: room, as: identity) }
         }
+    }
+
+    /// The user's writes to the room (over every connection and the rooms API) outran their allowance:
+    /// closed with 4029 like a connection over its own rate; the client resumes and sends the patch again.
+    private func writesTooFast(_ room: Room, _ identity: SessionIdentity) {
+        let open: Bool = state.withLock { state in
+            if case .closed = state.phase { return false }
+            state.expiryTimer?.cancel()
+            state.phase = .closed
+            return true
+        }
+        guard open else { return }
+        let limit = context.configuration
+        perform(.close(.rateLimited, .rateLimited,
+                       "more than \(limit.rateLimit) changes per second (burst \(limit.rateBurst)) by user '\(identity.user)' in this room, over all their connections and the rooms API; slow down",
+                       (room, identity)))
     }
 
     private func fail(_ code: CloseCode, _ error: ErrorCode, _ message: String) {

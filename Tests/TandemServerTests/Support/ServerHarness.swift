@@ -14,7 +14,7 @@ final class ServerHarness: Sendable {
     let registry: RoomRegistry
     let verifier: TokenVerifier
     private let nextID = Atomic<UInt64>(0)
-    private let monotonic = ManualNumber(0)
+    let monotonic = ManualNumber(0)
     /// Unix seconds as the token verifier sees them.
     let wallClock = ManualNumber(1_800_000_000)
 
@@ -24,6 +24,8 @@ final class ServerHarness: Sendable {
     let logger: Logger
     /// Who may do what, as the server decides it.
     let access: RoomAccess
+    /// The per-user write allowance every session of this harness shares.
+    let writes: WriteAllowance
 
     /// - Parameters:
     ///   - sequencing: who sequences the rooms (this server alone when nil).
@@ -36,6 +38,7 @@ final class ServerHarness: Sendable {
         let denials = denials, wallClock = wallClock
         let access = RoomAccess(removals: denials, now: { wallClock.value })
         self.access = access
+        writes = WriteAllowance(rate: Double(configuration.rateLimit), burst: Double(configuration.rateBurst))
         let settings = RoomSettings(configuration)
         let service = sequencing?(commits, settings) ?? LocalSequencing(commits: commits, settings: settings, logger: .discarding)
         registry = RoomRegistry(sequencing: service, scheduler: scheduler, settings: settings, metrics: metrics, logger: .discarding,
@@ -58,8 +61,9 @@ final class ServerHarness: Sendable {
         let sink = RecordingSink()
         let id = ConnectionID(nextID.add(1, ordering: .relaxed).newValue)
         let monotonic = self.monotonic
-        let context = ServerSession.Context(registry: registry, verifier: verifier, access: access, scheduler: scheduler, configuration: configuration,
-                                            metrics: metrics, logger: logger, monotonicNow: { monotonic.value })
+        let context = ServerSession.Context(registry: registry, verifier: verifier, access: access, writes: writes, scheduler: scheduler, configuration: configuration,
+                                            metrics: metrics, logger: logger, monotonicNow: { monotonic.value },
+                                            wallClock: { [wallClock] in wallClock.value * 1_000 })
         return (ServerSession(id: id, sink: sink, context: context), sink)
     }
 

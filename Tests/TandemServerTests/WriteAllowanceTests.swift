@@ -1,0 +1,59 @@
+import Testing
+import TandemProtocol
+import TandemWire
+@testable import TandemServer
+
+/// One allowance of changes per user and room, whatever the path: the socket's patches, on every connection of
+/// the user, and the rooms API's writes all take from it.
+@Suite struct WriteAllowanceTests {
+    @Test func aUserGetsTheBurstThenTheRate() {
+        let allowance = WriteAllowance(rate: 2, burst: 3)
+        for _ in 0..<3 { #expect(allowance.take(room: "r", user: "u", now: 0) == nil) }
+        #expect(allowance.take(room: "r", user: "u", now: 0) == 500_000_000)
+        #expect(allowance.take(room: "r", user: "other", now: 0) == nil, "another user has an allowance of their own")
+        #expect(allowance.take(room: "elsewhere", user: "u", now: 0) == nil, "and so has the same user in another room")
+        #expect(allowance.take(room: "r", user: "u", now: 500_000_000) == nil)
+        #expect(WriteAllowance(rate: 0, burst: 1).take(room: "r", user: "u", now: 0) == nil)
+    }
+
+    @Test func idleUsersAreForgotten() {
+        let allowance = WriteAllowance(rate: 10, burst: 1, maxTracked: 2)
+        for user in ["a", "b", "c"] { _ = allowance.take(room: "r", user: user, now: 0) }
+        _ = allowance.take(room: "r", user: "d", now: 10_000_000_000)
+        #expect(allowance.trackedCount <= 2)
+    }
+
+    @Test func theSocketAndTheRoomsAPIShareOneAllowancePerUser() async throws {
+        var configuration = ServerConfiguration()
+        configuration.rateLimit = 1
+        configuration.rateBurst = 4
+        let harness = ServerHarness(configuration: configuration)
+        let routes = RoomRoutes(context: RoomRoutes.Context(
+            tokens: harness.verifier, access: harness.access, writes: harness.writes, monotonicNow: { [monotonic = harness.monotonic] in monotonic.value },
+            commits: harness.commits, registry: harness.registry, rooms: RoomSettings(configuration), configuration: configuration, shared: nil))
+        func write(_ token: String) async -> HTTPResponse {
+            var headers: HTTPHeaders = ["Content-Type": "application/json", "Authorization": "Bearer \(token)"]
+            headers.add(name: "Host", value: "h")
+            let request = HTTPRequest(method: "POST", target: "/v1/rooms/lobby/patch", headers: headers,
+                                      body: Array(#"{"ops":[{"op":"set","path":"/h","value":1}]}"#.utf8))
+            return await withCheckedContinuation { continuation in
+                routes.handle(request, responder: HTTPResponder(remoteAddress: nil) { continuation.resume(returning: $0) })
+            }
+        }
+        let (session, sink, _) = await harness.join(user: "gus", client: "g1", role: .guest)
+        for seq in Int64(1)...3 {
+            session.send(.patch(seq: seq, ops: [.set(JSONPointer(tokens: ["s\(seq)"]), 1)]))
+            guard case .ack? = await sink.nextMessage() else { Issue.record("patch \(seq) not acked"); return }
+        }
+        // Three of gus's four went over the socket: the rooms API has one left for him, and none after it.
+        #expect(await write(harness.token(user: "gus", role: .guest)).status == 200)
+        let refused = await write(harness.token(user: "gus", role: .guest))
+        #expect(refused.status == 429 && refused.headers["Retry-After"] == "1")
+        #expect(await write(harness.token(user: "alice", role: .guest)).status == 200, "another user's allowance is untouched")
+        // Over the socket too: the next patch finds the allowance spent and the connection is closed with 4029.
+        session.send(.patch(seq: 4, ops: [.set(JSONPointer(tokens: ["s4"]), 1)]))
+        #expect(await sink.nextClose() == .rateLimited)
+        harness.advanceMonotonic(by: 1_000_000_000)
+        #expect(await write(harness.token(user: "gus", role: .guest)).status == 200)
+    }
+}
