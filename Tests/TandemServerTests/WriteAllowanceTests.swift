@@ -57,3 +57,26 @@ import TandemWire
         #expect(await write(harness.token(user: "gus", role: .guest)).status == 200)
     }
 }
+
+/// A history page is bounded in bytes as well as in patches, alone and in a cluster (one function builds both).
+@Suite struct HistoryPageBoundTests {
+    private func patch(_ rev: Int64, bytes: Int) -> StoredPatch {
+        let value = String(repeating: "x", count: bytes - 40)
+        return StoredPatch(room: "r", rev: rev, user: "u", client: "c", seq: rev, ops: Array(#"[{"op":"set","path":"/a","value":"\#(value)"}]"#.utf8), time: 0)
+    }
+
+    @Test func aPageEndsBeforeThePatchThatWouldPassTheByteBoundAndLeadsOn() throws {
+        let page = SharedHistory(epoch: "e", rev: 5, oldestStoredRev: 1, patches: (1...5).map { patch($0, bytes: 400) })
+        let response = RoomRoutes.historyPage(page, after: 0, maxBytes: 1_000)
+        let json = try JSONValue.parse(response.body)
+        #expect(json["patches"]?.arrayValue?.count == 2 && json["next"] == .number(2))
+        // A patch larger than the bound still goes out, alone: the cursor always moves.
+        let huge = RoomRoutes.historyPage(SharedHistory(epoch: "e", rev: 2, oldestStoredRev: 1, patches: [patch(1, bytes: 5_000), patch(2, bytes: 100)]),
+                                          after: 0, maxBytes: 1_000)
+        let single = try JSONValue.parse(huge.body)
+        #expect(single["patches"]?.arrayValue?.count == 1 && single["next"] == .number(1))
+        // Under the bound the whole page goes, and `next` is null at the head.
+        let whole = try JSONValue.parse(RoomRoutes.historyPage(page, after: 0, maxBytes: 10_000).body)
+        #expect(whole["patches"]?.arrayValue?.count == 5 && whole["next"] == .null)
+    }
+}

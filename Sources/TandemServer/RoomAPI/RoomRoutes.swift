@@ -35,6 +35,9 @@ final class RoomRoutes: Sendable {
     /// Patches per history page when the request names no `limit`, and the most it may name.
     static let defaultPageSize = 1_000
     static let maxPageSize = 10_000
+    /// The most bytes of ops one history page carries: a page ends before the patch that would pass it
+    /// (never before its first patch), and `next` leads on from there.
+    static let maxPageBytes = 1 << 20
     /// The largest rev or count a request may name (what a JSON number holds exactly).
     private static let maxCount: Int64 = 9_007_199_254_740_991
 
@@ -155,13 +158,18 @@ final class RoomRoutes: Sendable {
 
     /// A history page's answer: 410 when `after` is older than what is kept, else the patches with
     /// `next` (null once the page reaches the head).
-    private static func historyPage(_ page: SharedHistory, after: Int64) -> HTTPResponse {
+    static func historyPage(_ page: SharedHistory, after: Int64, maxBytes: Int = maxPageBytes) -> HTTPResponse {
         guard after + 1 >= page.oldestStoredRev || after >= page.rev else {
             return RoomAPIError.notRetained(after: after, oldest: page.oldestStoredRev - 1).response
         }
         var patches: [JSONValue] = []
         patches.reserveCapacity(page.patches.count)
+        var bytes = 0
+        var last = after
         for patch in page.patches {
+            bytes += patch.ops.count
+            if bytes > maxBytes && !patches.isEmpty { break }
+            last = patch.rev
             guard let ops = try? JSONValue.parseStored(patch.ops) else {
                 return RoomAPIError.failed("the stored patch at rev \(patch.rev) is unreadable").response
             }
@@ -170,7 +178,6 @@ final class RoomRoutes: Sendable {
                 "client": .string(patch.client), "seq": .number(Double(patch.seq)), "ops": ops,
             ]))
         }
-        let last = page.patches.last?.rev ?? after
         return .json(status: 200, .object([
             "epoch": .string(page.epoch), "patches": .array(patches), "next": last < page.rev ? .number(Double(last)) : .null,
         ]))
