@@ -80,3 +80,24 @@ import TandemWire
         #expect(whole["patches"]?.arrayValue?.count == 5 && whole["next"] == .null)
     }
 }
+
+/// One token cannot fill a room: a user holds at most `maxConnectionsPerUser` connections in it.
+@Suite struct ConnectionsPerUserTests {
+    @Test func aUserPastTheCapIsRefusedWith4013AndOthersStillJoin() async throws {
+        var configuration = ServerConfiguration()
+        configuration.maxConnectionsPerUser = 2
+        let harness = ServerHarness(configuration: configuration)
+        for client in ["v1", "v2"] {
+            let (_, _, welcome) = await harness.join(user: "vera", client: client, role: .viewer)
+            #expect(welcome != nil)
+        }
+        let (third, sink) = harness.connect()
+        third.send(.hello(Hello(token: harness.token(user: "vera", role: .viewer), client: "v3")))
+        #expect(await sink.nextClose() == .roomFull)
+        // The same client id again replaces its connection (no new one), and another user still joins.
+        let (_, _, again) = await harness.join(user: "vera", client: "v2", role: .viewer)
+        #expect(again != nil)
+        let (_, _, host) = await harness.join(user: "alice", client: "a1")
+        #expect(host != nil)
+    }
+}

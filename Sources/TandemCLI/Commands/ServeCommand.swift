@@ -36,6 +36,7 @@ enum ServeCommand {
             .value("retain", "REVS", help: "Revisions of history kept per room in storage, for the rooms API (at least --history).", default: "100000"),
             .value("retain-days", "D", help: "Also drop history older than D days (never within --history)."),
             .value("max-participants", "N", help: "Most participants in one room.", default: "100"),
+            .value("max-connections-per-user", "N", help: "Most connections one user may have in one room.", default: "5"),
             .value("webhook", "URL", help: "POST room, participant and state events to this http:// or https:// URL (repeatable; see docs/OPERATIONS.md)."),
             .value("webhook-secret", "S", help: "Key of the Tandem-Signature header (default: the file webhook-secret in --data, created on first start)."),
             .value("webhook-ca", "FILE", help: "Also trust this PEM CA for https:// webhook endpoints (a private CA)."),
@@ -128,6 +129,8 @@ enum ServeCommand {
         configuration.webhookRetryBaseMilliseconds = try arguments.integer("webhook-retry-base", default: configuration.webhookRetryBaseMilliseconds, in: 1...600_000)
         configuration.webhookRetryHours = try arguments.integer("webhook-retry-hours", default: configuration.webhookRetryHours, in: 1...720)
         configuration.maxParticipantsPerRoom = try arguments.integer("max-participants", default: configuration.maxParticipantsPerRoom, in: 1...100_000)
+        configuration.maxConnectionsPerUser = try arguments.integer(
+            "max-connections-per-user", default: configuration.maxConnectionsPerUser, in: 1...100_000)
         configuration.maxConnections = try arguments.integer("max-connections", default: configuration.maxConnections, in: 1...10_000_000)
         configuration.sendQueueLimitBytes = try arguments.integer("send-queue", default: configuration.sendQueueLimitBytes, in: 65_536...(1 << 30))
         if let origin = arguments.value("allow-origin") { configuration.allowedOrigins = [origin] }

@@ -52,6 +52,9 @@ public struct ServerConfiguration: Sendable, Equatable {
     public var clientProgressTTLHours = 720
     /// Most participants (connections) in one room; more close with 4013.
     public var maxParticipantsPerRoom = 100
+    /// Most connections (each with its own client id) one user may have in one room on a node; beyond, a join
+    /// is closed with 4013 — one token cannot fill a room.
+    public var maxConnectionsPerUser = 5
     /// Bytes queued for one connection beyond which it is closed with 4002 as a slow consumer.
     public var sendQueueLimitBytes = 4 * 1024 * 1024
     /// Most open connections for the whole server.

@@ -195,6 +195,12 @@ package final class Room: Sendable {
                 sink.close(.replaced, error: OutboundMessage(.error(code: .replaced, message: "a newer connection with the same client id is connected")))
                 return .refused
             }
+            if existing == nil,
+               state.members.values.count(where: { $0.identity.user == request.identity.user }) >= settings.maxConnectionsPerUser {
+                sink.close(.roomFull, error: OutboundMessage(.error(code: .roomFull, message:
+                    "user '\(request.identity.user)' already has \(settings.maxConnectionsPerUser) connections in room '\(name)'; close one first")))
+                return .refused
+            }
             if existing == nil && state.members.count >= settings.maxParticipants {
                 sink.close(.roomFull, error: OutboundMessage(.error(code: .roomFull, message: "room '\(name)' is full (\(settings.maxParticipants) participants)")))
                 return .refused

@@ -6,6 +6,8 @@ package struct RoomSettings: Sendable {
     package var core = RoomCore.Settings()
     var presenceGrace: Duration = .seconds(5)
     var maxParticipants = 100
+    /// Most connections (client ids) one user may have in one room on this node.
+    var maxConnectionsPerUser = 5
     var heartbeat = HeartbeatSettings()
     var limits = SessionLimits()
     /// Unix milliseconds: when a room hears from a client (exactly-once memory expires by it).
@@ -25,6 +27,7 @@ package struct RoomSettings: Sendable {
             maxTrackedClients: configuration.maxTrackedClientsPerRoom)
         presenceGrace = .milliseconds(configuration.presenceGraceMilliseconds)
         maxParticipants = configuration.maxParticipantsPerRoom
+        maxConnectionsPerUser = configuration.maxConnectionsPerUser
         heartbeat = HeartbeatSettings(interval: configuration.heartbeatIntervalMilliseconds, timeout: configuration.idleTimeoutMilliseconds)
         limits = SessionLimits(
             rate: Double(configuration.rateLimit), burst: configuration.rateBurst, maxMessage: configuration.maxMessageBytes,
