@@ -51,16 +51,32 @@ package struct WebhookEvent: Sendable, Equatable {
         return JSONValue.object(object).serializedBytes()
     }
 
+    /// The longest path `state.changed` lists, in UTF-8 bytes: with at most `WebhookEmitter.maxPaths` of
+    /// them an event stays well under what receivers take (64 KiB of paths), whatever the ops name.
+    package static let maxPathBytes = 256
+
     /// The paths `ops` touch, as `state.changed` lists them: every op's path, a move's source too,
-    /// `test` ops none.
+    /// `test` ops none. A path longer than `maxPathBytes` is listed as its longest ancestor that fits
+    /// (still true: something under it changed).
     package static func touchedPaths(_ ops: [PatchOp]) -> [String] {
         var paths: [String] = []
         for op in ops {
             if case .test = op { continue }
-            paths.append(op.path.description)
-            if case .move(let from, _) = op { paths.append(from.description) }
+            paths.append(listed(op.path))
+            if case .move(let from, _) = op { paths.append(listed(from)) }
         }
         return paths
+    }
+
+    private static func listed(_ path: JSONPointer) -> String {
+        var text = path.description
+        guard text.utf8.count > maxPathBytes else { return text }
+        var tokens = path.tokens
+        repeat {
+            tokens.removeLast()
+            text = JSONPointer(tokens: tokens).description
+        } while text.utf8.count > maxPathBytes
+        return text
     }
 
     /// The fields describing a participant: `user`, `client`, `role` and `name` when it has one.

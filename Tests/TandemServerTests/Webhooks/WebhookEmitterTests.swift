@@ -83,6 +83,24 @@ import TandemWire
         await harness.dispatch.dispatcher.shutdown()
     }
 
+    @Test("long paths are listed as their ancestors that fit, so no patch can make an event a receiver refuses")
+    func longPathsAreListedAsAncestors() async throws {
+        let harness = Harness()
+        await harness.dispatch.dispatcher.start()
+        // 256 removes of missing 50 KB paths once made a 12.8 MB event.
+        let long = String(repeating: "x", count: 50_000)
+        let ops = (0..<WebhookEmitter.maxPaths).map { PatchOp.remove(JSONPointer(tokens: ["cart", "items", "\($0)", long])) }
+        harness.emitter.changed(room: "lobby", rev: 1, ops: ops)
+        await harness.emitter.close()
+        let event = try #require(await harness.next())
+        let listed = try #require(event["paths"]?.arrayValue)
+        let paths = listed.compactMap(\.stringValue)
+        #expect(paths.count == WebhookEmitter.maxPaths && paths.allSatisfy { $0.hasPrefix("/cart/items/") && $0.utf8.count <= WebhookEvent.maxPathBytes })
+        #expect(event.serializedBytes().count < 64 * 1024)
+        #expect(WebhookEvent.touchedPaths([.remove(JSONPointer(tokens: [long]))]) == [""], "the root is every path's ancestor")
+        await harness.dispatch.dispatcher.shutdown()
+    }
+
     @Test("events the queue refuses (a full disk) are kept and written again, with what came after, in order; none is lost")
     func aFailingQueueLosesNothing() async throws {
         let harness = Harness(queue: FailingQueue(failures: 2))
