@@ -313,6 +313,14 @@ struct BrowserParticipantTests {
               && completed.indexOf('Carol joined') < completed.indexOf('Carol left') && !document.querySelector('#toasts .toast');
             """, timeout: .seconds(20))
         #expect(try await browser.evaluate("p1", "return window.mostToasts", as: Int.self) == 1, "never two toasts at once")
+        // A token's name is the name shown: presence cannot rename its holder.
+        let dave = room.session(user: "dave", client: "dave-1", presence: ["name": "Support Team"], name: "Dave")
+        await dave.start()
+        try await browser.waitUntil("p1", """
+            return tandemPage.toasts.completed.includes('Dave joined') && !tandemPage.toasts.completed.includes('Support Team joined')
+              && [...document.querySelectorAll('.participant-name')].some(label => label.textContent.startsWith('Dave'));
+            """, timeout: .seconds(20))
+        await dave.stop()
         try await browser.evaluate("p1", """
             const started = performance.now();
             tandemPage.toasts.show('probe').then(() => {
@@ -920,13 +928,13 @@ private final class BrowserRoom: Sendable {
         RoomsClient(baseURL: baseURL, token: token, group: group, timeout: .seconds(30))
     }
 
-    func session(user: String, client: String, presence: JSONValue? = nil) -> SwiftParticipant {
-        SwiftParticipant(session: syncSession(user: user, client: client, presence: presence))
+    func session(user: String, client: String, presence: JSONValue? = nil, name: String? = nil) -> SwiftParticipant {
+        SwiftParticipant(session: syncSession(user: user, client: client, presence: presence, name: name))
     }
 
     /// A session whose events the test reads itself.
-    func syncSession(user: String, client: String, role: Role = .host, presence: JSONValue? = nil) -> SyncSession {
-        let minted = token(user: user, name: nil, role: role)
+    func syncSession(user: String, client: String, role: Role = .host, presence: JSONValue? = nil, name: String? = nil) -> SyncSession {
+        let minted = token(user: user, name: name, role: role)
         let configuration = SyncSessionConfiguration(reconnect: ReconnectPolicy(backoff: ReconnectBackoff(base: 0.05, cap: 0.5)))
         return SyncSession(url: syncURL, clientID: client, tokenProvider: { minted }, presence: presence, configuration: configuration, transport: WireTransport(group: group))
     }

@@ -456,7 +456,7 @@ enum PageAppScript {
         const item = document.createElement('li');
         item.dataset.client = participant.client;
         const data = participant.data || {};
-        const shownName = typeof data.name === 'string' && data.name ? data.name : (participant.name || participant.user);
+        const shownName = displayName(participant);
         const badge = document.createElement('span');
         badge.className = 'avatar';
         badge.style.setProperty('--avatar-hue', String(hue(participant.user)));
@@ -471,8 +471,11 @@ enum PageAppScript {
       $('participants').replaceChildren(...items);
     }
 
+    // The token's name when it has one (a participant cannot pass for someone else through presence); a
+    // token without a name lets its holder name themselves.
     function displayName(participant) {
-      return (participant.data && participant.data.name) || participant.name || participant.user;
+      const chosen = participant.data && typeof participant.data.name === 'string' ? participant.data.name : '';
+      return participant.name || chosen || participant.user;
     }
 
     function announce(notice) {

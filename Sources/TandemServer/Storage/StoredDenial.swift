@@ -1,4 +1,4 @@
-/// A user a host removed from a room, refused there until `until` (unix seconds).
+/// A user a host removed from a room, refused there until `until` (unix seconds; `Int64.max` until a host readmits them).
 public struct StoredDenial: Sendable, Equatable {
     /// The room.
     public var room: String
