@@ -203,7 +203,7 @@ private func parsed(_ lines: [String]) -> [JSONValue] {
     @Test func commandLineErrorsAreUsageErrors() async {
         let invite = await runTandem(["join", "--url", "ws://127.0.0.1:1/v1/sync", "--invite", "abc"])
         #expect(invite.status == ExitCode.usage)
-        #expect(invite.console.stderr.first?.contains("6-digit code") == true)
+        #expect(invite.console.stderr.first?.contains("code of 6 to 12 digits") == true)
         let both = await runTandem(["join", "--url", "http://127.0.0.1:1", "--invite", "123456", "--token", "t"])
         #expect(both.status == ExitCode.usage)
         #expect(both.console.stderr.first?.contains("not both") == true)

@@ -105,13 +105,13 @@ import TandemWire
         let arguments = try ArgumentParser.parse([
             "--public-url", "https://cobrowse.example", "--invite-token-ttl", "600",
             "--failed-accepts-per-address", "5", "--failed-accepts-global", "50", "--invite-creations-per-minute", "7",
-            "--max-connections-per-user", "3",
+            "--max-connections-per-user", "3", "--invite-code-length", "9",
         ], for: ServeCommand.spec)
         let configuration = try ServeCommand.configuration(from: arguments)
         #expect(configuration.publicURL == "https://cobrowse.example")
         #expect(configuration.inviteTokenTTLSeconds == 600)
         #expect(configuration.failedAcceptsPerAddress == 5 && configuration.failedAcceptsGlobal == 50)
-        #expect(configuration.inviteCreationsPerMinute == 7 && configuration.maxConnectionsPerUser == 3)
+        #expect(configuration.inviteCreationsPerMinute == 7 && configuration.maxConnectionsPerUser == 3 && configuration.inviteCodeLength == 9)
     }
 
     @Test func tokenRequirementFlagsMapOntoTheConfigurationAndDefaultToNone() throws {

@@ -12,7 +12,7 @@ import TandemWire
                                              headers: [("Host", "cobrowse.test:8080")])
         #expect(created.status == 201)
         let code = try #require(created.json?["code"]?.stringValue)
-        #expect(InviteRoutes.isCodeShaped(code))
+        #expect(InvitationCode.isWellFormed(code) && code.count == 6)
         #expect(created.json?["room"] == .string("lobby"))
         #expect(created.json?["role"] == .string("guest"))
         #expect(created.json?["expiresAt"] == .number(Double(harness.clock.value + 600)))
@@ -195,6 +195,21 @@ import TandemWire
         #expect(metrics.contains(#"tandem_invite_failures_total{reason="unknown"} 10"#))
         harness.clock.add(40)
         #expect(try await harness.accept(code).status == 200)
+        await harness.shutdown()
+    }
+
+    @Test func longerCodesAreMadeWhenConfiguredAndEveryLengthIsAccepted() async throws {
+        let harness = try InviteServer { $0.inviteCodeLength = 12 }
+        let code = try await harness.createInvite()
+        #expect(code.count == 12 && InvitationCode.isWellFormed(code))
+        #expect(try await harness.accept(code).status == 200)
+        #expect(try await harness.accept("1234567890123").status == 404, "13 digits are no code")
+        for length in InvitationCode.lengths {
+            let made = InviteRoutes.code(length: length, random: SecureRandom())
+            #expect(made.count == length && InvitationCode.isWellFormed(made))
+        }
+        // The page checks codes by the same rule: its pattern is made from it.
+        #expect(PageAppScript.text.contains("/^[0-9]{\(InvitationCode.lengths.lowerBound),\(InvitationCode.lengths.upperBound)}$/"))
         await harness.shutdown()
     }
 

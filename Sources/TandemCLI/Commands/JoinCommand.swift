@@ -80,8 +80,9 @@ enum JoinCommand {
             guard arguments.value("token") == nil else {
                 throw .invalidValue(option: "invite", value: code, expected: "either --invite or --token, not both")
             }
-            guard code.utf8.count == 6, code.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) else {
-                throw .invalidValue(option: "invite", value: code, expected: "the 6-digit code the host gave you")
+            guard InvitationCode.isWellFormed(code) else {
+                throw .invalidValue(option: "invite", value: code,
+                                    expected: "the code of \(InvitationCode.lengths.lowerBound) to \(InvitationCode.lengths.upperBound) digits the host gave you")
             }
             let server = try ServerURL(url, option: "url")
             options.url = server.sync

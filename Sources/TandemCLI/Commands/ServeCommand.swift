@@ -48,6 +48,7 @@ enum ServeCommand {
             .value("allow-origin", "ORIGIN", help: "Only this browser Origin may connect (default: any)."),
             .value("public-url", "URL", help: "Origin guests open, for invitation links (e.g. https://cobrowse.example.com; default: the listening address)."),
             .value("invite-token-ttl", "SECONDS", help: "Lifetime of tokens minted for accepted invitations.", default: "3600"),
+            .value("invite-code-length", "DIGITS", help: "Digits of the invitation codes made (6 to 12).", default: "6"),
             .value("invite-creations-per-minute", "N", help: "Invitations one host may create per minute in a room (and all its hosts together).", default: "30"),
             .value("token-issuer", "ISS", help: "Refuse tokens whose iss claim is not ISS (default: any)."),
             .value("token-audience", "AUD", help: "Refuse tokens whose aud claim does not name AUD (default: any)."),
@@ -194,6 +195,8 @@ enum ServeCommand {
             configuration.publicURL = url
         }
         configuration.inviteTokenTTLSeconds = try arguments.integer("invite-token-ttl", default: configuration.inviteTokenTTLSeconds, in: 60...(30 * 86_400))
+        configuration.inviteCodeLength = try arguments.integer(
+            "invite-code-length", default: configuration.inviteCodeLength, in: InvitationCode.lengths)
         configuration.inviteCreationsPerMinute = try arguments.integer(
             "invite-creations-per-minute", default: configuration.inviteCreationsPerMinute, in: 1...10_000)
         for (option, value) in [("token-issuer", arguments.value("token-issuer")), ("token-audience", arguments.value("token-audience"))] {

@@ -2,7 +2,7 @@ import TandemProtocol
 
 /// A live invitation as the server reports it.
 public struct Invitation: Sendable, Equatable {
-    /// The 6-digit code a guest types or opens.
+    /// The code of digits (6 by default, up to 12) a guest types or opens.
     public var code: String
     /// The role of the tokens it yields.
     public var role: Role

@@ -78,6 +78,9 @@ public struct ServerConfiguration: Sendable, Equatable {
     /// answers 410; one past its expiry is forgotten at once by default, so dead codes never crowd the code
     /// space.
     public var inviteRetentionSeconds = 0
+    /// Digits of the invitation codes made (`InvitationCode.lengths`); each digit more makes guessing ten times
+    /// harder. Codes of every length are accepted, so a change keeps the codes already handed out.
+    public var inviteCodeLength = InvitationCode.defaultLength
     /// Invitations one host may create per minute in a room, and all hosts of a room together (429 beyond).
     public var inviteCreationsPerMinute = 30
     /// Failed invitation accepts one address may make per minute before it gets 429.

@@ -183,7 +183,7 @@ final class InviteRoutes: Sendable {
         }
         let body = try JSONRequestBody(request, allowed: ["name"])
         let name = try body.string("name", maxBytes: Self.maxNameBytes)
-        let outcome = Self.isCodeShaped(code) ? context.book.accept(code, now: now) : .unknown
+        let outcome = InvitationCode.isWellFormed(code) ? context.book.accept(code, now: now) : .unknown
         switch outcome {
         case .unknown:
             failedAccept("unknown", address: address, now: now)
@@ -318,19 +318,27 @@ final class InviteRoutes: Sendable {
         context.metrics.inviteFailures.increment(reason)
     }
 
-    /// Six decimal digits, uniformly from the injected random source (rejection sampling avoids modulo bias).
+    /// `inviteCodeLength` decimal digits, uniformly from the injected random source (rejection sampling
+    /// avoids modulo bias).
     private func makeCode() -> String {
-        while true {
-            let bytes = context.random.bytes(count: 4)
-            let value = bytes.reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
-            guard value < 4_294_000_000 else { continue }
-            let text = String(value % 1_000_000)
-            return String(repeating: "0", count: 6 - text.count) + text
-        }
+        Self.code(length: context.configuration.inviteCodeLength, random: context.random)
     }
 
-    static func isCodeShaped(_ code: String) -> Bool {
-        code.utf8.count == 6 && code.utf8.allSatisfy { $0 >= 0x30 && $0 <= 0x39 }
+    /// A code of `length` digits drawn uniformly from `random`.
+    static func code(length: Int, random: any RandomByteSource) -> String {
+        var space: UInt64 = 1
+        for _ in 0..<length { space *= 10 }
+        // The largest multiple of `space` that 32 bits hold for 6 digits, 64 bits beyond: values at or above
+        // it are drawn again, so every code is equally likely.
+        let width = space <= 1_000_000 ? 4 : 8
+        let range: UInt64 = width == 4 ? 1 << 32 : .max
+        let limit = range - range % space
+        while true {
+            let value = random.bytes(count: width).reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
+            guard value < limit else { continue }
+            let text = String(value % space)
+            return String(repeating: "0", count: length - text.count) + text
+        }
     }
 
     /// Where a guest opens the invitation: the configured public URL, else the address the server listens

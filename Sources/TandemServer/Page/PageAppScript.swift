@@ -1,3 +1,5 @@
+import TandemProtocol
+
 /// `/page/app.js`: renders the room's product page and turns clicks and scrolling into patches.
 enum PageAppScript {
     static let text = #"""
@@ -237,8 +239,8 @@ enum PageAppScript {
       tick();
     }
 
-    if (!/^[0-9]{6}$/.test(code)) {
-      showError('This invitation link is broken.', 'It needs a 6-digit code after #invite=; ask the host for the link again.');
+    if (!/^[0-9]{\#(InvitationCode.lengths.lowerBound),\#(InvitationCode.lengths.upperBound)}$/.test(code)) {
+      showError('This invitation link is broken.', 'It needs the code of digits after #invite=; ask the host for the link again.');
       close('the invitation link is broken');
       return;
     }

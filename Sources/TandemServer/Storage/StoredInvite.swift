@@ -3,7 +3,7 @@
 /// A spent or revoked invitation stays stored until `expiresAt` plus the server's retention, so that a late
 /// accept is told "gone" (410) rather than "unknown" (404).
 public struct StoredInvite: Sendable, Equatable {
-    /// The 6-digit code, unique among stored invitations.
+    /// The code (6 to 12 digits), unique among stored invitations.
     public var code: String
     /// The room it admits to (the creating host's room).
     public var room: String
