@@ -28,6 +28,8 @@ public final class SyncServer: Sendable {
     private let logger: Logger
     /// Where the server listens (its port once bound).
     private let listening: ListeningAddress
+    /// Keeps this node's removals equal to the cluster's (nil alone).
+    private let removalMirror: Task<Void, Never>?
 
     /// The port the server listens on (the real one when the configuration asked for 0).
     public var port: Int { webSockets.port }
@@ -174,7 +176,8 @@ public final class SyncServer: Sendable {
             throttle: AcceptThrottle(limits: .init(perAddress: configuration.failedAcceptsPerAddress, global: configuration.failedAcceptsGlobal)),
             creations: AcceptThrottle(limits: .init(perAddress: configuration.inviteCreationsPerMinute, global: .max)),
             tokens: tokens, access: access, commits: commits, registry: registry, metrics: metrics, logger: logger,
-            configuration: configuration, now: now, random: random, listening: listening, webhooks: webhooks?.reporter))
+            configuration: configuration, now: now, random: random, sharedRemovals: sequencing.sharedRemovals, listening: listening,
+            webhooks: webhooks?.reporter))
         let rooms = RoomRoutes(context: RoomRoutes.Context(
             tokens: tokens, access: access, writes: writes, monotonicNow: monotonicNow, commits: commits, registry: registry, rooms: roomSettings, configuration: configuration,
             shared: sequencing.sharedRooms))
@@ -199,6 +202,13 @@ public final class SyncServer: Sendable {
             throw .bind(host: configuration.host, port: configuration.port, "\(error)")
         }
         listening.bound(to: webSockets.port)
+        let registry = registry
+        if let shared = sequencing.sharedRemovals {
+            removalMirror = Self.mirrorRemovals(shared, into: denials, registry: registry, logger: logger,
+                                                every: .milliseconds(configuration.clusterPresenceIntervalMilliseconds))
+        } else {
+            removalMirror = nil
+        }
         routes.markReady()
         if let webhooks { Task { await webhooks.start() } }
         logger.info("server.started", LogField("url", syncURL), LogField("data", configuration.inMemoryStorage ? "memory" : configuration.dataDirectory),
@@ -228,6 +238,7 @@ public final class SyncServer: Sendable {
     /// Swift's cooperative thread pool either (it waits for the Redis side to stop): use `shutdown() async`.
     public func shutdown() {
         logger.info("server.stopping")
+        removalMirror?.cancel()
         webSockets.shutdown(code: CloseCode.goingAway.rawValue, reason: "server shutting down", timeout: .seconds(5))
         if let webhooks {
             // Whoever is still here is reported as left; every event emitted is in the queue before the loops
@@ -246,6 +257,24 @@ public final class SyncServer: Sendable {
 }
 
 extension SyncServer {
+    /// Reads the cluster's removals every `interval` into `denials` and closes, on this node, the connections
+    /// of users removed on another: a removal holds on every node within one interval.
+    fileprivate static func mirrorRemovals(_ shared: any SharedRemovals, into denials: DenyList, registry: RoomRegistry, logger: Logger,
+                                           every interval: Duration) -> Task<Void, Never> {
+        Task {
+            while !Task.isCancelled {
+                do throws(SequencingError) {
+                    for denial in denials.mirror(try await shared.all()) {
+                        _ = registry.loadedRoom(denial.room)?.removeUser(denial.user, reason: "a host removed you from room '\(denial.room)'")
+                    }
+                } catch {
+                    logger.error("room.removals_unreadable", LogField("error", error.description))
+                }
+                try? await Task.sleep(for: interval)
+            }
+        }
+    }
+
     /// Runs async work to its end from synchronous code that may block (shutdown, off the cooperative pool).
     fileprivate static func blocking(_ work: @escaping @Sendable () async -> Void) {
         let done = DispatchSemaphore(value: 0)

@@ -48,6 +48,8 @@ final class ClusterNode: Sendable {
     private let presenceLoop: Task<Void, Never>
     /// Participants across nodes.
     let presence: ClusterPresenceSync
+    /// The removals every node mirrors.
+    let removals: ClusterRemovals
     private let links = ClusterRoomLinks()
     let logger: Logger
     /// Set by `shutdown()`: room work that has not started yet fails at once instead of reaching Redis.
@@ -82,6 +84,7 @@ final class ClusterNode: Sendable {
         followLoop = Task { await engine.run() }
         let presence = ClusterPresenceSync(client: sequencerClient, nodeID: settings.nodeID, settings: settings.presence, now: wallClock, clock: clock)
         self.presence = presence
+        removals = ClusterRemovals(client: sequencerClient)
         let links = links
         presenceLoop = Task {
             await presence.run { links.rooms() }

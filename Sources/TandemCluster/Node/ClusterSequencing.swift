@@ -13,6 +13,7 @@ struct ClusterSequencing: SequencingService {
 
     var summary: String { "\(node.settings.redis) as \(node.settings.nodeID)" }
     var sharedRooms: (any SharedRooms)? { ClusterSharedRooms(node: node) }
+    var sharedRemovals: (any SharedRemovals)? { node.removals }
     var nodeID: String? { node.settings.nodeID }
 
     /// Webhooks decided in Redis and delivered by the node holding the lease, over a Redis connection

@@ -92,11 +92,13 @@ struct ClusterSharedRooms: SharedRooms {
         try await redis({ () throws(RedisError) in try await sequencer.oldestLoggedRev(room: room) }) ?? head + 1
     }
 
-    private func redis<Value>(_ body: () async throws(RedisError) -> Value) async throws(SequencingError) -> Value {
-        do {
-            return try await body()
-        } catch {
-            throw .cluster("Redis: \(error.description)")
-        }
+}
+
+/// Runs a Redis call for the rooms API or removals, its failure reported as the server's `SequencingError`.
+func redis<Value>(_ body: () async throws(RedisError) -> Value) async throws(SequencingError) -> Value {
+    do {
+        return try await body()
+    } catch {
+        throw .cluster("Redis: \(error.description)")
     }
 }

@@ -57,6 +57,17 @@ final class DenyList: Sendable {
         }
     }
 
+    /// Makes the list hold exactly `denials` (what the cluster shares), and returns the entries it did not
+    /// hold before: their users' connections here are to be closed.
+    func mirror(_ denials: [StoredDenial]) -> [StoredDenial] {
+        let shared = Dictionary(denials.map { (Key(room: $0.room, user: $0.user), $0.until) }, uniquingKeysWith: max)
+        return entries.withLock { entries in
+            let added = shared.filter { entries[$0.key] == nil }
+            entries = shared
+            return added.map { StoredDenial(room: $0.key.room, user: $0.key.user, until: $0.value) }
+        }
+    }
+
     /// Drops the entries that ended by `now`; returns them (storage forgets them too).
     func expire(now: Int64) -> [StoredDenial] {
         entries.withLock { entries in

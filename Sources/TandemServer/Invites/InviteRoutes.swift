@@ -27,6 +27,8 @@ final class InviteRoutes: Sendable {
         /// Unix seconds.
         var now: @Sendable () -> Int64
         var random: any RandomByteSource
+        /// Where removals are shared with the other nodes of a cluster (written there first); nil alone.
+        var sharedRemovals: (any SharedRemovals)? = nil
         /// Where the server listens, for invitation URLs when no public URL is configured.
         var listening: ListeningAddress
         /// Told of accepted invitations and removals (nil without webhooks).
@@ -219,6 +221,13 @@ final class InviteRoutes: Sendable {
         let body = try JSONRequestBody(request, allowed: ["user"])
         guard let user = try body.string("user", maxBytes: 128) else { throw .invalidField("\"user\" is required: the user id to remove") }
         guard user != host.sub else { throw .invalidField("a host cannot remove themselves; close the connection instead") }
+        shared(.save(StoredDenial(room: room, user: user, until: DenyList.untilReadmitted)), responder) { [self] in
+            removeHere(user, from: room, by: host, responder)
+        }
+    }
+
+    /// What a removal does on this node, once the cluster (if any) holds it: refuse, close, revoke, store.
+    private func removeHere(_ user: String, from room: String, by host: TokenClaims, _ responder: HTTPResponder) {
         let now = context.now()
         // Deny first, then close: a join racing this request is either closed below or refused by the list.
         context.denials.deny(user, in: room, until: DenyList.untilReadmitted)
@@ -253,6 +262,13 @@ final class InviteRoutes: Sendable {
         let host = try authorize(request, .moderate, room: room)
         let body = try JSONRequestBody(request, allowed: ["user"])
         guard let user = try body.string("user", maxBytes: 128) else { throw .invalidField("\"user\" is required: the user id to readmit") }
+        shared(.delete(room: room, user: user), responder) { [self] in
+            readmitHere(user, to: room, by: host, responder)
+        }
+    }
+
+    /// What a readmission does on this node, once the cluster (if any) dropped the removal.
+    private func readmitHere(_ user: String, to room: String, by host: TokenClaims, _ responder: HTTPResponder) {
         let now = context.now()
         let wasRemoved = context.denials.deniedUntil(user, in: room, now: now)
         guard let until = wasRemoved, context.denials.readmit(user, in: room) else {
@@ -273,6 +289,31 @@ final class InviteRoutes: Sendable {
     }
 
     // MARK: - Helpers
+
+    /// A change of the removals the cluster shares.
+    private enum SharedChange {
+        case save(StoredDenial)
+        case delete(room: String, user: String)
+    }
+
+    /// Makes `change` in the cluster's shared removals, then runs `next`; alone, runs `next` at once. A failure
+    /// answers 500 and changes nothing here.
+    private func shared(_ change: SharedChange, _ responder: HTTPResponder, then next: @escaping @Sendable () -> Void) {
+        guard let removals = context.sharedRemovals else { return next() }
+        let logger = context.logger
+        Task {
+            do throws(SequencingError) {
+                switch change {
+                case .save(let denial): try await removals.save(denial)
+                case .delete(let room, let user): try await removals.delete(room: room, user: user)
+                }
+                next()
+            } catch {
+                logger.error("room.removal_store_failed", LogField("error", error.description))
+                responder.respond(InviteAPIError.storage(error.description).response)
+            }
+        }
+    }
 
     /// The claims of the request's bearer token, once `RoomAccess` allows them `action` in `room` (the
     /// token's own room when nil).

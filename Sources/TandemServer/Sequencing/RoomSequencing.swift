@@ -70,6 +70,9 @@ package protocol SequencingService: Sendable {
     /// uses this server's store).
     var sharedRooms: (any SharedRooms)? { get }
 
+    /// Where removals are shared with the other servers (a cluster's Redis); nil alone (this server's store).
+    var sharedRemovals: (any SharedRemovals)? { get }
+
     /// The webhooks of servers that share rooms (each event decided once and delivered by one of
     /// them); nil alone (the server's own queue).
     func webhooks(_ setup: WebhookSetup) -> (any WebhookService)?
@@ -78,6 +81,9 @@ package protocol SequencingService: Sendable {
 extension SequencingService {
     /// None: the rooms live in this server's store.
     package var sharedRooms: (any SharedRooms)? { nil }
+
+    /// None: removals live in this server's store.
+    package var sharedRemovals: (any SharedRemovals)? { nil }
 
     /// None: the server delivers its own events.
     package func webhooks(_ setup: WebhookSetup) -> (any WebhookService)? { nil }
