@@ -51,7 +51,10 @@ import TandemWire
         #expect(try await ClusterRoomAPITests.call(c, "GET", "/v1/rooms/lobby/removed", token: host, on: loop).json?["users"] == .array(["gus"]))
 
         // Readmitted on b: a lets him in again.
-        #expect(try await ClusterRoomAPITests.call(b, "POST", "/v1/rooms/lobby/readmit", token: host, json: #"{"user":"gus"}"#, on: loop).status == 200)
+        let readmitted = try await ClusterRoomAPITests.call(b, "POST", "/v1/rooms/lobby/readmit", token: host, json: #"{"user":"gus"}"#, on: loop)
+        #expect(readmitted.status == 200 && readmitted.json?["readmitted"] == .bool(true))
+        let twice = try await ClusterRoomAPITests.call(c, "POST", "/v1/rooms/lobby/readmit", token: host, json: #"{"user":"gus"}"#, on: loop)
+        #expect(twice.status == 200 && twice.json?["readmitted"] == .bool(false), "the cluster no longer holds it")
         let backOnA = await Self.within {
             (try? await ClusterRoomAPITests.call(a, "GET", "/v1/rooms/lobby", token: gusToken, on: loop).status) == 200
         }

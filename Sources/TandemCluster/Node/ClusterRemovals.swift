@@ -37,9 +37,10 @@ struct ClusterRemovals: SharedRemovals {
         }
     }
 
-    func delete(room: String, user: String) async throws(SequencingError) {
-        _ = try await redis { () throws(RedisError) in
+    func delete(room: String, user: String) async throws(SequencingError) -> Bool {
+        let reply = try await redis { () throws(RedisError) in
             try await client.send(["HDEL", RedisArgument(key), RedisArgument(room + Self.separator + user)])
         }
+        return reply != .integer(0)
     }
 }

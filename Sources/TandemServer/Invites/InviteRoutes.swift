@@ -221,7 +221,7 @@ final class InviteRoutes: Sendable {
         let body = try JSONRequestBody(request, allowed: ["user"])
         guard let user = try body.string("user", maxBytes: 128) else { throw .invalidField("\"user\" is required: the user id to remove") }
         guard user != host.sub else { throw .invalidField("a host cannot remove themselves; close the connection instead") }
-        shared(.save(StoredDenial(room: room, user: user, until: DenyList.untilReadmitted)), responder) { [self] in
+        shared(.save(StoredDenial(room: room, user: user, until: DenyList.untilReadmitted)), responder) { [self] _ in
             removeHere(user, from: room, by: host, responder)
         }
     }
@@ -262,23 +262,27 @@ final class InviteRoutes: Sendable {
         let host = try authorize(request, .moderate, room: room)
         let body = try JSONRequestBody(request, allowed: ["user"])
         guard let user = try body.string("user", maxBytes: 128) else { throw .invalidField("\"user\" is required: the user id to readmit") }
-        shared(.delete(room: room, user: user), responder) { [self] in
-            readmitHere(user, to: room, by: host, responder)
+        shared(.delete(room: room, user: user), responder) { [self] removedInCluster in
+            readmitHere(user, to: room, by: host, removedInCluster: removedInCluster, responder)
         }
     }
 
-    /// What a readmission does on this node, once the cluster (if any) dropped the removal.
-    private func readmitHere(_ user: String, to room: String, by host: TokenClaims, _ responder: HTTPResponder) {
+    /// What a readmission does on this node, once the cluster (if any) dropped the removal. In a cluster the
+    /// answer is the cluster's (`removedInCluster`: whether it held one), whatever this node's mirror held.
+    private func readmitHere(_ user: String, to room: String, by host: TokenClaims, removedInCluster: Bool, _ responder: HTTPResponder) {
         let now = context.now()
         let wasRemoved = context.denials.deniedUntil(user, in: room, now: now)
+        let readmitted = context.sharedRemovals == nil ? wasRemoved != nil : removedInCluster
         guard let until = wasRemoved, context.denials.readmit(user, in: room) else {
-            return responder.respond(.json(status: 200, .object(["room": .string(room), "user": .string(user), "readmitted": .bool(false)])))
+            return responder.respond(.json(status: 200, .object([
+                "room": .string(room), "user": .string(user), "readmitted": .bool(readmitted),
+            ])))
         }
         commit([.deleteDenial(room: room, user: user)], responder, undo: { [context] in
             context.denials.deny(user, in: room, until: until)
         }) { [context] in
             context.logger.info("room.user_readmitted", LogField("room", room), LogField("user", user), LogField("by", host.sub))
-            return .json(status: 200, .object(["room": .string(room), "user": .string(user), "readmitted": .bool(true)]))
+            return .json(status: 200, .object(["room": .string(room), "user": .string(user), "readmitted": .bool(readmitted)]))
         }
     }
 
@@ -296,18 +300,20 @@ final class InviteRoutes: Sendable {
         case delete(room: String, user: String)
     }
 
-    /// Makes `change` in the cluster's shared removals, then runs `next`; alone, runs `next` at once. A failure
-    /// answers 500 and changes nothing here.
-    private func shared(_ change: SharedChange, _ responder: HTTPResponder, then next: @escaping @Sendable () -> Void) {
-        guard let removals = context.sharedRemovals else { return next() }
+    /// Makes `change` in the cluster's shared removals, then runs `next` with whether the cluster held the
+    /// removal a `.delete` dropped; alone, runs `next(false)` at once. A failure answers 500 and changes nothing here.
+    private func shared(_ change: SharedChange, _ responder: HTTPResponder, then next: @escaping @Sendable (Bool) -> Void) {
+        guard let removals = context.sharedRemovals else { return next(false) }
         let logger = context.logger
         Task {
             do throws(SequencingError) {
                 switch change {
-                case .save(let denial): try await removals.save(denial)
-                case .delete(let room, let user): try await removals.delete(room: room, user: user)
+                case .save(let denial):
+                    try await removals.save(denial)
+                    next(true)
+                case .delete(let room, let user):
+                    next(try await removals.delete(room: room, user: user))
                 }
-                next()
             } catch {
                 logger.error("room.removal_store_failed", LogField("error", error.description))
                 responder.respond(InviteAPIError.storage(error.description).response)

@@ -6,6 +6,6 @@ package protocol SharedRemovals: Sendable {
     func all() async throws(SequencingError) -> [StoredDenial]
     /// Records a removal.
     func save(_ denial: StoredDenial) async throws(SequencingError)
-    /// Lets `user` into `room` again.
-    func delete(room: String, user: String) async throws(SequencingError)
+    /// Lets `user` into `room` again; returns whether they had been removed.
+    func delete(room: String, user: String) async throws(SequencingError) -> Bool
 }
