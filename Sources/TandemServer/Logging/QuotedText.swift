@@ -5,17 +5,7 @@ extension String {
     /// The text as it goes between double quotes in a Prometheus label value: backslash, double quote and
     /// line feed escaped, the only escapes that format knows.
     var escapedForPrometheusLabel: String {
-        var escaped = ""
-        escaped.reserveCapacity(utf8.count)
-        for scalar in unicodeScalars {
-            switch scalar {
-            case "\\": escaped += "\\\\"
-            case "\"": escaped += "\\\""
-            case "\n": escaped += "\\n"
-            default: escaped.unicodeScalars.append(scalar)
-            }
-        }
-        return escaped
+        escaping { scalar in scalar == "\n" ? "\\n" : nil }
     }
 
     /// The text as it goes between double quotes in a log line, so that no input can end the line, start a
@@ -24,6 +14,12 @@ extension String {
     /// (U+0080–U+009F) — and the line and paragraph separators U+2028 and U+2029 are `\u` with four
     /// uppercase hex digits (ESC is `\u001B`), the form JSON and Go read too.
     var escapedForLogLine: String {
+        escaping(\.logEscape)
+    }
+
+    /// The text with backslash and double quote given a backslash, and every scalar `rule` names written as
+    /// it says.
+    private func escaping(_ rule: (Unicode.Scalar) -> String?) -> String {
         var escaped = ""
         escaped.reserveCapacity(utf8.count)
         for scalar in unicodeScalars {
@@ -31,7 +27,7 @@ extension String {
             case "\\": escaped += "\\\\"
             case "\"": escaped += "\\\""
             default:
-                if let escape = scalar.logEscape { escaped += escape } else { escaped.unicodeScalars.append(scalar) }
+                if let escape = rule(scalar) { escaped += escape } else { escaped.unicodeScalars.append(scalar) }
             }
         }
         return escaped
