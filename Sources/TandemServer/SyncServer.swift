@@ -265,7 +265,7 @@ extension SyncServer {
             while !Task.isCancelled {
                 do throws(SequencingError) {
                     for denial in denials.mirror(try await shared.all()) {
-                        _ = registry.loadedRoom(denial.room)?.removeUser(denial.user, reason: "a host removed you from room '\(denial.room)'")
+                        registry.loadedRoom(denial.room)?.removeUser(denial.user, reason: "a host removed you from room '\(denial.room)'")
                     }
                 } catch {
                     logger.error("room.removals_unreadable", LogField("error", error.description))

@@ -19,7 +19,7 @@ import TandemWire
 
     /// Who asks.
     enum Who: String, CaseIterable {
-        case host, guest, viewer, backend, stranger, removedGuest, removedHost
+        case host, guest, viewer, backend, stranger, removedGuest, removedHost, expired
     }
 
     /// The expected answer of each path: an HTTP status, or for `join` the close code (0 for a welcome).
@@ -38,6 +38,9 @@ import TandemWire
                     .readmit: 403, .delete: 403],
         .removedGuest: [.join: 4003, .read: 403, .history: 403, .state: 403, .write: 403, .createInvite: 403, .listInvites: 403,
                         .revokeInvite: 403, .remove: 403, .listRemoved: 403, .readmit: 403, .delete: 403],
+        // A host's token past its exp: refused before anything else is looked at.
+        .expired: [.join: 4001, .read: 401, .history: 401, .state: 401, .write: 401, .createInvite: 401, .listInvites: 401,
+                   .revokeInvite: 401, .remove: 401, .listRemoved: 401, .readmit: 401, .delete: 401],
         .removedHost: [.join: 4003, .read: 403, .history: 403, .state: 403, .write: 403, .createInvite: 403, .listInvites: 403,
                        .revokeInvite: 403, .remove: 403, .listRemoved: 403, .readmit: 403, .delete: 403],
     ]
@@ -59,6 +62,7 @@ import TandemWire
             .host: token("alice", role: .host), .guest: token("gus", role: .guest), .viewer: token("vera", role: .viewer),
             .backend: token("backend", room: TokenClaims.anyRoom, role: .host), .stranger: token("eve", room: "attic", role: .host),
             .removedGuest: token("mallory", role: .guest), .removedHost: token("oscar", role: .host),
+            .expired: verifier.mint(TokenClaims(sub: "alice", room: "lobby", role: .host, exp: verifier.currentTime - 1)),
         ]
         func call(_ method: String, _ path: String, _ who: String, json: String? = nil) async throws -> (Int, JSONValue?) {
             var headers: HTTPHeaders = ["Authorization": "Bearer \(who)"]

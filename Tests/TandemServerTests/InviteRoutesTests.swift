@@ -8,10 +8,10 @@ import TandemWire
 
 /// The invitation API driven without sockets: requests in, responses out of an `HTTPResponder`.
 @Suite struct InviteRoutesTests {
-    private func routes(_ harness: ServerHarness) -> InviteRoutes {
+    private func routes(_ harness: ServerHarness, invites: [StoredInvite] = []) -> InviteRoutes {
         let clock = harness.wallClock
         return InviteRoutes(context: InviteRoutes.Context(
-            book: InviteBook(invites: [], retention: 86_400), denials: harness.denials, throttle: AcceptThrottle(limits: .init()),
+            book: InviteBook(invites: invites, retention: 86_400), denials: harness.denials, throttle: AcceptThrottle(limits: .init()),
             creations: AcceptThrottle(limits: .init(perAddress: 30, global: .max)),
             tokens: harness.verifier, access: harness.access, commits: harness.commits, registry: harness.registry, metrics: harness.metrics,
             logger: .discarding, configuration: harness.configuration, now: { clock.value }, random: SecureRandom(),
@@ -54,6 +54,16 @@ import TandemWire
         #expect(readmit.status == 200 && answer?["readmitted"] == .bool(true))
         let (_, _, readmitted) = await harness.join(user: "bob", client: "b4", role: .guest)
         #expect(readmitted != nil)
+    }
+
+    /// A stored invitation for every room (made before backend tokens were refused) mints nothing.
+    @Test func anInvitationForEveryRoomNeverMintsAToken() async throws {
+        let harness = ServerHarness()
+        let stored = StoredInvite(code: "123456", room: TokenClaims.anyRoom, role: "guest", createdBy: "backend",
+                                  createdAt: harness.wallClock.value, expiresAt: harness.wallClock.value + 600, usesLeft: 5)
+        let routes = routes(harness, invites: [stored])
+        let (response, json) = await call(routes, "POST", "/v1/invites/123456/accept", json: "{}")
+        #expect(response.status == 410 && json?["error"] == .string("revoked") && json?["token"] == nil)
     }
 
     @Test func createAndAcceptAnswerFromTheResponder() async throws {

@@ -232,7 +232,7 @@ final class InviteRoutes: Sendable {
         // Deny first, then close: a join racing this request is either closed below or refused by the list.
         context.denials.deny(user, in: room, until: DenyList.untilReadmitted)
         context.webhooks?.removed(room: room, user: user, by: host.sub)
-        let closed = context.registry.loadedRoom(room)?.removeUser(user, reason: "the host removed you from room '\(room)'").count ?? 0
+        let closed = context.registry.loadedRoom(room)?.removeUser(user, reason: "the host removed you from room '\(room)'") ?? 0
         // The door a guest came in by closes behind them: the invitation that admitted them is revoked.
         let revoked = context.book.live(room: room, now: now).filter { Self.admits(user, tag: guestTag($0.code)) }.compactMap { invite in
             if case .accepted(let done) = context.book.revoke(invite.code, room: room, now: now) { done } else { nil }

@@ -6,7 +6,7 @@ struct JoinRequest: Sendable {
     var identity: SessionIdentity
     /// Display name from the token, if any.
     var name: String?
-    /// The token's expiry (unix seconds): a user removed by a host is refused at least until then.
+    /// The token's expiry (unix seconds): the connection is closed then unless a `refresh` moves it.
     var tokenExpiry: Int64 = 0
     /// Initial presence data from `hello.presence`.
     var presence: JSONValue

@@ -47,7 +47,6 @@ package final class Room: Sendable {
     private struct Member {
         var identity: SessionIdentity
         var name: String?
-        var tokenExpiry: Int64
         var data: JSONValue
         var sink: any SessionSink
         var connection: ConnectionID
@@ -217,7 +216,7 @@ package final class Room: Sendable {
                     broadcast(OutboundMessage(.presence(existing.participant.peer, data: request.presence)), in: state, except: client)
                 }
             }
-            state.members[client] = Member(identity: request.identity, name: request.name, tokenExpiry: request.tokenExpiry,
+            state.members[client] = Member(identity: request.identity, name: request.name,
                                            data: request.presence, sink: sink,
                                            connection: connection, phase: .pending, announced: announced)
             scheduleWelcome(for: request, connection: connection, in: &state)
@@ -348,8 +347,9 @@ package final class Room: Sendable {
     }
 
     /// Removes every connection of `user` (live, joining or in its grace period): the others see them leave,
-    /// and each is closed with 4003 and `message`. Returns the expiry of each removed connection's token.
-    func removeUser(_ user: String, reason message: String) -> [Int64] {
+    /// and each is closed with 4003 and `message`. Returns how many connections were closed.
+    @discardableResult
+    func removeUser(_ user: String, reason message: String) -> Int {
         let (removed, becameIdle): ([Member], Bool) = state.withLock { state in
             let members = state.members.values.filter { $0.identity.user == user }
             for member in members { remove(member.identity.client, in: &state) }
@@ -357,7 +357,7 @@ package final class Room: Sendable {
         }
         for member in removed { member.sink.close(.forbidden, error: OutboundMessage(.error(code: .forbidden, message: message))) }
         if becameIdle { onIdle(self) }
-        return removed.map(\.tokenExpiry)
+        return removed.count
     }
 
     /// Closes every connection (e.g. server shutdown) without waiting for grace periods.

@@ -25,6 +25,9 @@ final class WriteAllowance: Sendable {
         self.maxTracked = maxTracked
     }
 
+    /// Whether any write can be refused (a rate of 0 allows everything): callers skip reading the clock otherwise.
+    var limits: Bool { rate > 0 }
+
     /// Takes one write for `user` in `room` at `now` (monotonic nanoseconds): nil when allowed, else the
     /// nanoseconds until the next write would be.
     func take(room: String, user: String, now: Int64) -> Int64? {

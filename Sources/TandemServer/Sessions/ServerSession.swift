@@ -259,7 +259,7 @@ final class ServerSession: Sendable {
     private func forward(_ message: ClientMessage, to room: Room, as identity: SessionIdentity) {
         switch message {
         case .patch(let seq, let ops, let base):
-            if context.writes.take(room: room.name, user: identity.user, now: context.monotonicNow()) != nil {
+            if context.writes.limits, context.writes.take(room: room.name, user: identity.user, now: context.monotonicNow()) != nil {
                 return writesTooFast(room, identity)
             }
             room.submit(seq: seq, ops: ops, base: base, from: id, client: identity.client)
