@@ -1,4 +1,5 @@
 import Foundation
+import TandemProtocol
 import TandemServer
 
 /// A `RoomStore` that forwards to another and measures the time spent in `apply` (the SQLite
@@ -36,8 +37,8 @@ final class TimedRoomStore: RoomStore, @unchecked Sendable {
         try base.snapshot(room: room, atOrBefore: rev)
     }
 
-    func revision(room: String, client: String, seq: Int64) throws(StorageError) -> Int64? {
-        try base.revision(room: room, client: client, seq: seq)
+    func revision(room: String, author: Peer, seq: Int64) throws(StorageError) -> Int64? {
+        try base.revision(room: room, author: author, seq: seq)
     }
 
     func invites() throws(StorageError) -> [StoredInvite] { try base.invites() }

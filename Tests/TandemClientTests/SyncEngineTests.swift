@@ -97,6 +97,20 @@ import TandemProtocol
         #expect(engine.receive(.ack(seq: 1, rev: 1, duplicate: true)).isEmpty, "a later duplicate ack is ignored")
     }
 
+    @Test("another user's patch under the same client id and seq is a remote change, not the ack of this engine's pending patch")
+    func anotherUsersPatchWithTheSameClientIDIsNotAnAck() throws {
+        var engine = F.connectedEngine()
+        #expect(engine.user == "u-me")
+        try engine.localChange([F.set("/tabIndex", 1)])
+        _ = engine.nextOutgoing(now: 0)
+        let theirs = PatchEvent(rev: 1, user: "mallory", client: "me", seq: 1, ops: [F.set("/marks", ["x": true])])
+        #expect(engine.receive(.patch(theirs)) == [.remoteChange(theirs), .visibleChanged])
+        #expect(engine.pending.count == 1, "still waiting for its own ack")
+        #expect(engine.visible.root == ["tabIndex": 1, "marks": ["x": true]])
+        #expect(engine.receive(.ack(seq: 1, rev: 2, duplicate: false)) == [.acknowledged(seq: 1, rev: 2)])
+        #expect(engine.confirmed.root == ["tabIndex": 1, "marks": ["x": true]])
+    }
+
     @Test func duplicateAckDoesNotApplyTwice() throws {
         var engine = F.connectedEngine()
         _ = engine.receive(F.event(rev: 1, [F.set("/n", 1)]))

@@ -21,17 +21,28 @@ import TandemServer
         await harness.shutdown()
     }
 
-    @Test func aClientIDHeldByAnotherUserIsForbiddenAndNotRetried() async throws {
+    @Test("another user's session with the same client id is another participant: both stay connected and each one's changes are its own")
+    func anotherUsersSessionWithTheSameClientIDIsAnotherParticipant() async throws {
         let harness = try SessionTestServer.start()
         let (owner, _) = harness.session(user: "alice", client: "shared")
         await owner.start()
         #expect(await eventually { await owner.state == .connected })
-        let (intruder, tokens) = harness.session(user: "mallory", client: "shared")
-        await intruder.start()
-        #expect(await eventually { await intruder.state == .closed(.refused(.forbidden)) })
-        #expect(tokens.value == 1)
+        let (other, tokens) = harness.session(user: "mallory", client: "shared")
+        await other.start()
+        #expect(await eventually { await other.state == .connected })
+        #expect(await owner.identity == SessionIdentity(user: "alice", client: "shared", role: .host))
+        #expect(await other.identity == SessionIdentity(user: "mallory", client: "shared", role: .host))
+        try await owner.apply([.set(JSONPointer(tokens: ["a"]), 1)])
+        try await other.apply([.set(JSONPointer(tokens: ["m"]), 1)])
+        for session in [owner, other] {
+            #expect(await eventually {
+                let snapshot = await session.snapshot
+                return snapshot.state == ["a": 1, "m": 1] && snapshot.pending == 0
+            })
+        }
+        #expect(tokens.value == 1, "connected once, never refused")
         #expect(await owner.state == .connected)
-        await intruder.stop()
+        await other.stop()
         await owner.stop()
         await harness.shutdown()
     }

@@ -122,6 +122,10 @@ struct AppendShortFormTests {
         #expect(form([SequencerEntry(client: "a", user: "u", seq: 1, ops: Array(repeating: 32, count: 65))]) == nil)
         // The progress each client has after the batch, as if appended at rev 10: its last seq at its last patch's rev.
         let arguments = form([Self.entry("a", 1), Self.entry("b", 7), Self.entry("a", 2)])?.arguments ?? []
-        #expect(arguments.suffix(6) == ["c:a", "c:b", "0:", "2:13:5", "6:", "7:12:5"], "with the call's time")
+        // Each author's field is its user's client id (`RoomKeys.progressField(author:)`).
+        #expect(arguments.suffix(6) == ["a:6:user-aa", "a:6:user-bb", "0:", "2:13:5", "6:", "7:12:5"], "with the call's time")
+        // Two users naming one client id are two authors, each with its own progress.
+        let shared = form([SequencerEntry(client: "ios", user: "alice", seq: 3, ops: Self.op), SequencerEntry(client: "ios", user: "mallory", seq: 1, ops: Self.op)])
+        #expect(shared?.arguments.suffix(6) == ["a:5:aliceios", "a:7:malloryios", "2:", "3:11:5", "0:", "1:12:5"])
     }
 }

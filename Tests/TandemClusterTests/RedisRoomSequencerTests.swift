@@ -1,6 +1,7 @@
 import Synchronization
 import Testing
 @testable import TandemCluster
+import TandemProtocol
 import TandemRedis
 import TandemTestSupport
 import TandemWire
@@ -8,6 +9,12 @@ import TandemWire
 @Suite("Room sequencer in Redis", .enabled(if: RedisServerProcess.isEnabled, "redis-server is not installed"))
 struct RedisRoomSequencerTests {
     static let op = Array(#"[{"op":"set","path":"/n","value":1}]"#.utf8)
+
+    /// Client `client` of user `u`, as these tests append.
+    static func u(_ client: String) -> Peer { Peer(user: "u", client: client) }
+
+    /// The progress field of client `client` of user `u`.
+    static func field(_ client: String) -> RedisArgument { RedisArgument(RoomKeys.progressField(author: u(client))) }
 
     @Test("a batch is sequenced in one call: each entry as alone, and after the first one that ends otherwise than expected the rest are skipped")
     func batchesStopAtTheFirstSurprise() async throws {
@@ -365,6 +372,45 @@ struct RedisRoomSequencerTests {
         }
     }
 
+    @Test("an author's progress field is one rule in two languages: the Lua prelude builds the field Swift builds, and Swift reads its author back")
+    func progressFieldsAgreeInSwiftAndLua() async throws {
+        let vectors = [Peer(user: "alice", client: "ios-host"), Peer(user: "", client: ""), Peer(user: "a:1", client: "b"), Peer(user: "ü", client: "x:y"),
+                       Peer(user: "ab", client: "c"), Peer(user: "a", client: "bc"), Peer(user: "\u{1F}", client: "\u{0}"), Peer(user: "10", client: ":7")]
+        #expect(Set(vectors.map(RoomKeys.progressField(author:))).count == vectors.count, "no two authors share a field")
+        try await RedisTestContext.with { context in
+            let client = context.client()
+            let probe = RedisScript(RoomSequencerScripts.prelude + "return progressField(ARGV[1], ARGV[2])")
+            for author in vectors {
+                let lua = try await client.evaluate(probe, keys: [], arguments: [RedisArgument(author.user), RedisArgument(author.client)])
+                #expect(lua.string == RoomKeys.progressField(author: author), "\(author)")
+                #expect(RoomKeys.author(ofProgressField: RoomKeys.progressField(author: author)) == author)
+            }
+        }
+        #expect(RoomKeys.author(ofProgressField: "c:ios") == nil && RoomKeys.author(ofProgressField: "a:9:short") == nil
+                && RoomKeys.author(ofProgressField: "epoch") == nil)
+    }
+
+    @Test("progress kept per bare client id (an earlier release's `c:` fields) reads as forgotten, and the next sweep drops it")
+    func unownedProgressIsForgotten() async throws {
+        try await RedisTestContext.with { context in
+            // Ten hours on the sequencer's clock: a first sweep is due at the first stored snapshot.
+            let sequencer = RedisRoomSequencer(client: context.client(), now: { 36_000_000 })
+            let admin = context.client()
+            let head = try await sequencer.open(room: "r")
+            _ = try await sequencer.append(room: "r", client: "a", user: "u", seq: 1, ops: Self.op)
+            let meta = RedisArgument(sequencer.keys(room: "r").meta)
+            #expect(try await !sequencer.clientProgress(room: "r").forgot)
+            _ = try await admin.send(["HSET", meta, "c:ios-host", "7:1:36000000"])
+            let progress = try await sequencer.clientProgress(room: "r")
+            #expect(progress.forgot && Set(progress.clients.keys) == [Self.u("a")], "whose the field was is not known")
+            // Naming that client id gives no one its seqs: the old field is read by nobody.
+            #expect(try await sequencer.append(room: "r", client: "ios-host", user: "mallory", seq: 1, ops: Self.op) == .applied(epoch: head.epoch, rev: 2, seq: 1))
+            #expect(try await sequencer.storeSnapshot(room: "r", RoomSnapshot(epoch: head.epoch, rev: 2, state: Array("{}".utf8))))
+            #expect(try await admin.send(["HEXISTS", meta, "c:ios-host"]).integer == 0, "dropped by the sweep")
+            #expect(try await admin.send(["HGET", meta, "forgot"]).string == "1")
+        }
+    }
+
     @Test("a lost room is re-seeded from a node's copy: new epoch, rev 0, the copy as snapshot, the clients' last seqs; never over an existing room")
     func seedBringsBackALostRoom() async throws {
         try await RedisTestContext.with { context in
@@ -373,17 +419,17 @@ struct RedisRoomSequencerTests {
             let before = try await sequencer.open(room: "r")
             for seq in Int64(1)...3 { _ = try await sequencer.append(room: "r", client: "a", user: "u", seq: seq, ops: Self.op) }
             let copy = Array(#"{"n":1}"#.utf8)
-            #expect(try await sequencer.seed(room: "r", state: copy, epoch: before.epoch, lastSeqs: ["a": 3]) == .exists, "the room exists: nothing to seed")
+            #expect(try await sequencer.seed(room: "r", state: copy, epoch: before.epoch, lastSeqs: [Self.u("a"): 3]) == .exists, "the room exists: nothing to seed")
             #expect(try await sequencer.open(room: "r") == RoomHead(epoch: before.epoch, rev: 3, created: false))
 
             _ = try await client.send(["FLUSHALL"])
-            #expect(try await sequencer.seed(room: "r", state: copy, epoch: before.epoch, lastSeqs: ["a": 3, "b": 7], forgot: true) == .seeded)
+            #expect(try await sequencer.seed(room: "r", state: copy, epoch: before.epoch, lastSeqs: [Self.u("a"): 3, Self.u("b"): 7], forgot: true) == .seeded)
             #expect(try await sequencer.seed(room: "r", state: Array("{}".utf8), epoch: before.epoch, lastSeqs: [:]) == .exists, "the first seed wins")
             let head = try await sequencer.open(room: "r")
             #expect(head.epoch != before.epoch && head.rev == 0 && !head.created)
             #expect(try await sequencer.snapshot(room: "r") == RoomSnapshot(epoch: head.epoch, rev: 0, state: copy))
             let progress = try await sequencer.clientProgress(room: "r")
-            #expect(progress.clients["a"]?.lastSeq == 3 && progress.clients["a"]?.lastRev == 0 && progress.clients["b"]?.lastSeq == 7)
+            #expect(progress.clients[Self.u("a")]?.lastSeq == 3 && progress.clients[Self.u("a")]?.lastRev == 0 && progress.clients[Self.u("b")]?.lastSeq == 7)
             #expect(progress.forgot, "the copy's room had forgotten clients: the new one says so")
             // Exactly-once survives the loss: seq 3 is a duplicate, seq 4 is the next patch.
             #expect(try await sequencer.append(room: "r", client: "a", user: "u", seq: 3, ops: Self.op) == .duplicate(epoch: head.epoch, rev: 0))
@@ -402,9 +448,9 @@ struct RedisRoomSequencerTests {
             #expect(try await sequencer.clientProgress(room: "r").clients.count == 20)
             #expect(try await sequencer.storeSnapshot(room: "r", RoomSnapshot(epoch: head.epoch, rev: 20, state: Array("{}".utf8))))
             let progress = try await sequencer.clientProgress(room: "r")
-            #expect(Set(progress.clients.keys) == Set((5...20).map { "c\($0)" }), "the four applied first went")
+            #expect(Set(progress.clients.keys) == Set((5...20).map { Self.u("c\($0)") }), "the four applied first went")
             #expect(progress.forgot)
-            #expect(progress.clients["c20"]?.lastSeq == 1 && progress.clients["c20"]?.lastRev == 20)
+            #expect(progress.clients[Self.u("c20")]?.lastSeq == 1 && progress.clients[Self.u("c20")]?.lastRev == 20)
             // Exactly-once holds for the remembered; a forgotten client's seq is new again (the welcome says so).
             #expect(try await sequencer.append(room: "r", client: "c20", user: "u", seq: 1, ops: Self.op) == .duplicate(epoch: head.epoch, rev: 20))
             #expect(try await sequencer.append(room: "r", client: "c1", user: "u", seq: 1, ops: Self.op) == .applied(epoch: head.epoch, rev: 21, seq: 1))
@@ -423,28 +469,28 @@ struct RedisRoomSequencerTests {
             let head = try await sequencer.open(room: "r")
             let meta = RedisArgument(sequencer.keys(room: "r").meta)
             _ = try await sequencer.append(room: "r", client: "a", user: "u", seq: 1, ops: Self.op)
-            _ = try await admin.send(["HSET", meta, "c:old", "4:1"])
+            _ = try await admin.send(["HSET", meta, Self.field("old"), "4:1"])
             clock.store(12 * hour, ordering: .relaxed)
             _ = try await sequencer.append(room: "r", [SequencerEntry(client: "b", user: "u", seq: 1, ops: Self.op)], baseRev: nil, validated: true,
                                            head: (head.epoch, 1))
-            #expect(try await admin.send(["HGET", meta, "c:b"]).string == "1:2:\(12 * hour)", "the short form's progress carries the call's time")
+            #expect(try await admin.send(["HGET", meta, Self.field("b")]).string == "1:2:\(12 * hour)", "the short form's progress carries the call's time")
             #expect(try await sequencer.storeSnapshot(room: "r", RoomSnapshot(epoch: head.epoch, rev: 2, state: Array("{}".utf8))))
             var progress = try await sequencer.clientProgress(room: "r")
-            #expect(Set(progress.clients.keys) == ["b", "old"] && progress.forgot, "a, two hours old, went")
-            #expect(try await admin.send(["HGET", meta, "c:old"]).string == "4:1:\(12 * hour)")
+            #expect(Set(progress.clients.keys) == [Self.u("b"), Self.u("old")] && progress.forgot, "a, two hours old, went")
+            #expect(try await admin.send(["HGET", meta, Self.field("old")]).string == "4:1:\(12 * hour)")
 
             // The next sweep is due an hour later: a stale entry waits for it.
-            _ = try await admin.send(["HSET", meta, "c:stale", "1:1:0"])
+            _ = try await admin.send(["HSET", meta, Self.field("stale"), "1:1:0"])
             clock.store(12 * hour + 60_000, ordering: .relaxed)
             _ = try await sequencer.append(room: "r", client: "b", user: "u", seq: 2, ops: Self.op)
             #expect(try await sequencer.storeSnapshot(room: "r", RoomSnapshot(epoch: head.epoch, rev: 3, state: Array("{}".utf8))))
-            #expect(try await sequencer.clientProgress(room: "r").clients["stale"] != nil)
+            #expect(try await sequencer.clientProgress(room: "r").clients[Self.u("stale")] != nil)
             clock.store(13 * hour + 1, ordering: .relaxed)
             _ = try await sequencer.append(room: "r", client: "b", user: "u", seq: 3, ops: Self.op)
             #expect(try await sequencer.storeSnapshot(room: "r", RoomSnapshot(epoch: head.epoch, rev: 4, state: Array("{}".utf8))))
             progress = try await sequencer.clientProgress(room: "r")
-            #expect(Set(progress.clients.keys) == ["b"], "the stale entry and old (stamped an hour ago) went")
-            #expect(try await admin.send(["HGET", meta, "c:b"]).string == "3:4:\(13 * hour + 1)", "the long form's progress carries the call's time")
+            #expect(Set(progress.clients.keys) == [Self.u("b")], "the stale entry and old (stamped an hour ago) went")
+            #expect(try await admin.send(["HGET", meta, Self.field("b")]).string == "3:4:\(13 * hour + 1)", "the long form's progress carries the call's time")
         }
     }
 
@@ -476,7 +522,7 @@ struct RedisRoomSequencerTests {
             #expect(try await sequencer.head(room: "r") == nil)
             #expect(try await sequencer.snapshot(room: "r", atOrBefore: 5) == nil)
             #expect(try await sequencer.deletedEpoch(room: "r") == before.epoch)
-            #expect(try await sequencer.seed(room: "r", state: Array("{}".utf8), epoch: before.epoch, lastSeqs: ["a": 1]) == .deleted)
+            #expect(try await sequencer.seed(room: "r", state: Array("{}".utf8), epoch: before.epoch, lastSeqs: [Self.u("a"): 1]) == .deleted)
             let after = try await sequencer.open(room: "r")
             #expect(after.created && after.epoch != before.epoch && after.rev == 0)
         }

@@ -46,30 +46,17 @@ import TandemWire
     ]
 
     @Test func everyRoleOnEveryPathGetsWhatTheSecurityModelSays() async throws {
-        let data = SyncServerTests.temporaryDirectory()
-        defer { try? FileManager.default.removeItem(atPath: data) }
-        let (process, syncURL) = try await offload { try ServeProcess.serve(data: data, secret: Self.secret) }
-        defer { process.terminate() }
-        let group = try EventLoopGroup(threads: 1)
-        defer { group.shutdown() }
-        let base = "http://127.0.0.1:\(ServeProcess.port(of: syncURL) ?? 0)"
-        let verifier = TokenVerifier(secret: Array(Self.secret.utf8), hmac: { Digest.hmacSHA256(key: $0, message: $1) },
-                                     now: { Int64(Date().timeIntervalSince1970) })
-        func token(_ user: String, room: String = "lobby", role: Role) -> String {
-            verifier.mint(TokenClaims(sub: user, room: room, role: role, exp: verifier.currentTime + 600))
-        }
+        let served = try await ServedProcess(secret: Self.secret)
+        defer { served.stop() }
+        let (syncURL, group) = (served.syncURL, served.group)
         let tokens: [Who: String] = [
-            .host: token("alice", role: .host), .guest: token("gus", role: .guest), .viewer: token("vera", role: .viewer),
-            .backend: token("backend", room: TokenClaims.anyRoom, role: .host), .stranger: token("eve", room: "attic", role: .host),
-            .removedGuest: token("mallory", role: .guest), .removedHost: token("oscar", role: .host),
-            .expired: verifier.mint(TokenClaims(sub: "alice", room: "lobby", role: .host, exp: verifier.currentTime - 1)),
+            .host: served.token("alice", role: .host), .guest: served.token("gus", role: .guest), .viewer: served.token("vera", role: .viewer),
+            .backend: served.token("backend", room: TokenClaims.anyRoom, role: .host), .stranger: served.token("eve", room: "attic", role: .host),
+            .removedGuest: served.token("mallory", role: .guest), .removedHost: served.token("oscar", role: .host),
+            .expired: served.token("alice", role: .host, lifetime: -1),
         ]
         func call(_ method: String, _ path: String, _ who: String, json: String? = nil) async throws -> (Int, JSONValue?) {
-            var headers: HTTPHeaders = ["Authorization": "Bearer \(who)"]
-            if json != nil { headers.add(name: "Content-Type", value: "application/json") }
-            let reply = try await HTTPClient.send(method: method, url: base + path, headers: headers, body: Array((json ?? "").utf8),
-                                                  timeout: .seconds(30), on: group.next())
-            return (reply.status, try? JSONValue.parse(reply.body))
+            try await served.call(method, path, token: who, json: json)
         }
         let host = try #require(tokens[.host])
         for removed in ["mallory", "oscar"] {

@@ -2,6 +2,7 @@ import Foundation
 import Synchronization
 import TandemWire
 import Testing
+import TandemProtocol
 @testable import TandemServer
 
 /// Wraps a store, records the size of every `apply`, and can hold the first apply until released.
@@ -16,7 +17,7 @@ private final class SpyStore: RoomStore {
 
     func loadRoom(_ room: String) throws(StorageError) -> RoomRecord? { try inner.loadRoom(room) }
     func patches(room: String, after: Int64, limit: Int) throws(StorageError) -> [StoredPatch] { try inner.patches(room: room, after: after, limit: limit) }
-    func revision(room: String, client: String, seq: Int64) throws(StorageError) -> Int64? { try inner.revision(room: room, client: client, seq: seq) }
+    func revision(room: String, author: Peer, seq: Int64) throws(StorageError) -> Int64? { try inner.revision(room: room, author: author, seq: seq) }
     func invites() throws(StorageError) -> [StoredInvite] { try inner.invites() }
     func denials() throws(StorageError) -> [StoredDenial] { try inner.denials() }
     func apply(_ writes: [StorageWrite]) throws(StorageError) {
@@ -36,7 +37,7 @@ private final class RecordingStore: RoomStore, @unchecked Sendable {
 
     func loadRoom(_ room: String) throws(StorageError) -> RoomRecord? { nil }
     func patches(room: String, after: Int64, limit: Int) throws(StorageError) -> [StoredPatch] { [] }
-    func revision(room: String, client: String, seq: Int64) throws(StorageError) -> Int64? { nil }
+    func revision(room: String, author: Peer, seq: Int64) throws(StorageError) -> Int64? { nil }
     func invites() throws(StorageError) -> [StoredInvite] { [] }
     func denials() throws(StorageError) -> [StoredDenial] { [] }
     func apply(_ writes: [StorageWrite]) throws(StorageError) {

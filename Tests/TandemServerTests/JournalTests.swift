@@ -1,4 +1,5 @@
 import Foundation
+import TandemProtocol
 import Testing
 @testable import TandemServer
 import TandemSubprocess
@@ -34,6 +35,9 @@ import TandemSubprocess
             .map { folder + "/journal/" + $0 }
     }
 
+    /// Client "c1" of user "alice": the author of `patch(_:room:)`.
+    private static let alice = Peer(user: "alice", client: "c1")
+
     private static func patch(_ rev: Int64, room: String = "lobby") -> StoredPatch {
         StoredPatch(room: room, rev: rev, user: "alice", client: "c1", seq: rev, ops: Array(#"[{"op":"set","path":"/n","value":\#(rev)}]"#.utf8))
     }
@@ -65,13 +69,29 @@ import TandemSubprocess
             .deleteInvite(code: "123456"), .saveDenial(StoredDenial(room: "lobby", user: "bob", until: 99)),
             .deleteDenial(room: "lobby", user: "bob"),
             .appendPatch(StoredPatch(room: "lobby", rev: 2, user: "u", client: "c", seq: 1, ops: [], time: 1_733_000_000_123)),
-            .forgetClients(room: "lobby", clients: ["a", "", "ü"]), .forgetClients(room: "lobby", clients: []),
+            .forgetClients(room: "lobby", clients: [Peer(user: "u", client: "a"), Peer(user: "", client: ""), Peer(user: "ü", client: "ü")]), .forgetClients(room: "lobby", clients: []),
             .expireHistory(room: "lobby", olderThan: 1_733_000_000_000, keepingFrom: 41), .deleteRoom(room: "lobby"),
         ]
         let record = JournalRecord(position: 42, writes: writes)
         let bytes = record.encoded()
         #expect(JournalRecord.decode(bytes, at: 0) == .record(record, next: bytes.count))
         #expect(JournalRecord.decode(bytes, at: bytes.count) == .end)
+    }
+
+    @Test("a forget of bare client ids (journals of releases before progress belonged to a user's client) reads as the room having forgotten, naming no author")
+    func aForgetOfBareClientIDsReadsAsForgettingNoAuthor() throws {
+        var payload: [UInt8] = []
+        func put<T: FixedWidthInteger>(_ value: T) { withUnsafeBytes(of: value.littleEndian) { payload += $0 } }
+        func put(_ text: String) { put(UInt32(text.utf8.count)); payload += Array(text.utf8) }
+        put(UInt64(8)); put(UInt32(1))
+        payload.append(9)
+        put("lobby"); put(UInt32(2)); put("a"); put("ü")
+        var bytes: [UInt8] = []
+        withUnsafeBytes(of: UInt32(payload.count - 8).littleEndian) { bytes += $0 }
+        withUnsafeBytes(of: CRC32.checksum(payload[...]).littleEndian) { bytes += $0 }
+        bytes += payload
+        let expected = JournalRecord(position: 8, writes: [.forgetClients(room: "lobby", clients: [])])
+        #expect(JournalRecord.decode(bytes, at: 0) == .record(expected, next: bytes.count))
     }
 
     @Test func aPatchJournaledBeforeTimesWereKeptReadsWithTimeZero() throws {
@@ -232,10 +252,11 @@ import TandemSubprocess
         #expect(try store.patches(room: "lobby", after: 5, limit: 8).map(\.rev) == Array(6...13))
         #expect(try store.patches(room: "lobby", after: 12, limit: 3).map(\.rev) == [13, 14, 15])
         #expect(try store.patches(room: "lobby", after: 20, limit: 3).isEmpty)
-        #expect(try store.revision(room: "lobby", client: "c1", seq: 17) == 17)
-        #expect(try store.revision(room: "lobby", client: "c1", seq: 3) == 3)
-        #expect(try store.revision(room: "lobby", client: "c1", seq: 21) == nil)
-        #expect(try store.revision(room: "hall", client: "c1", seq: 1) == 1)
+        #expect(try store.revision(room: "lobby", author: Self.alice, seq: 17) == 17)
+        #expect(try store.revision(room: "lobby", author: Self.alice, seq: 3) == 3)
+        #expect(try store.revision(room: "lobby", author: Self.alice, seq: 21) == nil)
+        #expect(try store.revision(room: "lobby", author: Peer(user: "mallory", client: "c1"), seq: 17) == nil, "another user's client of the same id")
+        #expect(try store.revision(room: "hall", author: Self.alice, seq: 1) == 1)
         #expect(try store.loadRoom("nowhere") == nil)
         #expect(try store.invites().map(\.code) == ["i1"])
         #expect(try store.denials().isEmpty)
@@ -263,8 +284,8 @@ import TandemSubprocess
         #expect(store.fallbackReads == 2)
         // So does a room created anew: its old history is gone.
         try store.apply([.createRoom(room: "lobby", epoch: "e9", snapshot: Array("{}".utf8)), .appendPatch(Self.patch(1))])
-        #expect(try store.revision(room: "lobby", client: "c1", seq: 9) == nil)
-        #expect(try store.revision(room: "lobby", client: "c1", seq: 1) == 1)
+        #expect(try store.revision(room: "lobby", author: Self.alice, seq: 9) == nil)
+        #expect(try store.revision(room: "lobby", author: Self.alice, seq: 1) == 1)
         #expect(store.fallbackReads == 3)
         // Invites and denials not stored yet, likewise.
         try store.apply([.saveDenial(StoredDenial(room: "lobby", user: "mallory", until: 99))])

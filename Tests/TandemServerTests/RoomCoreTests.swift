@@ -37,8 +37,8 @@ import TandemProtocol
         // Encoded once: the event carries the bytes that are stored, and every frame splices them.
         #expect(event1.encodedOps == Array(#"[{"op":"set","path":"/tabIndex","value":1}]"#.utf8))
         #expect(room.document.root == ["tabIndex": 1, "addToCartSelected": true])
-        #expect(room.lastSeq(of: "a1") == 1)
-        #expect(room.lastSeq(of: "nobody") == 0)
+        #expect(room.lastSeq(of: alice.peer) == 1)
+        #expect(room.lastSeq(of: Peer(user: "alice", client: "nobody")) == 0)
     }
 
     @Test func aResentSeqIsNeverAppliedTwice() {
@@ -76,7 +76,7 @@ import TandemProtocol
         #expect(error.code == .invalidPath)
         #expect(room.document.root == ["a": "text"])
         #expect(room.rev == 1)
-        #expect(room.lastSeq(of: "a1") == 1)
+        #expect(room.lastSeq(of: alice.peer) == 1)
         // The same seq with a valid patch is then applied.
         guard case .applied(let event, _, _) = room.submit(seq: 2, ops: [set("/b", 1)], author: alice) else {
             Issue.record("valid retry not applied")
@@ -164,8 +164,8 @@ import TandemProtocol
         #expect(restored.document == original.document)
         #expect(restored.rev == 5)
         #expect(restored.epoch == "e1")
-        #expect(restored.lastSeq(of: "a1") == 5)
-        #expect(restored.lastSeq(of: "b1") == 4)
+        #expect(restored.lastSeq(of: alice.peer) == 5)
+        #expect(restored.lastSeq(of: bob.peer) == 4)
         #expect(restored.plan(resume: ResumePoint(epoch: "e1", rev: 3)) == original.plan(resume: ResumePoint(epoch: "e1", rev: 3)))
     }
 
@@ -196,7 +196,8 @@ import TandemProtocol
         #expect(history.events(after: 4, through: 5)?.map(\.rev) == [5])
         #expect(history.events(after: 1, through: 5) == nil)
         #expect(history.events(after: 5, through: 5) == [])
-        #expect(history.revision(client: "c", seq: 4) == 4)
-        #expect(history.revision(client: "c", seq: 2) == nil)
+        #expect(history.revision(author: Peer(user: "u", client: "c"), seq: 4) == 4)
+        #expect(history.revision(author: Peer(user: "u", client: "c"), seq: 2) == nil)
+        #expect(history.revision(author: Peer(user: "mallory", client: "c"), seq: 4) == nil, "another user's client of the same id")
     }
 }

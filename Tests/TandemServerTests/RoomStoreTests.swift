@@ -1,4 +1,5 @@
 import Foundation
+import TandemProtocol
 import Testing
 @testable import TandemServer
 
@@ -32,8 +33,11 @@ import Testing
         }
     }
 
-    private func patch(_ rev: Int64, client: String = "c1", seq: Int64? = nil, room: String = "lobby") -> StoredPatch {
-        StoredPatch(room: room, rev: rev, user: "alice", client: client, seq: seq ?? rev, ops: Array(#"[{"op":"set","path":"/n","value":\#(rev)}]"#.utf8))
+    /// Client `client` of user "alice", who writes `patch(_:client:seq:room:user:)` unless told otherwise.
+    private func alice(_ client: String) -> Peer { Peer(user: "alice", client: client) }
+
+    private func patch(_ rev: Int64, client: String = "c1", seq: Int64? = nil, room: String = "lobby", user: String = "alice") -> StoredPatch {
+        StoredPatch(room: room, rev: rev, user: user, client: client, seq: seq ?? rev, ops: Array(#"[{"op":"set","path":"/n","value":\#(rev)}]"#.utf8))
     }
 
     @Test(arguments: Kind.allCases) func unknownRoomLoadsAsNil(kind: Kind) throws {
@@ -53,7 +57,7 @@ import Testing
         #expect(record.snapshot == Array("{}".utf8))
         #expect(record.snapshotRev == 0)
         #expect(record.patchesAfterSnapshot == [patch(1), patch(2, client: "c2", seq: 7), patch(3)])
-        #expect(record.clients == ["c1": ClientProgress(lastSeq: 3, lastRev: 3), "c2": ClientProgress(lastSeq: 7, lastRev: 2)])
+        #expect(record.clients == [alice("c1"): ClientProgress(lastSeq: 3, lastRev: 3), alice("c2"): ClientProgress(lastSeq: 7, lastRev: 2)])
         #expect(record.oldestRev == 1)
     }
 
@@ -86,7 +90,7 @@ import Testing
         try store.apply([.snapshot(room: "lobby", rev: 4, state: Array("{}".utf8), keepFrom: 3)])
         try store.apply([.appendPatch(patch(5, client: "a", seq: 3))])
         let expected = [
-            "a": ClientProgress(lastSeq: 3, lastRev: 5), "b": ClientProgress(lastSeq: 9, lastRev: 2), "c": ClientProgress(lastSeq: 5, lastRev: 4),
+            alice("a"): ClientProgress(lastSeq: 3, lastRev: 5), alice("b"): ClientProgress(lastSeq: 9, lastRev: 2), alice("c"): ClientProgress(lastSeq: 5, lastRev: 4),
         ]
         #expect(try #require(try reopen().loadRoom("lobby")).clients == expected)
         // Trimming everything keeps every client's progress.
@@ -110,10 +114,10 @@ import Testing
         // clients table with their times.
         try store.apply([.snapshot(room: "lobby", rev: 3, state: Array("{}".utf8), keepFrom: 3)])
         #expect(try #require(try store.loadRoom("lobby")).forgotClients == false)
-        try store.apply([.forgetClients(room: "lobby", clients: ["a"])])
+        try store.apply([.forgetClients(room: "lobby", clients: [alice("a")])])
         let reopened = try reopen()
         let record = try #require(try reopened.loadRoom("lobby"))
-        #expect(record.clients == ["b": ClientProgress(lastSeq: 1, lastRev: 2, lastSeen: 2_000), "c": ClientProgress(lastSeq: 1, lastRev: 3, lastSeen: 3_000)])
+        #expect(record.clients == [alice("b"): ClientProgress(lastSeq: 1, lastRev: 2, lastSeen: 2_000), alice("c"): ClientProgress(lastSeq: 1, lastRev: 3, lastSeen: 3_000)])
         #expect(record.forgotClients)
         #expect(try reopened.patches(room: "lobby", after: 2, limit: 10) == [timed(3, "c", 3_000)])
         // A room created anew starts with nothing forgotten.
@@ -121,7 +125,7 @@ import Testing
         #expect(try #require(try reopened.loadRoom("lobby")).forgotClients == false)
     }
 
-    @Test func aDatabaseOfAnEarlierVersionGainsTheNewColumnsAndKeepsItsRooms() throws {
+    @Test func aDatabaseOfAnEarlierVersionGainsTheNewColumnsKeepsItsRoomsAndForgetsUnownedProgress() throws {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("tandem-old-\(UUID().uuidString).sqlite").path
         defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
         do {
@@ -140,12 +144,26 @@ import Testing
         }
         let store = try SQLiteRoomStore(path: path)
         let record = try #require(try store.loadRoom("lobby"))
-        #expect(record.clients == ["a": ClientProgress(lastSeq: 4, lastRev: 2), "z": ClientProgress(lastSeq: 9, lastRev: 1)], "times unknown: 0")
-        #expect(!record.forgotClients)
-        try store.apply([.appendPatch(StoredPatch(room: "lobby", rev: 3, user: "alice", client: "a", seq: 5, ops: [], time: 77)),
-                         .forgetClients(room: "lobby", clients: ["z"])])
+        // Progress kept per bare client id has no known user: it goes, and the room says it forgot some.
+        #expect(record.clients == [alice("a"): ClientProgress(lastSeq: 4, lastRev: 2)], "times unknown: 0; z's row had no user")
+        #expect(record.forgotClients)
+        try store.apply([.appendPatch(StoredPatch(room: "lobby", rev: 3, user: "alice", client: "a", seq: 5, ops: [], time: 77))])
         let again = try #require(try SQLiteRoomStore(path: path).loadRoom("lobby"))
-        #expect(again.clients == ["a": ClientProgress(lastSeq: 5, lastRev: 3, lastSeen: 77)] && again.forgotClients)
+        #expect(again.clients == [alice("a"): ClientProgress(lastSeq: 5, lastRev: 3, lastSeen: 77)] && again.forgotClients)
+    }
+
+    @Test(arguments: Kind.allCases) func twoUsersNamingOneClientIDKeepTheirOwnProgress(kind: Kind) throws {
+        let (store, reopen, cleanup) = try makeStore(kind)
+        defer { cleanup() }
+        try store.apply([.createRoom(room: "lobby", epoch: "e1", snapshot: Array("{}".utf8))])
+        try store.apply([.appendPatch(patch(1, client: "ios", seq: 2)), .appendPatch(patch(2, client: "ios", seq: 1_000_000, user: "mallory")),
+                         .appendPatch(patch(3, client: "ios", seq: 3))])
+        let mallory = Peer(user: "mallory", client: "ios")
+        #expect(try #require(try reopen().loadRoom("lobby")).clients
+            == [alice("ios"): ClientProgress(lastSeq: 3, lastRev: 3), mallory: ClientProgress(lastSeq: 1_000_000, lastRev: 2)])
+        // Trimmed into the progress table, they stay apart.
+        try reopen().apply([.snapshot(room: "lobby", rev: 3, state: Array("{}".utf8), keepFrom: 4), .forgetClients(room: "lobby", clients: [mallory])])
+        #expect(try #require(try reopen().loadRoom("lobby")).clients == [alice("ios"): ClientProgress(lastSeq: 3, lastRev: 3)])
     }
 
     @Test(arguments: Kind.allCases) func aDeletedRoomIsGoneWithItsHistoryAndCanStartAnew(kind: Kind) throws {
@@ -164,7 +182,7 @@ import Testing
         #expect(try reopened.loadRoom("lobby") == nil, "the delete is durable")
         try reopened.apply([.createRoom(room: "lobby", epoch: "e2", snapshot: Array("{}".utf8)), .appendPatch(patch(1, client: "b", seq: 1))])
         let record = try #require(try reopened.loadRoom("lobby"))
-        #expect(record.epoch == "e2" && record.rev == 1 && record.clients.keys.sorted() == ["b"], "a new room of the same name starts empty")
+        #expect(record.epoch == "e2" && record.rev == 1 && record.clients.keys.map(\.client) == ["b"], "a new room of the same name starts empty")
     }
 
     @Test(arguments: Kind.allCases) func historyOlderThanACutoffGoesButNeverTheResumeWindow(kind: Kind) throws {
@@ -214,7 +232,7 @@ import Testing
         #expect(record.rev == 37)
         #expect(record.patchesAfterSnapshot.map(\.rev) == Array(21...37))
         #expect(try reopen().patches(room: "lobby", after: 0, limit: 100).map(\.rev) == Array(18...37))
-        #expect(record.clients["c0"] == ClientProgress(lastSeq: 36, lastRev: 36))
+        #expect(record.clients[alice("c0")] == ClientProgress(lastSeq: 36, lastRev: 36))
     }
 
     @Test(arguments: Kind.allCases) func findsTheRevisionOfAClientsSeq(kind: Kind) throws {
@@ -222,8 +240,9 @@ import Testing
         defer { cleanup() }
         try store.apply([.createRoom(room: "lobby", epoch: "e1", snapshot: Array("{}".utf8)),
                          .appendPatch(patch(1, client: "a", seq: 4)), .appendPatch(patch(2, client: "b", seq: 4))])
-        #expect(try store.revision(room: "lobby", client: "b", seq: 4) == 2)
-        #expect(try store.revision(room: "lobby", client: "a", seq: 5) == nil)
+        #expect(try store.revision(room: "lobby", author: alice("b"), seq: 4) == 2)
+        #expect(try store.revision(room: "lobby", author: alice("a"), seq: 5) == nil)
+        #expect(try store.revision(room: "lobby", author: Peer(user: "mallory", client: "b"), seq: 4) == nil, "another user's client of the same id")
     }
 
     @Test(arguments: Kind.allCases) func aFailingBatchChangesNothing(kind: Kind) throws {

@@ -275,10 +275,11 @@ import TandemTestSupport
         #expect(welcome != nil)
         #expect(await oldSink.nextClose() == .replaced)
         #expect(await bobSink.staysQuiet())
-        // Another user cannot take over that client id.
-        let (mallory, mallorySink) = server.connect()
-        mallory.send(.hello(Hello(token: server.token(user: "mallory"), client: "a1")))
-        #expect(await mallorySink.nextClose() == .forbidden)
+        // Another user's connection with that client id is another participant: it replaces no one.
+        let (_, mallorySink, malloryWelcome) = await server.join(user: "mallory", client: "a1")
+        #expect(malloryWelcome?.you == SessionIdentity(user: "mallory", client: "a1", role: .host))
+        #expect(await bobSink.nextMessage() == .join(Participant(user: "mallory", client: "a1", role: .host)))
+        #expect(await mallorySink.staysQuiet())
     }
 
     @Test func anOlderConnectionWhoseHelloComesLateDoesNotReplaceTheNewerOne() async throws {

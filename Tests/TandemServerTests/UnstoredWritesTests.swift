@@ -1,4 +1,5 @@
 import Testing
+import TandemProtocol
 @testable import TandemServer
 
 /// What a read learns from the records the database does not hold yet.
@@ -18,8 +19,8 @@ import Testing
         unstored.append(record(3, patch(3)))
         #expect(unstored.touchesRoom("hall", after: 1))
         #expect(!unstored.touchesRoom("hall", after: 2))
-        #expect(unstored.revision(room: "lobby", client: "c", seq: 2, after: 1) == 2)
-        #expect(unstored.revision(room: "lobby", client: "c", seq: 2, after: 2) == nil)
+        #expect(unstored.revision(room: "lobby", author: Peer(user: "u", client: "c"), seq: 2, after: 1) == 2)
+        #expect(unstored.revision(room: "lobby", author: Peer(user: "u", client: "c"), seq: 2, after: 2) == nil)
         // Stored rows 1...1; the unstored ones after the snapshot at position 1 continue them.
         let stored = [StoredPatch(room: "lobby", rev: 1, user: "u", client: "c", seq: 1, ops: [])]
         #expect(unstored.patches(of: "lobby", after: 0, limit: 10, stored: stored, position: 1).map(\.rev) == [1, 2, 3])
@@ -49,8 +50,8 @@ import Testing
         unstored.forget(through: 3_000)
         #expect(unstored.count == 2_000)
         #expect(!unstored.touchesRoom("lobby", after: 5_000))
-        #expect(unstored.revision(room: "lobby", client: "c", seq: 3_001, after: 0) == 3_001)
-        #expect(unstored.revision(room: "lobby", client: "c", seq: 2_999, after: 0) == nil)
+        #expect(unstored.revision(room: "lobby", author: Peer(user: "u", client: "c"), seq: 3_001, after: 0) == 3_001)
+        #expect(unstored.revision(room: "lobby", author: Peer(user: "u", client: "c"), seq: 2_999, after: 0) == nil)
         unstored.forget(through: 2_000)
         #expect(unstored.count == 2_000)
         unstored.forget(through: 5_000)

@@ -52,6 +52,8 @@ public final class SharedRoom<State: Codable & Equatable & Sendable, Presence: C
     @ObservationIgnored private var fills: [[PatchOp]] = []
     /// Fills tried since the last welcome; a room that keeps changing under them is left to the others.
     @ObservationIgnored private var fillAttempts = 0
+    /// This session's user and client id, from its last welcome.
+    @ObservationIgnored private var myPeer: Peer?
 
     /// The largest serialized state a participant fills missing fields in.
     public static var fillLimit: Int { 8_192 }
@@ -229,12 +231,15 @@ public final class SharedRoom<State: Codable & Equatable & Sendable, Presence: C
                 connection = state
                 refreshConnection()
             case .synchronized(_, _, _, let participants):
-                me = participants.first { $0.client == session.clientID }.map(Self.participant)
-                others = participants.filter { $0.client != session.clientID }.map(Self.participant)
+                // This session is the participant with its user and client id: another user may name the same client id.
+                let you = await session.identity?.peer
+                myPeer = you
+                me = participants.first { $0.peer == you }.map(Self.participant)
+                others = participants.filter { $0.peer != you }.map(Self.participant)
                 fillAttempts = 0
                 if fillsMissingFields, me?.role.canPatch ?? false { enqueue(.fillMissingFields) }
             case .joined(let participant):
-                guard participant.client != session.clientID else { continue }
+                guard participant.peer != myPeer else { continue }
                 others.removeAll { $0.peer == participant.peer }
                 others.append(Self.participant(participant))
             case .left(let peer):

@@ -165,6 +165,14 @@ public actor SyncSession {
     /// Local patches the server has not acknowledged or rejected yet.
     public var pendingCount: Int { engine.pending.count }
 
+    /// Who the server recognised this session as in its last `welcome` (user, this client id, role), nil
+    /// before the first one. A participant is this session when its user and client id both match:
+    /// another user may name the same client id.
+    public var identity: SessionIdentity? {
+        guard let user = engine.user, let role = engine.role else { return nil }
+        return SessionIdentity(user: user, client: clientID, role: role)
+    }
+
     /// Whether the connection is up but its pongs are late (a weak network); see `SyncSessionEvent.linkDegraded`.
     public var isLinkDegraded: Bool { heartbeat?.isDegraded ?? false }
 
@@ -527,7 +535,7 @@ public actor SyncSession {
             gateCommands.yield(.open(welcome.you))
             publishState()
             report(changes, participants: welcome.participants)
-            if let presence, welcome.participants.first(where: { $0.client == clientID })?.data != presence {
+            if let presence, welcome.participants.first(where: { $0.peer == welcome.you.peer })?.data != presence {
                 // A presence update raced the handshake; the hello carried the older value.
                 send(.presence(data: presence))
             }

@@ -39,6 +39,10 @@ public struct SyncEngine: Sendable {
     public private(set) var nextSeq: Int64
     /// Whether a session is established (between `welcome` and `connectionLost()`).
     public private(set) var isConnected: Bool
+    /// The user the server recognised this engine's connection as (`welcome.you.user`), nil before the
+    /// first welcome. A patch event is this engine's own only when its user and client id are both this
+    /// engine's: another user may name the same client id.
+    public private(set) var user: String?
     /// The role the server announced, `nil` before the first `welcome`.
     public private(set) var role: Role?
     /// The limits the server announced, defaults before the first `welcome`.
@@ -196,6 +200,7 @@ public struct SyncEngine: Sendable {
         let before = visible
         var events: [EngineEvent] = []
         role = welcome.you.role
+        user = welcome.you.user
         limits = welcome.limits
         lastHighRateSend = [:]
         let snapshot: Bool
@@ -279,7 +284,7 @@ public struct SyncEngine: Sendable {
         }
         let previous = rev
         rev = event.rev
-        if event.client == clientID, let index = pending.firstIndex(where: { $0.seq == event.seq }) {
+        if event.client == clientID, event.user == user, let index = pending.firstIndex(where: { $0.seq == event.seq }) {
             pending.remove(at: index)
             advanceBases(from: previous)
             events.append(.acknowledged(seq: event.seq, rev: event.rev))

@@ -50,7 +50,7 @@ struct ClusterDocumentReplica: ClusterReplica {
     private mutating func fold(_ patch: SequencedPatch, ops: [PatchOp], limits: PatchLimits = .unlimited) throws(PatchError) {
         var made: [ArrayEdit] = []
         try document.apply(ops, limits: limits, edits: &made)
-        edits.record(rev: patch.rev, client: patch.client, edits: made)
+        edits.record(rev: patch.rev, author: Peer(user: patch.user, client: patch.client), edits: made)
     }
 
     /// One parse and one apply: `Document.apply` is all or nothing, so a refused patch leaves the
@@ -66,7 +66,7 @@ struct ClusterDocumentReplica: ClusterReplica {
         }
     }
 
-    func rebase(_ ops: [UInt8], base: Int64, latest: Int64, client: String,
+    func rebase(_ ops: [UInt8], base: Int64, latest: Int64, author: Peer,
                 context: RebaseContext?) throws(PatchError) -> (ops: [UInt8], context: RebaseContext?) {
         guard base < latest else { return (ops, nil) }
         let parsed: [PatchOp]
@@ -75,7 +75,7 @@ struct ClusterDocumentReplica: ClusterReplica {
         } catch {
             throw .invalidOp(op: 0, reason: "\(error)")
         }
-        let rebase = try edits.rebase(parsed, base: base, latest: latest, client: client, context: context)
+        let rebase = try edits.rebase(parsed, base: base, latest: latest, author: author, context: context)
         guard rebase.ops != parsed else { return (ops, rebase.context) }
         var encoded: [UInt8] = []
         PatchOp.write(rebase.ops, into: &encoded)

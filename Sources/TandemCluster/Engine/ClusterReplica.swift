@@ -32,11 +32,11 @@ protocol ClusterReplica: Sendable {
     /// parsed already.
     mutating func foldIfValid(_ patch: SequencedPatch, parsed: [PatchOp]?) -> String?
 
-    /// `ops` of `client`, made on rev `base`, rebased for appending after this replica's rev `latest`
-    /// over the other clients' array edits since (`EditHistory.rebase`), and the client's context for
+    /// `ops` of `author`, made on rev `base`, rebased for appending after this replica's rev `latest`
+    /// over the other authors' array edits since (`EditHistory.rebase`), and the author's context for
     /// its next patch.
     /// - Throws: `PatchError` (`test_failed`, `base_too_old`) when it cannot be.
-    func rebase(_ ops: [UInt8], base: Int64, latest: Int64, client: String,
+    func rebase(_ ops: [UInt8], base: Int64, latest: Int64, author: Peer,
                 context: RebaseContext?) throws(PatchError) -> (ops: [UInt8], context: RebaseContext?)
 }
 
@@ -57,9 +57,9 @@ extension ClusterReplica {
         try fold(patch)
     }
 
-    /// `ops` of `client`, made on rev `base`, for appending after this replica's rev `latest`: a replica
+    /// `ops` of `author`, made on rev `base`, for appending after this replica's rev `latest`: a replica
     /// that keeps no edit history applies them as they are.
-    func rebase(_ ops: [UInt8], base: Int64, latest: Int64, client: String,
+    func rebase(_ ops: [UInt8], base: Int64, latest: Int64, author: Peer,
                 context: RebaseContext?) throws(PatchError) -> (ops: [UInt8], context: RebaseContext?) {
         (ops, nil)
     }

@@ -41,6 +41,9 @@ actor ClusterRoomSync<Replica: ClusterReplica> {
         var completion: @Sendable (Result<ClusterSubmitOutcome, ClusterError>) -> Void
         /// How often its connection to Redis died with it in flight.
         var lostConnections = 0
+
+        /// The author: exactly-once and rebasing count a client id within its user's.
+        var author: Peer { Peer(user: user, client: client) }
     }
 
     private struct OpenRoom {
@@ -62,8 +65,8 @@ actor ClusterRoomSync<Replica: ClusterReplica> {
         /// This node's appended patches not folded yet, parsed, by rev: the fold of the confirmed replica
         /// and the room's fan-out take them from here rather than parsing the logged bytes again.
         var appendedEvents: [Int64: PatchEvent] = [:]
-        /// Per client of this node that sends a `base`: what its next patch is rebased over.
-        var rebases: [String: RebaseContext] = [:]
+        /// Per author of this node that sends a `base`: what its next patch is rebased over.
+        var rebases: [Peer: RebaseContext] = [:]
     }
 
     /// Submissions in call order per room, before the room's pump takes them, and which rooms have a pump.
@@ -385,10 +388,10 @@ actor ClusterRoomSync<Replica: ClusterReplica> {
         parsed.reserveCapacity(count)
         for submission in batch {
             var ops = submission.ops, refusal: String?
-            var context = rebases[submission.client]
+            var context = rebases[submission.author]
             if let base = submission.base {
                 do throws(PatchError) {
-                    (ops, context) = try replica.rebase(submission.ops, base: base, latest: rev, client: submission.client, context: context)
+                    (ops, context) = try replica.rebase(submission.ops, base: base, latest: rev, author: submission.author, context: context)
                 } catch {
                     refusal = ClusterRejection.encode(error)
                 }
@@ -400,7 +403,7 @@ actor ClusterRoomSync<Replica: ClusterReplica> {
                                                              seq: submission.seq, ops: ops), parsed: opsParsed)
                 if refusal == nil { rev += 1 }
             }
-            rebases[submission.client] = context
+            rebases[submission.author] = context
             contexts.append(context)
             parsed.append(opsParsed)
             anyState = anyState && refusal == nil && opsParsed.map(Self.appliesToAnyState) == true
@@ -440,7 +443,7 @@ actor ClusterRoomSync<Replica: ClusterReplica> {
             if retry.isEmpty, outcome.status == expected { expectedPrefix = index + 1 }
             switch outcome {
             case .applied(_, let rev, _):
-                rooms[room]?.rebases[submission.client] = checked.contexts[index]
+                rooms[room]?.rebases[submission.author] = checked.contexts[index]
                 // Kept for the fold only when it has not come yet (the change message may beat the reply).
                 if let ops = checked.parsed[index], let folded = rooms[room]?.rev, rev > folded {
                     rooms[room]?.appendedEvents[rev] = PatchEvent(rev: rev, user: submission.user, client: submission.client, seq: submission.seq,
@@ -450,7 +453,7 @@ actor ClusterRoomSync<Replica: ClusterReplica> {
                 appendedBefore = rev
                 submission.completion(.success(.applied(rev: rev)))
             case .rejected(_, let reason):
-                rooms[room]?.rebases[submission.client] = checked.contexts[index]
+                rooms[room]?.rebases[submission.author] = checked.contexts[index]
                 settle(submission, .rejected(reason: reason), room: room, after: appendedBefore)
             case .duplicate(_, let rev):
                 settle(submission, .duplicate(rev: rev), room: room, after: max(rev, appendedBefore))
@@ -572,7 +575,7 @@ actor ClusterRoomSync<Replica: ClusterReplica> {
             for patch in patches where patch.rev == open.rev + 1 {
                 let event: PatchEvent
                 do {
-                    if let appended = open.appendedEvents.removeValue(forKey: patch.rev), appended.client == patch.client, appended.seq == patch.seq {
+                    if let appended = open.appendedEvents.removeValue(forKey: patch.rev), appended.client == patch.client, appended.user == patch.user, appended.seq == patch.seq {
                         event = appended
                     } else {
                         event = try patch.event()

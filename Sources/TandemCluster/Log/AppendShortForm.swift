@@ -1,3 +1,4 @@
+import TandemProtocol
 import TandemRedis
 
 /// A room batch in the append script's short form (`RoomSequencerScripts.append`): for a batch the node
@@ -22,20 +23,21 @@ struct AppendShortForm {
     init?(_ entries: [SequencerEntry], epoch: String, rev: Int64, checksRev: Bool, validated: Bool, time: Int64,
           settings: RedisRoomSequencer.Settings) {
         guard validated, !entries.isEmpty else { return nil }
-        // Per client, in order of first appearance: its first and last seq and the place of its last patch.
-        var clients: [(client: String, first: Int64, last: Int64, place: Int64)] = []
-        var index: [String: Int] = [:]
+        // Per author, in order of first appearance: its first and last seq and the place of its last patch.
+        var clients: [(author: Peer, first: Int64, last: Int64, place: Int64)] = []
+        var index: [Peer: Int] = [:]
         for (place, entry) in entries.enumerated() {
             guard entry.localRejection == nil, entry.ops.count <= settings.maxPatchBytes, entry.seq >= 1, entry.seq <= 9_007_199_254_740_991 else {
                 return nil
             }
-            if let known = index[entry.client] {
+            let author = Peer(user: entry.user, client: entry.client)
+            if let known = index[author] {
                 guard entry.seq > clients[known].last else { return nil }
                 clients[known].last = entry.seq
                 clients[known].place = Int64(place + 1)
             } else {
-                index[entry.client] = clients.count
-                clients.append((entry.client, entry.seq, entry.seq, Int64(place + 1)))
+                index[author] = clients.count
+                clients.append((author, entry.seq, entry.seq, Int64(place + 1)))
             }
         }
         let from = rev + 1, top = rev + Int64(entries.count)
@@ -56,7 +58,7 @@ struct AppendShortForm {
             trims ? RedisArgument(top - window + 1) : "",
         ]
         arguments.reserveCapacity(arguments.count + 3 * clients.count)
-        for client in clients { arguments.append(RedisArgument(RoomKeys.progressField(client: client.client))) }
+        for client in clients { arguments.append(RedisArgument(RoomKeys.progressField(author: client.author))) }
         for client in clients {
             arguments.append(RedisArgument("\(client.first - 1):"))
             arguments.append(RedisArgument("\(client.last):\(rev + client.place):\(time)"))

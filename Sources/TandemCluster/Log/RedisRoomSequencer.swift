@@ -1,4 +1,5 @@
 import Foundation
+import TandemProtocol
 import TandemRedis
 import TandemWire
 
@@ -260,7 +261,7 @@ package struct RedisRoomSequencer: Sendable {
                 var record: [UInt8] = []
                 record.reserveCapacity(entry.ops.count + entry.user.utf8.count + entry.client.utf8.count + 32)
                 RoomChangeMessage.appendRecord(user: entry.user, client: entry.client, seq: entry.seq, ops: entry.ops, to: &record)
-                arguments += [RedisArgument(RoomKeys.progressField(client: entry.client)), RedisArgument(entry.seq), RedisArgument(refusal(of: entry, validated: batch.validated)),
+                arguments += [RedisArgument(RoomKeys.progressField(author: Peer(user: entry.user, client: entry.client))), RedisArgument(entry.seq), RedisArgument(refusal(of: entry, validated: batch.validated)),
                               RedisArgument(bytes: record)]
             }
         }
@@ -374,12 +375,12 @@ package struct RedisRoomSequencer: Sendable {
     /// - Throws: `RedisError`.
     /// - Parameters:
     ///   - epoch: the epoch of the copy: a room deleted in that epoch is not brought back.
-    ///   - forgot: the copy's room had dropped some client's progress (the new room keeps saying so).
+    ///   - forgot: the copy's room had dropped some author's progress (the new room keeps saying so).
     @discardableResult
-    func seed(room: String, state: [UInt8], epoch: String, lastSeqs: [String: Int64], forgot: Bool = false) async throws(RedisError) -> SeedOutcome {
+    func seed(room: String, state: [UInt8], epoch: String, lastSeqs: [Peer: Int64], forgot: Bool = false) async throws(RedisError) -> SeedOutcome {
         var arguments: [RedisArgument] = [RedisArgument(newEpoch()), trusted, RedisArgument(bytes: state), RedisArgument(epoch), forgot ? "1" : "0"]
-        for (client, seq) in lastSeqs.sorted(by: { $0.key < $1.key }) {
-            arguments.append(RedisArgument(RoomKeys.progressField(client: client)))
+        for (author, seq) in lastSeqs.sorted(by: { ($0.key.user, $0.key.client) < ($1.key.user, $1.key.client) }) {
+            arguments.append(RedisArgument(RoomKeys.progressField(author: author)))
             arguments.append(RedisArgument(seq))
         }
         switch try await client.evaluate(RoomSequencerScripts.seed, keys: keys(room: room).all, arguments: arguments).integer {
@@ -475,7 +476,8 @@ package struct RedisRoomSequencer: Sendable {
         return RoomSnapshot(epoch: epoch, rev: rev, state: state)
     }
 
-    /// Every client's exactly-once progress in the room, and whether the room ever dropped any.
+    /// Every author's exactly-once progress in the room, and whether the room ever dropped any (progress
+    /// of earlier releases, kept per bare client id, counts as dropped).
     /// The read is not tied to any rev: a caller holding the room at rev r must ignore entries with a
     /// later rev (their patches reach it through the log).
     /// - Throws: `RedisError`.
@@ -485,14 +487,14 @@ package struct RedisRoomSequencer: Sendable {
         var progress = RoomProgress()
         for index in stride(from: 0, to: fields.count, by: 2) {
             guard let name = fields[index].string, let value = fields[index + 1].string else { continue }
-            if name == "forgot" { progress.forgot = true }
-            guard name.hasPrefix("c:") else { continue }
+            if name == "forgot" || name.hasPrefix(RoomKeys.unownedProgressPrefix) { progress.forgot = true }
+            guard let author = RoomKeys.author(ofProgressField: name) else { continue }
             // "lastSeq:lastRev:time", or "lastSeq:lastRev" from earlier releases and re-seeded rooms.
             let parts = value.split(separator: ":")
             guard parts.count == 2 || parts.count == 3, let seq = Int64(parts[0]), let rev = Int64(parts[1]) else {
                 throw .unexpectedReply(command: "HGETALL", reply: "\(fields[index + 1])")
             }
-            progress.clients[String(name.dropFirst(2))] = (seq, rev)
+            progress.clients[author] = (seq, rev)
         }
         return progress
     }

@@ -4,9 +4,11 @@ import TandemRedis
 /// sees one total order per room without any coordination of its own.
 ///
 /// Keys of room R (the hash tag keeps them in one Redis Cluster slot, `RoomKeys`): `P:{R}:meta` (hash:
-/// epoch, rev, run: the Redis run id of the last write, `c:<client id>` → "lastSeq:lastRev:time" (unix ms
-/// of the call that applied it; "lastSeq:lastRev" from earlier releases and re-seeded rooms) for
-/// exactly-once, so that one read and one write of one hash serve a batch, and, kept bounded by
+/// epoch, rev, run: the Redis run id of the last write, per author (a user's client id) its progress field
+/// (`RoomKeys.progressField(author:)`: `a:`, the user as `length:bytes`, the client id) → "lastSeq:lastRev:time"
+/// (unix ms of the call that applied it; "lastSeq:lastRev" from earlier releases and re-seeded rooms) for
+/// exactly-once (`c:<client id>` fields of earlier releases, whose user is not known, are dropped by
+/// the next sweep and read as forgotten progress), so that one read and one write of one hash serve a batch, and, kept bounded by
 /// `storeSnapshot`, `forgot` (set once a client's progress was dropped) and `swept` (the time of the
 /// last sweep)), `P:{R}:log` (stream; one entry per appended
 /// batch, id "firstRev-0" ("lastRev-0", with fields first and time, in logs of earlier releases: every reader takes both), field m: see `append`; entries of one patch each, id "rev-0",
@@ -72,12 +74,12 @@ enum RoomSequencerScripts {
     /// so a call reaching a shard that does not hold one of them fails whole and writes nothing. ARGV: epoch candidate, trusted persistence ("1" or
     /// "0"), max ops, max patch bytes, window, the time (unix ms); then per room, in the long form: its number of patches,
     /// base rev (-1: any), "1" when the node parsed and validated every patch's ops (and their size),
-    /// then four values per patch: `c:` and the client id, seq, the node's own rejection reason (empty when the node
+    /// then four values per patch: the author's progress field, seq, the node's own rejection reason (empty when the node
     /// found the patch valid) and its record (`RoomChangeMessage`: user, client, seq, ops); or in the
     /// short form: `F`, the expected epoch, the expected rev, "1" when the batch may only be appended at
     /// that rev, the number of clients `n`, the change message as if appended at the expected rev, the
     /// length of its header (kind, epoch, first rev, time), its last rev and first rev and the trim
-    /// bound (empty: none) as if appended there, the `n` clients' `c:` fields, then per client the
+    /// bound (empty: none) as if appended there, the `n` authors' progress fields, then per author the
     /// prefix its stored progress has when its first seq in the batch follows the last one ("seq − 1:")
     /// and its progress after the batch as if appended at the expected rev ("seq:rev:time"); then the
     /// meta and log keys of the rooms KEYS does not hold, in order, and their number; last, the Redis
@@ -173,7 +175,7 @@ enum RoomSequencerScripts {
         for _, entry in ipairs(redis.call('XREVRANGE', log, top and top[1] or '+', '-', 'COUNT', 512)) do
           local patches = entryPatches(entry)
           for j = #patches, 1, -1 do
-            if 'c:' .. patches[j][3] == client and tonumber(patches[j][4]) == seq then return patches[j][1] end
+            if progressField(patches[j][2], patches[j][3]) == client and tonumber(patches[j][4]) == seq then return patches[j][1] end
           end
           looked = looked + #patches
           if looked >= 512 then break end
@@ -351,8 +353,8 @@ enum RoomSequencerScripts {
     /// the node's copy is of a room a backend deleted (it must not come back). When the copy's room
     /// had dropped some client's progress, the new one says so too (`forgot`).
     /// KEYS: meta, log, snapshot, snapshots, deleted. ARGV: epoch candidate, trusted persistence,
-    /// state, the epoch of the node's copy, "1" when the copy's room forgot clients, then pairs of `c:`
-    /// and a client id, and its last seq.
+    /// state, the epoch of the node's copy, "1" when the copy's room forgot clients, then pairs of an
+    /// author's progress field and its last seq.
     static let seed = RedisScript(prelude + """
     if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
     if redis.call('GET', KEYS[5]) == ARGV[4] then return 2 end
@@ -467,7 +469,10 @@ enum RoomSequencerScripts {
       local fields, kept, dropped, stamped = redis.call('HGETALL', KEYS[1]), {}, {}, {}
       for i = 1, #fields, 2 do
         local name, value = fields[i], fields[i + 1]
-        if string.sub(name, 1, 2) == 'c:' then
+        local prefix = string.sub(name, 1, 2)
+        -- Progress kept per bare client id (earlier releases) has no known owner: it goes, as forgotten.
+        if prefix == 'c:' then dropped[#dropped + 1] = name
+        elseif prefix == 'a:' then
           local sep = string.find(value, ':', 1, true)
           local stop = string.find(value, ':', sep + 1, true)
           local seen = stop and tonumber(string.sub(value, stop + 1))
@@ -506,9 +511,11 @@ enum RoomSequencerScripts {
     /// Every change that breaks a follower's continuity is also told on the room's change channel
     /// (`P:{R}:changes`, the meta key's name with `changes` for `meta`, so it hashes to the room's slot):
     /// `E` and the new epoch (empty: the room is gone), see `RoomChangeMessage`.
-    private static let prelude = """
+    static let prelude = """
     local function int(number) return string.format('%d', number) end
     local function field(text) return string.format('%d', #text) .. ':' .. text end
+    -- An author's exactly-once field in meta, as `RoomKeys.progressField(author:)` builds it.
+    local function progressField(user, client) return 'a:' .. field(user) .. client end
     local function channelOf(meta) return string.sub(meta, 1, -5) .. 'changes' end
     local function notify(meta, epoch) redis.call('SPUBLISH', channelOf(meta), 'E' .. field(epoch)) end
     local function runID(known)

@@ -19,7 +19,7 @@ struct ClusterRoomSequencer: RoomSequencer {
             let error = PatchError.forbidden(reason: "a viewer may not change the room")
             return .answer(.reject(seq: patch.seq, code: error.code, message: error.description))
         }
-        let seq = patch.seq, client = patch.author.client
+        let seq = patch.seq, client = patch.author.client, author = patch.author.peer
         if client == Room.httpClient { return submitHTTP(patch, room: room) }
         // Seq 0 would ask Redis for the next seq, which only the HTTP API's writes may do.
         guard seq >= 1 else {
@@ -31,10 +31,10 @@ struct ClusterRoomSequencer: RoomSequencer {
             case .success(.applied):
                 break // released (and acked) by the fold
             case .success(.duplicate(let rev)):
-                room.settle(.ack(seq: seq, rev: rev, duplicate: true), seq: seq, client: client)
+                room.settle(.ack(seq: seq, rev: rev, duplicate: true), seq: seq, author: author)
             case .success(.rejected(let reason)):
                 let (code, message) = ClusterRejection.decode(reason)
-                room.settle(.reject(seq: seq, code: code, message: message), seq: seq, client: client)
+                room.settle(.reject(seq: seq, code: code, message: message), seq: seq, author: author)
             case .success(.conflict):
                 break // only the HTTP API's writes name an `ifRev`
             case .failure(let error):
@@ -43,15 +43,15 @@ struct ClusterRoomSequencer: RoomSequencer {
                 default: break
                 }
                 node.logger.error("cluster.submit_failed", LogField("room", name), LogField("client", client), LogField("error", error.description))
-                room.abandon(seq: seq, client: client,
+                room.abandon(seq: seq, author: author,
                              message: "the cluster could not sequence your change (\(error.description)); reconnect to resume")
             }
         }
         return .awaiting
     }
 
-    /// A write of the HTTP API: the nodes share the client id `http`, so Redis gives it the next seq (no
-    /// node could pick one another node does not pick too), and the room learns its rev from the outcome.
+    /// A write of the HTTP API: every node writes a subject's under the client id `http`, so Redis gives it
+    /// that author's next seq (no node could pick one another node does not pick too), and the room learns its rev from the outcome.
     private func submitHTTP(_ patch: SubmittedPatch, room: Room) -> SubmitDecision {
         let seq = patch.seq
         node.submit(room: name, client: Room.httpClient, user: patch.author.user, seq: 0, ops: patch.ops, ifRev: patch.ifRev) { result in
@@ -93,7 +93,7 @@ struct ClusterRoomSequencer: RoomSequencer {
         node.publish(room: name, payload: signal.encoded())
     }
 
-    func participantLeft(_ client: String) {
-        node.presence.left(room: name, client: client)
+    func participantLeft(_ peer: Peer) {
+        node.presence.left(room: name, peer: peer)
     }
 }

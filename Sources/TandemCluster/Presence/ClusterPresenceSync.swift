@@ -65,7 +65,7 @@ struct ClusterPresenceSync: Sendable {
     /// One room's refresh (when due) and read; returns what its entries now hold.
     func tick(_ room: Room, last: Refreshed?) async -> Refreshed? {
         let at = now()
-        let participants = Dictionary(room.presentParticipants().map { ($0.client, ServerMessage.join($0).encoded()) }) { first, _ in first }
+        let participants = Dictionary(room.presentParticipants().map { (PresenceEntry.key(of: $0.peer), ServerMessage.join($0).encoded()) }) { first, _ in first }
         var written = last
         do {
             if Self.mustWrite(participants, at: at, last: last, every: refreshEvery) {
@@ -91,8 +91,8 @@ struct ClusterPresenceSync: Sendable {
     }
 
     /// Removes a participant that left this node cleanly, so the others see it go within one tick.
-    func left(room: String, client: String) {
+    func left(room: String, peer: Peer) {
         let presence = presence, nodeID = nodeID
-        Task { try? await presence.remove(room: room, node: nodeID, client: client) }
+        Task { try? await presence.remove(room: room, node: nodeID, key: PresenceEntry.key(of: peer)) }
     }
 }

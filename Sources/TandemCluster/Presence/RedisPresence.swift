@@ -5,7 +5,7 @@ import TandemProtocol
 /// them within the TTL; entries of a node that stopped (crash, `kill -9`, partition) lapse after the
 /// TTL, so its participants leave everywhere without anyone having to notice the failure.
 ///
-/// Per room R: a sorted set `P:{R}:presence` of members `node␟client` scored by expiry, and a hash
+/// Per room R: a sorted set `P:{R}:presence` of members `node␟key` (`PresenceEntry.key(of:)`) scored by expiry, and a hash
 /// `P:{R}:presence-data` with their payloads. Times are milliseconds since 1970 passed in by the
 /// caller from its injected clock, so tests need no waiting; in production the nodes' clocks must
 /// agree to well within the TTL (NTP). Stateless apart from its settings; safe from any task.
@@ -27,13 +27,13 @@ struct RedisPresence: Sendable {
     private static let separator = "\u{1F}"
 
     /// Adds or refreshes the entries of `node`'s participants in `room`, each living until `now + ttl`.
-    /// - Parameter participants: client id and payload of each participant to refresh.
+    /// - Parameter participants: key and payload of each participant to refresh.
     /// - Throws: `RedisError`.
-    func refresh(room: String, node: String, participants: [(client: String, data: [UInt8])], now: Int64) async throws(RedisError) {
+    func refresh(room: String, node: String, participants: [(key: String, data: [UInt8])], now: Int64) async throws(RedisError) {
         guard !participants.isEmpty else { return }
         var arguments: [RedisArgument] = [RedisArgument(now + ttlMilliseconds), RedisArgument(ttlMilliseconds)]
         for participant in participants {
-            arguments.append(RedisArgument(node + Self.separator + participant.client))
+            arguments.append(RedisArgument(node + Self.separator + participant.key))
             arguments.append(RedisArgument(bytes: participant.data))
         }
         _ = try await client.evaluate(Self.refreshScript, keys: keys(room: room), arguments: arguments)
@@ -41,14 +41,14 @@ struct RedisPresence: Sendable {
 
     /// Removes one participant of `node` at once (a clean leave).
     /// - Throws: `RedisError`.
-    func remove(room: String, node: String, client clientID: String) async throws(RedisError) {
-        let member = RedisArgument(node + Self.separator + clientID)
+    func remove(room: String, node: String, key: String) async throws(RedisError) {
+        let member = RedisArgument(node + Self.separator + key)
         let keys = keys(room: room)
         let replies = try await client.pipeline([["ZREM", RedisArgument(keys[0]), member], ["HDEL", RedisArgument(keys[1]), member]])
         for reply in replies { _ = try reply.get() }
     }
 
-    /// The entries of `room` that are live at `now`, ordered by client id then node; lapsed entries are
+    /// The entries of `room` that are live at `now`, ordered by key then node; lapsed entries are
     /// deleted on the way.
     /// - Throws: `RedisError`.
     func live(room: String, now: Int64) async throws(RedisError) -> [PresenceEntry] {
@@ -61,10 +61,10 @@ struct RedisPresence: Sendable {
                   let split = member.range(of: Self.separator) else {
                 throw .unexpectedReply(command: "presence script", reply: "\(reply)")
             }
-            entries.append(PresenceEntry(node: String(member[..<split.lowerBound]), client: String(member[split.upperBound...]),
+            entries.append(PresenceEntry(node: String(member[..<split.lowerBound]), key: String(member[split.upperBound...]),
                                          data: data, expiresAt: Int64(expiry)))
         }
-        return entries.sorted { ($0.client, $0.node) < ($1.client, $1.node) }
+        return entries.sorted { ($0.key, $0.node) < ($1.key, $1.node) }
     }
 
     private func keys(room: String) -> [String] {

@@ -13,4 +13,8 @@ public struct SessionIdentity: Sendable, Hashable {
         self.client = client
         self.role = role
     }
+
+    /// The connection's identity in the room: its user and client id. Exactly-once progress, presence
+    /// and acks belong to this pair, so one user's client id names nothing of another user's.
+    public var peer: Peer { Peer(user: user, client: client) }
 }

@@ -457,6 +457,7 @@ enum PageAppScript {
       const items = list.sort((a, b) => (b.you - a.you) || String(a.user).localeCompare(String(b.user))).map((participant) => {
         const item = document.createElement('li');
         item.dataset.client = participant.client;
+        item.dataset.user = participant.user;
         const data = participant.data || {};
         const shownName = displayName(participant);
         const badge = document.createElement('span');

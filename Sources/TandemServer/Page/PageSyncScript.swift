@@ -162,6 +162,11 @@ enum PageSyncScript {
   }
 
   // Full jitter: random(0, min(cap, base * 2^attempt)).
+  // A participant's key: its user and client id together, as the server keys them.
+  function peerKey(peer) {
+    return JSON.stringify([peer.user, peer.client]);
+  }
+
   function backoffDelay(attempt, policy, random) {
     return random() * Math.min(policy.cap, policy.base * Math.pow(2, attempt));
   }
@@ -191,6 +196,7 @@ enum PageSyncScript {
       this.draft = [];     // local ops not yet in a patch; coalesced by path
       this.visible = {};
       this.role = null;
+      this.user = null;
       this.participants = new Map();
       this.seen = new Set();
       this.status = { state: 'idle' };
@@ -320,15 +326,15 @@ enum PageSyncScript {
         case 'reject': this.reject(message); break;
         case 'join': this.join(message, true); break;
         case 'presence': {
-          const participant = this.participants.get(message.client);
+          const participant = this.participants.get(peerKey(message));
           if (participant) { participant.data = message.data || {}; this.onParticipants(this.participantList()); }
           break;
         }
         case 'leave': {
-          const participant = this.participants.get(message.client);
+          const participant = this.participants.get(peerKey(message));
           if (participant) {
-            this.participants.delete(message.client);
-            this.seen.delete(message.client);
+            this.participants.delete(peerKey(message));
+            this.seen.delete(peerKey(message));
             this.onParticipants(this.participantList());
             this.onNotice({ kind: 'leave', participant: participant });
           }
@@ -355,11 +361,12 @@ enum PageSyncScript {
       this.resend = this.pending.slice();
       this.seq = Math.max(this.seq, lastSeq);
       this.role = message.you ? message.you.role : null;
+      this.user = message.you ? message.you.user : null;
       if (message.heartbeat) this.heartbeat = message.heartbeat;
       const rate = message.limits ? message.limits.rate : 0;
       this.paceMs = rate > 0 ? 1000 / (0.8 * rate) : 0;
       // People seen before a reconnect are not announced again when they reappear.
-      for (const client of this.participants.keys()) this.seen.add(client);
+      for (const key of this.participants.keys()) this.seen.add(key);
       this.participants = new Map();
       for (const participant of message.participants || []) this.join(participant, false);
       this.onParticipants(this.participantList());
@@ -374,7 +381,7 @@ enum PageSyncScript {
     }
 
     remotePatch(patch) {
-      if (patch.client === this.client) {
+      if (this.isMe(patch)) {
         // Our own patch applied over an earlier connection: it counts as that seq's ack.
         this.pending = this.pending.filter((pending) => pending.seq !== patch.seq);
         this.resend = this.resend.filter((pending) => pending.seq !== patch.seq);
@@ -413,16 +420,22 @@ enum PageSyncScript {
 
     join(message, announce) {
       const participant = { user: message.user, client: message.client, role: message.role, name: message.name, data: message.data || {} };
-      const known = this.participants.has(message.client) || this.seen.has(message.client);
-      this.participants.set(message.client, participant);
+      const key = peerKey(message);
+      const known = this.participants.has(key) || this.seen.has(key);
+      this.participants.set(key, participant);
       if (announce) {
         this.onParticipants(this.participantList());
-        if (!known && message.client !== this.client) this.onNotice({ kind: 'join', participant: participant });
+        if (!known && !this.isMe(message)) this.onNotice({ kind: 'join', participant: participant });
       }
     }
 
+    // A client id counts within its user's: another user may name the same one.
+    isMe(peer) {
+      return peer.client === this.client && peer.user === this.user;
+    }
+
     participantList() {
-      return Array.from(this.participants.values()).map((participant) => Object.assign({ you: participant.client === this.client }, participant));
+      return Array.from(this.participants.values()).map((participant) => Object.assign({ you: this.isMe(participant) }, participant));
     }
 
     recompute(origin) {

@@ -11,7 +11,7 @@ import TandemProtocol
 package struct EditHistory: Sendable {
     private struct Entry: Sendable {
         var rev: Int64
-        var client: String
+        var author: Peer
         var edits: [ArrayEdit]
     }
 
@@ -38,11 +38,11 @@ package struct EditHistory: Sendable {
         lastEditRev = rev
     }
 
-    /// Records the edits `client`'s patch made at `rev` (the next rev).
-    package mutating func record(rev: Int64, client: String, edits: [ArrayEdit]) {
+    /// Records the edits `author`'s patch made at `rev` (the next rev).
+    package mutating func record(rev: Int64, author: Peer, edits: [ArrayEdit]) {
         if !edits.isEmpty { lastEditRev = rev }
         guard capacity > 0 else { return }
-        tail.append(Entry(rev: rev, client: client, edits: edits))
+        tail.append(Entry(rev: rev, author: author, edits: edits))
         if tail.count == Self.runLength {
             runs.append(Run(tail))
             tail = []
@@ -68,13 +68,13 @@ package struct EditHistory: Sendable {
         for entry in tail { body(entry) }
     }
 
-    /// `ops` of `client`, made on rev `base`, rebased onto the room at rev `latest` over the other
-    /// clients' edits after `base`, with `context` (the client's last one) standing in for the edits
+    /// `ops` of `author` (a user's client), made on rev `base`, rebased onto the room at rev `latest` over
+    /// the other authors' edits after `base`, with `context` (the author's last one) standing in for the edits
     /// its own earlier patches rewrote. Returns the ops to apply and the client's context for its
     /// next patch (nil when no array changed after `base`).
     /// - Throws: `PatchError.testFailed` (a `test` of a removed element), `.baseTooOld` when an
     ///   array changed after `base` and the history no longer reaches back to it.
-    package func rebase(_ ops: [PatchOp], base: Int64, latest: Int64, client: String,
+    package func rebase(_ ops: [PatchOp], base: Int64, latest: Int64, author: Peer,
                         context: RebaseContext?) throws(PatchError) -> (ops: [PatchOp], context: RebaseContext?) {
         // No array changed after the base: nothing to rebase over, and no context to keep.
         guard base < latest, base < lastEditRev else { return (ops, nil) }
@@ -89,7 +89,7 @@ package struct EditHistory: Sendable {
             let oldest = runs.first.map { $0.entries[dropped].rev } ?? tail.first?.rev ?? lastEditRev + 1
             guard oldest <= from + 1 else { throw .baseTooOld(base: base, oldest: oldest - 1) }
             forEachEntry { entry in
-                if entry.rev > from, entry.rev <= latest, entry.client != client, !entry.edits.isEmpty {
+                if entry.rev > from, entry.rev <= latest, entry.author != author, !entry.edits.isEmpty {
                     changes.append(RebaseContext.Change(rev: entry.rev, edits: entry.edits))
                 }
             }

@@ -35,8 +35,8 @@ struct RecentHistory: Sendable {
         return (skip..<events.count).map { events[(head + $0) % events.count] }
     }
 
-    /// The rev at which `client` had `seq` applied, if that event is still held.
-    func revision(client: String, seq: Int64) -> Int64? {
-        events.first { $0.client == client && $0.seq == seq }?.rev
+    /// The rev at which `author` had `seq` applied, if that event is still held.
+    func revision(author: Peer, seq: Int64) -> Int64? {
+        events.first { $0.seq == seq && $0.client == author.client && $0.user == author.user }?.rev
     }
 }

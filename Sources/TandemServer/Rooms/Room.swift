@@ -13,7 +13,7 @@ package final class Room: Sendable {
     enum JoinOutcome: Sendable, Equatable {
         /// Accepted; the welcome follows once storage has caught up.
         case accepted
-        /// Refused and closed (room full, client id held by another user).
+        /// Refused and closed (room full, the user removed, a newer connection of the same client).
         case refused
         /// This room instance was unloaded meanwhile; look the room up again.
         case retired
@@ -29,7 +29,7 @@ package final class Room: Sendable {
     }
 
     private struct ClientSeq: Hashable {
-        var client: String
+        var author: Peer
         var seq: Int64
     }
 
@@ -63,8 +63,8 @@ package final class Room: Sendable {
 
     /// What waits in the gate: a message for one connection, a welcome, or an answer of the HTTP API.
     private enum Held {
-        case message(OutboundMessage, client: String, connection: ConnectionID)
-        case welcome(Welcome, client: String, connection: ConnectionID)
+        case message(OutboundMessage, peer: Peer, connection: ConnectionID)
+        case welcome(Welcome, peer: Peer, connection: ConnectionID)
         /// Called with true once released, with false when the room closes first.
         case answer(@Sendable (_ released: Bool) -> Void)
     }
@@ -72,19 +72,21 @@ package final class Room: Sendable {
     private struct State {
         var core: RoomCore
         var gate: ReleaseGate<Held>
-        var members: [String: Member] = [:]
+        /// Connections of this node, by user and client id: another user's client of the same id is another member.
+        var members: [Peer: Member] = [:]
         var retired = false
         /// Set when storage failed: the room refuses everything until it is reloaded.
         var broken = false
         /// Patches of this room's connections whose outcome the sequencer reports later.
         var awaiting: [ClientSeq: Awaiting] = [:]
-        /// Participants connected to other nodes, by client id (never one connected here).
-        var remote: [String: Participant] = [:]
+        /// Participants connected to other nodes (never one connected here).
+        var remote: [Peer: Participant] = [:]
         /// Writes of the HTTP API applied at a known rev, answered when that rev is released.
         var httpWrites: [Int64: HTTPWrite] = [:]
         /// Writes of the HTTP API whose rev the sequencer reports later (`httpSequenced`), by their seq here.
         var httpUnsequenced: [Int64: @Sendable (HTTPWriteOutcome) -> Void] = [:]
-        /// The seq the next HTTP write gets (writes still sequencing have theirs already).
+        /// The least seq the next HTTP write gets, whoever makes it (writes still sequencing have theirs
+        /// already): seqs of one subject rise, and a write waiting for its rev is known by its seq alone.
         var nextHTTPSeq: Int64 = 1
     }
 
@@ -95,7 +97,8 @@ package final class Room: Sendable {
         var durable: Bool
     }
 
-    /// The client id under which the room sequences writes of the HTTP API (they have no connection).
+    /// The client id under which the room sequences each subject's writes of the HTTP API (they have no
+    /// connection); a socket may not claim it.
     package static let httpClient = "http"
 
     /// The outcome of a write of the HTTP API.
@@ -171,13 +174,13 @@ package final class Room: Sendable {
     /// Number of participants, including those in their grace period.
     var participantCount: Int { state.withLock { $0.members.count } }
 
-    /// Admits a connection. A newer connection with the same client id replaces the older one
-    /// (closed with 4009); one arriving within the grace period of a dropped connection takes
+    /// Admits a connection. A newer connection of the same user with the same client id replaces the
+    /// older one (closed with 4009); another user's client of the same id is another participant; one arriving within the grace period of a dropped connection takes
     /// its place without leave/join events. Newer means accepted later (higher `ConnectionID`), not
     /// joined later: an old connection whose join was delayed (a slow room load on a busy loop) is
     /// the one closed, so a client that gave up on it and reconnected keeps its new connection.
     func join(_ request: JoinRequest, sink: any SessionSink, connection: ConnectionID) -> JoinOutcome {
-        let client = request.identity.client
+        let peer = request.identity.peer
         var replaced: (any SessionSink)?
         let outcome: JoinOutcome = state.withLock { state in
             guard !state.retired, !state.broken else { return .retired }
@@ -185,11 +188,7 @@ package final class Room: Sendable {
                 sink.close(.forbidden, error: OutboundMessage(.error(code: .forbidden, message: "a host removed you from room '\(name)'; you cannot rejoin with this token")))
                 return .refused
             }
-            let existing = state.members[client]
-            if let existing, existing.identity.user != request.identity.user {
-                sink.close(.forbidden, error: OutboundMessage(.error(code: .forbidden, message: "client id '\(client)' is in use by another user in this room")))
-                return .refused
-            }
+            let existing = state.members[peer]
             if let existing, existing.connection.rawValue > connection.rawValue, !existing.phase.isDropped {
                 sink.close(.replaced, error: OutboundMessage(.error(code: .replaced, message: "a newer connection with the same client id is connected")))
                 return .refused
@@ -205,7 +204,7 @@ package final class Room: Sendable {
                 return .refused
             }
             // A participant the others know from another node (it moved here) is not announced again.
-            var announced = state.remote.removeValue(forKey: client) != nil
+            var announced = state.remote.removeValue(forKey: peer) != nil
             if let existing {
                 switch existing.phase {
                 case .dropped(let timer): timer.cancel()
@@ -213,10 +212,10 @@ package final class Room: Sendable {
                 }
                 announced = existing.announced || announced
                 if existing.announced && existing.data != request.presence {
-                    broadcast(OutboundMessage(.presence(existing.participant.peer, data: request.presence)), in: state, except: client)
+                    broadcast(OutboundMessage(.presence(peer, data: request.presence)), in: state, except: peer)
                 }
             }
-            state.members[client] = Member(identity: request.identity, name: request.name,
+            state.members[peer] = Member(identity: request.identity, name: request.name,
                                            data: request.presence, sink: sink,
                                            connection: connection, phase: .pending, announced: announced)
             scheduleWelcome(for: request, connection: connection, in: &state)
@@ -229,15 +228,15 @@ package final class Room: Sendable {
     /// Submits a patch from `connection` to the room's sequencer. Its ack (or reject) and the others'
     /// patch events are released in rev order, once the patch is durable. `base`: the rev the ops
     /// were made on, when the client sent one.
-    func submit(seq: Int64, ops: [PatchOp], base: Int64?, from connection: ConnectionID, client: String) {
+    func submit(seq: Int64, ops: [PatchOp], base: Int64?, from connection: ConnectionID, peer: Peer) {
         let arrival = ContinuousClock.now
         state.withLock { state in
-            guard !state.broken, let member = state.members[client], member.connection == connection else { return }
+            guard !state.broken, let member = state.members[peer], member.connection == connection else { return }
             switch sequencer.submit(SubmittedPatch(seq: seq, ops: ops, base: base, author: member.identity), core: &state.core, room: self) {
             case .awaiting:
-                state.awaiting[ClientSeq(client: client, seq: seq)] = Awaiting(connection: connection, arrival: arrival, sent: base == nil ? nil : ops)
+                state.awaiting[ClientSeq(author: peer, seq: seq)] = Awaiting(connection: connection, arrival: arrival, sent: base == nil ? nil : ops)
             case .answer(let message):
-                answer(message, to: client, connection: connection, in: &state)
+                answer(message, to: peer, connection: connection, in: &state)
             case .conflict:
                 break // only the HTTP API's writes name an `ifRev`
             }
@@ -245,16 +244,16 @@ package final class Room: Sendable {
     }
 
     /// A write of the HTTP API by `user` with `role` (a backend, or a participant's token): sequenced like a
-    /// participant's patch, under the client id `httpClient` with the room's next seq for it, and seen by
+    /// participant's patch, under the user's client id `httpClient` with its next seq, and seen by
     /// every participant as a `patch` event. With `ifRev`, applied only while the room is at that rev.
     /// `completion` runs once, when the write is durable or refused (on any thread; keep it short).
     package func submitHTTP(_ ops: [PatchOp], user: String, role: Role, ifRev: Int64?,
                             completion: @escaping @Sendable (HTTPWriteOutcome) -> Void) {
         let outcome: HTTPWriteOutcome? = state.withLock { state in
             guard !state.retired, !state.broken else { return .retired }
-            let seq = max(state.nextHTTPSeq, state.core.lastSeq(of: Self.httpClient) + 1)
-            state.nextHTTPSeq = seq + 1
             let author = SessionIdentity(user: user, client: Self.httpClient, role: role)
+            let seq = max(state.nextHTTPSeq, state.core.lastSeq(of: author.peer) + 1)
+            state.nextHTTPSeq = seq + 1
             let before = state.core.rev
             switch sequencer.submit(SubmittedPatch(seq: seq, ops: ops, base: nil, author: author, ifRev: ifRev), core: &state.core, room: self) {
             case .awaiting where state.core.rev > before:
@@ -285,7 +284,7 @@ package final class Room: Sendable {
             var participants = state.members.values.filter(\.announced).map(\.participant)
             participants.append(contentsOf: state.remote.values)
             let snapshot = Snapshot(epoch: state.core.epoch, rev: state.core.rev, state: state.core.document.root,
-                                    participants: participants.sorted { $0.client < $1.client }, oldestStoredRev: state.core.oldestStoredRev)
+                                    participants: participants.sorted { ($0.user, $0.client) < ($1.user, $1.client) }, oldestStoredRev: state.core.oldestStoredRev)
             guard state.gate.admit(.answer({ released in body(released ? snapshot : nil) }), decidedAt: state.core.rev) != nil else { return nil }
             return .some(snapshot)
         }
@@ -293,41 +292,41 @@ package final class Room: Sendable {
     }
 
     /// Replaces a participant's presence data and tells the others.
-    func updatePresence(_ data: JSONValue, from connection: ConnectionID, client: String) {
+    func updatePresence(_ data: JSONValue, from connection: ConnectionID, peer: Peer) {
         state.withLock { state in
-            guard var member = state.members[client], member.connection == connection else { return }
+            guard var member = state.members[peer], member.connection == connection else { return }
             member.data = data
-            state.members[client] = member
+            state.members[peer] = member
             if member.announced {
-                broadcast(OutboundMessage(.presence(member.participant.peer, data: data)), in: state, except: client)
+                broadcast(OutboundMessage(.presence(peer, data: data)), in: state, except: peer)
             }
         }
     }
 
     /// Relays an ephemeral event to the other live participants (through the sequencer to other
     /// nodes' too); nothing is stored.
-    func signal(event: String, data: JSONValue, from connection: ConnectionID, client: String) {
+    func signal(event: String, data: JSONValue, from connection: ConnectionID, peer: Peer) {
         state.withLock { state in
-            guard let member = state.members[client], member.connection == connection, member.isLive else { return }
-            let message = ServerMessage.signal(from: member.participant.peer, event: event, data: data)
-            broadcast(OutboundMessage(message), in: state, except: client)
+            guard let member = state.members[peer], member.connection == connection, member.isLive else { return }
+            let message = ServerMessage.signal(from: peer, event: event, data: data)
+            broadcast(OutboundMessage(message), in: state, except: peer)
             sequencer.publish(message)
         }
     }
 
     /// A connection ended. A clean close (1000) leaves at once; a dropped connection is kept for
     /// the grace period so that a quick reconnect causes no leave/join.
-    func disconnect(_ connection: ConnectionID, client: String, clean: Bool) {
+    func disconnect(_ connection: ConnectionID, peer: Peer, clean: Bool) {
         let becameIdle: Bool = state.withLock { state in
-            guard let member = state.members[client], member.connection == connection else { return false }
+            guard let member = state.members[peer], member.connection == connection else { return false }
             if clean || !member.announced {
-                remove(client, in: &state)
+                remove(peer, in: &state)
                 return state.members.isEmpty
             }
             let timer = scheduler.schedule(after: settings.presenceGrace) { [weak self] in
-                self?.expire(client, connection: connection)
+                self?.expire(peer, connection: connection)
             }
-            state.members[client]?.phase = .dropped(timer)
+            state.members[peer]?.phase = .dropped(timer)
             return false
         }
         if becameIdle { onIdle(self) }
@@ -352,7 +351,7 @@ package final class Room: Sendable {
     func removeUser(_ user: String, reason message: String) -> Int {
         let (removed, becameIdle): ([Member], Bool) = state.withLock { state in
             let members = state.members.values.filter { $0.identity.user == user }
-            for member in members { remove(member.identity.client, in: &state) }
+            for member in members { remove(member.identity.peer, in: &state) }
             return (members, !members.isEmpty && state.members.isEmpty)
         }
         for member in removed { member.sink.close(.forbidden, error: OutboundMessage(.error(code: .forbidden, message: message))) }
@@ -440,13 +439,13 @@ package final class Room: Sendable {
     /// The outcome of an awaited patch that was not applied: a reject, or the ack of a duplicate. Nothing
     /// is sent when the patch's release answered it already or when the duplicate's rev is not released
     /// yet (its release will answer).
-    package func settle(_ message: ServerMessage, seq: Int64, client: String) {
+    package func settle(_ message: ServerMessage, seq: Int64, author: Peer) {
         state.withLock { state in
-            let key = ClientSeq(client: client, seq: seq)
+            let key = ClientSeq(author: author, seq: seq)
             guard let awaiting = state.awaiting[key] else { return }
             if case .ack(_, let rev, _, _) = message, rev > state.gate.releasedRev { return }
             state.awaiting[key] = nil
-            answer(message, to: client, connection: awaiting.connection, in: &state)
+            answer(message, to: author, connection: awaiting.connection, in: &state)
         }
     }
 
@@ -467,9 +466,9 @@ package final class Room: Sendable {
 
     /// An awaited patch's outcome is unknown (its sequencing failed): the author's connection is closed
     /// with `message`, so that it resends the patch after reconnecting.
-    package func abandon(seq: Int64, client: String, message: String) {
-        let connection: ConnectionID? = state.withLock { $0.awaiting.removeValue(forKey: ClientSeq(client: client, seq: seq))?.connection }
-        if let connection { fail(client: client, connection: connection, message: message) }
+    package func abandon(seq: Int64, author: Peer, message: String) {
+        let connection: ConnectionID? = state.withLock { $0.awaiting.removeValue(forKey: ClientSeq(author: author, seq: seq))?.connection }
+        if let connection { fail(peer: author, connection: connection, message: message) }
     }
 
     /// Storage lost a write that memory already holds: stop serving this instance, close
@@ -492,10 +491,10 @@ package final class Room: Sendable {
         onIdle(self)
     }
 
-    /// The room's document and each client's last seq, and whether it forgot any client, when the room
+    /// The room's document and each author's last seq, and whether it forgot any author, when the room
     /// holds anything (so a cluster that lost the room can be given it back); nil for an empty,
     /// unwritten room or one no longer served.
-    package func contentsForReseed() -> (state: [UInt8], epoch: String, lastSeqs: [String: Int64], forgot: Bool)? {
+    package func contentsForReseed() -> (state: [UInt8], epoch: String, lastSeqs: [Peer: Int64], forgot: Bool)? {
         state.withLock { state in
             guard !state.retired, !state.broken,
                   state.core.rev > 0 || !state.core.progress.isEmpty || state.core.document.root != .emptyObject else { return nil }
@@ -515,25 +514,25 @@ package final class Room: Sendable {
     }
 
     /// The participants other nodes announce right now: the difference to the last call becomes join,
-    /// presence and leave events for this node's connections. Client ids connected here are ignored
+    /// presence and leave events for this node's connections. Peers connected here are ignored
     /// (a participant that moved here from a node that died is still listed there until its entry lapses).
     package func updateRemoteParticipants(_ participants: [Participant]) {
         state.withLock { state in
             guard !state.retired, !state.broken else { return }
-            var incoming: [String: Participant] = [:]
-            for participant in participants where state.members[participant.client] == nil {
-                incoming[participant.client] = incoming[participant.client] ?? participant
+            var incoming: [Peer: Participant] = [:]
+            for participant in participants where state.members[participant.peer] == nil {
+                incoming[participant.peer] = incoming[participant.peer] ?? participant
             }
-            for (client, gone) in state.remote where incoming[client] == nil {
-                broadcast(OutboundMessage(.leave(gone.peer)), in: state, except: client)
+            for (peer, _) in state.remote where incoming[peer] == nil {
+                broadcast(OutboundMessage(.leave(peer)), in: state, except: peer)
             }
-            for (client, participant) in incoming {
-                if let known = state.remote[client] {
+            for (peer, participant) in incoming {
+                if let known = state.remote[peer] {
                     if known.data != participant.data {
-                        broadcast(OutboundMessage(.presence(participant.peer, data: participant.data)), in: state, except: client)
+                        broadcast(OutboundMessage(.presence(peer, data: participant.data)), in: state, except: peer)
                     }
                 } else {
-                    broadcast(OutboundMessage(.join(participant)), in: state, except: client)
+                    broadcast(OutboundMessage(.join(participant)), in: state, except: peer)
                 }
             }
             state.remote = incoming
@@ -546,7 +545,7 @@ package final class Room: Sendable {
         let message = OutboundMessage(signal)
         state.withLock { state in
             guard !state.retired, !state.broken else { return }
-            broadcast(message, in: state, except: from.client)
+            broadcast(message, in: state, except: from)
         }
     }
 
@@ -567,53 +566,54 @@ package final class Room: Sendable {
     /// Sends a released patch (ack to its author, event to everyone else), then what waited for it.
     /// Returns when the author's patch arrived, if its author is connected here.
     private func send(_ event: PatchEvent, _ frames: ReleasedFrames, in state: inout State) -> ContinuousClock.Instant? {
-        let author = state.awaiting.removeValue(forKey: ClientSeq(client: event.client, seq: event.seq))
+        let authorPeer = event.author
+        let author = state.awaiting.removeValue(forKey: ClientSeq(author: authorPeer, seq: event.seq))
         let rebased = author?.sent.map { $0 != event.ops } ?? false
         let ack = rebased ? OutboundMessage(.ack(seq: event.seq, rev: event.rev, duplicate: false, ops: event.ops)) : frames.ack
         for member in state.members.values where member.isLive {
-            member.sink.send(member.connection == author?.connection && member.identity.client == event.client ? ack : frames.patch)
+            member.sink.send(member.connection == author?.connection && member.identity.peer == authorPeer ? ack : frames.patch)
         }
         webhooks?.changed(room: name, rev: event.rev, ops: event.ops,
-                          authoredHere: author != nil || state.members[event.client] != nil || state.httpWrites[event.rev] != nil)
+                          authoredHere: author != nil || state.members[authorPeer] != nil || state.httpWrites[event.rev] != nil)
         for held in state.gate.release(through: event.rev) {
             switch held {
-            case .message(let message, let client, let connection):
-                guard let member = state.members[client], member.connection == connection else { continue }
+            case .message(let message, let peer, let connection):
+                guard let member = state.members[peer], member.connection == connection else { continue }
                 member.sink.send(message)
-            case .welcome(let welcome, let client, let connection):
-                self.welcome(welcome, client: client, connection: connection, in: &state)
+            case .welcome(let welcome, let peer, let connection):
+                self.welcome(welcome, peer: peer, connection: connection, in: &state)
             case .answer(let answer):
                 answer(true)
             }
         }
-        if event.client == Self.httpClient, let write = state.httpWrites.removeValue(forKey: event.rev) { write.answer(.applied(rev: event.rev)) }
+        if authorPeer.client == Self.httpClient, let write = state.httpWrites.removeValue(forKey: event.rev) { write.answer(.applied(rev: event.rev)) }
         return author?.arrival
     }
 
     /// Sends an answer to one connection after every patch applied before it.
-    private func answer(_ message: ServerMessage, to client: String, connection: ConnectionID, in state: inout State) {
+    private func answer(_ message: ServerMessage, to peer: Peer, connection: ConnectionID, in state: inout State) {
         if case .reject(_, let code, _) = message { metrics.rejects.increment(code.wireValue) }
         let outbound = OutboundMessage(message)
-        guard state.gate.admit(.message(outbound, client: client, connection: connection), decidedAt: state.core.rev) != nil else { return }
-        guard let member = state.members[client], member.connection == connection else { return }
+        guard state.gate.admit(.message(outbound, peer: peer, connection: connection), decidedAt: state.core.rev) != nil else { return }
+        guard let member = state.members[peer], member.connection == connection else { return }
         member.sink.send(outbound)
     }
 
     private func scheduleWelcome(for request: JoinRequest, connection: ConnectionID, in state: inout State) {
         let core = state.core
-        let client = request.identity.client
-        var welcome = Welcome(epoch: core.epoch, rev: core.rev, sync: .replay([]), lastSeq: core.lastSeq(of: client),
-                              forgotten: core.mayHaveForgotten(client), you: request.identity,
+        let peer = request.identity.peer
+        var welcome = Welcome(epoch: core.epoch, rev: core.rev, sync: .replay([]), lastSeq: core.lastSeq(of: peer),
+                              forgotten: core.mayHaveForgotten(peer), you: request.identity,
                               participants: [], heartbeat: settings.heartbeat, limits: settings.limits)
         switch core.plan(resume: request.resume) {
         case .snapshot:
             metrics.snapshots.increment()
             welcome.sync = .state(core.document.root)
-            hold(welcome, client: client, connection: connection, in: &state)
+            hold(welcome, peer: peer, connection: connection, in: &state)
         case .replay(let events):
             if request.resume != nil { metrics.resumes.increment() }
             welcome.sync = .replay(events)
-            hold(welcome, client: client, connection: connection, in: &state)
+            hold(welcome, peer: peer, connection: connection, in: &state)
         case .replayFromStorage(let after):
             metrics.resumes.increment()
             let base = welcome
@@ -622,10 +622,10 @@ package final class Room: Sendable {
                 case .success(let events):
                     var prepared = base
                     prepared.sync = .replay(events)
-                    self.state.withLock { [prepared] state in hold(prepared, client: client, connection: connection, in: &state) }
+                    self.state.withLock { [prepared] state in hold(prepared, peer: peer, connection: connection, in: &state) }
                 case .failure(let error):
                     logger.error("room.replay_failed", LogField("room", name), LogField("error", error.description))
-                    fail(client: client, connection: connection)
+                    fail(peer: peer, connection: connection)
                 }
             }
         }
@@ -634,8 +634,8 @@ package final class Room: Sendable {
     /// Gives a prepared welcome to the gate at the room's current rev. One prepared at an older rev is
     /// brought up to it first (the member was not live meanwhile): the patches applied since join its
     /// replay, or it becomes a snapshot when memory no longer holds them.
-    private func hold(_ prepared: Welcome, client: String, connection: ConnectionID, in state: inout State) {
-        guard state.members[client]?.connection == connection else { return }
+    private func hold(_ prepared: Welcome, peer: Peer, connection: ConnectionID, in state: inout State) {
+        guard state.members[peer]?.connection == connection else { return }
         var welcome = prepared
         let core = state.core
         if welcome.rev < core.rev, case .replay(let events) = welcome.sync {
@@ -645,28 +645,28 @@ package final class Room: Sendable {
                 welcome.sync = .state(core.document.root)
             }
             welcome.rev = core.rev
-            welcome.lastSeq = core.lastSeq(of: client)
+            welcome.lastSeq = core.lastSeq(of: peer)
         }
-        guard let due = state.gate.admit(.welcome(welcome, client: client, connection: connection), decidedAt: core.rev),
+        guard let due = state.gate.admit(.welcome(welcome, peer: peer, connection: connection), decidedAt: core.rev),
               case .welcome(let now, _, _) = due else { return }
-        self.welcome(now, client: client, connection: connection, in: &state)
+        self.welcome(now, peer: peer, connection: connection, in: &state)
     }
 
     /// Makes the member live and sends its welcome, then tells the others it joined.
-    private func welcome(_ base: Welcome, client: String, connection: ConnectionID, in state: inout State) {
-        guard var member = state.members[client], member.connection == connection else { return }
+    private func welcome(_ base: Welcome, peer: Peer, connection: ConnectionID, in state: inout State) {
+        guard var member = state.members[peer], member.connection == connection else { return }
         member.phase = .live
         let wasAnnounced = member.announced
         member.announced = true
-        state.members[client] = member
+        state.members[peer] = member
         var welcome = base
         welcome.participants = (state.members.values.filter(\.announced).map(\.participant) + state.remote.values)
             .sorted { ($0.user, $0.client) < ($1.user, $1.client) }
         member.sink.send(OutboundMessage(.welcome(welcome)))
         if !wasAnnounced {
-            broadcast(OutboundMessage(.join(member.participant)), in: state, except: client)
+            broadcast(OutboundMessage(.join(member.participant)), in: state, except: peer)
             if let webhooks {
-                let alone = state.remote.isEmpty && !state.members.contains { $0.key != client && $0.value.announced }
+                let alone = state.remote.isEmpty && !state.members.contains { $0.key != peer && $0.value.announced }
                 webhooks.joined(room: name, member.participant, first: alone)
             }
         }
@@ -677,31 +677,31 @@ package final class Room: Sendable {
         metrics.commitLatency.observe(elapsed.totalSeconds)
     }
 
-    private func fail(client: String, connection: ConnectionID,
+    private func fail(peer: Peer, connection: ConnectionID,
                       message: String = "the server could not read the room's history; reconnect to resume") {
         let sink: (any SessionSink)? = state.withLock { state in
-            guard let member = state.members[client], member.connection == connection else { return nil }
-            remove(client, in: &state)
+            guard let member = state.members[peer], member.connection == connection else { return nil }
+            remove(peer, in: &state)
             return member.sink
         }
         sink?.close(.internalError, error: OutboundMessage(.error(code: .internal, message: message)))
     }
 
-    private func expire(_ client: String, connection: ConnectionID) {
+    private func expire(_ peer: Peer, connection: ConnectionID) {
         let becameIdle: Bool = state.withLock { state in
-            guard let member = state.members[client], member.connection == connection, case .dropped = member.phase else { return false }
-            remove(client, in: &state)
+            guard let member = state.members[peer], member.connection == connection, case .dropped = member.phase else { return false }
+            remove(peer, in: &state)
             return state.members.isEmpty
         }
         if becameIdle { onIdle(self) }
     }
 
-    private func remove(_ client: String, in state: inout State) {
-        guard let member = state.members.removeValue(forKey: client) else { return }
+    private func remove(_ peer: Peer, in state: inout State) {
+        guard let member = state.members.removeValue(forKey: peer) else { return }
         if case .dropped(let timer) = member.phase { timer.cancel() }
         if member.announced {
-            broadcast(OutboundMessage(.leave(member.participant.peer)), in: state, except: client)
-            sequencer.participantLeft(client)
+            broadcast(OutboundMessage(.leave(peer)), in: state, except: peer)
+            sequencer.participantLeft(peer)
             webhooks?.left(room: name, member.participant, last: state.remote.isEmpty && !state.members.values.contains(where: \.announced))
         }
     }
@@ -710,14 +710,14 @@ package final class Room: Sendable {
     /// connected to other nodes.
     private func reportEveryoneLeaving(in state: State) {
         guard let webhooks else { return }
-        let leaving = state.members.values.filter(\.announced).sorted { $0.identity.client < $1.identity.client }
+        let leaving = state.members.values.filter(\.announced).sorted { ($0.identity.user, $0.identity.client) < ($1.identity.user, $1.identity.client) }
         for (index, member) in leaving.enumerated() {
             webhooks.left(room: name, member.participant, last: index == leaving.count - 1 && state.remote.isEmpty)
         }
     }
 
-    private func broadcast(_ message: OutboundMessage, in state: State, except client: String) {
-        for (key, member) in state.members where key != client && member.isLive {
+    private func broadcast(_ message: OutboundMessage, in state: State, except peer: Peer) {
+        for (key, member) in state.members where key != peer && member.isLive {
             member.sink.send(message)
         }
     }

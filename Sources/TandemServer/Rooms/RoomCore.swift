@@ -53,8 +53,9 @@ package struct RoomCore: Sendable {
     package private(set) var epoch: String
     package private(set) var rev: Int64
     package private(set) var document: Document
-    /// Progress per client id.
-    private(set) var progress: [String: ClientProgress]
+    /// Progress per author: a client id counts within its user's (token `sub`), so no one moves or reads
+    /// another user's progress by naming its client id.
+    private(set) var progress: [Peer: ClientProgress]
     private(set) var recent: RecentHistory
     /// The oldest rev whose patch is still in storage (`rev + 1` when none is).
     private(set) var oldestStoredRev: Int64
@@ -66,12 +67,12 @@ package struct RoomCore: Sendable {
     private var boundsProgress = true
     /// When expired progress is next looked for, unix ms.
     private var nextExpirySweep: Int64 = 0
-    /// Client ids forgotten while no write was being made (at the load), for the next write to store.
-    private var unstoredForgets: [String] = []
+    /// Authors forgotten while no write was being made (at the load), for the next write to store.
+    private var unstoredForgets: [Peer] = []
     /// The array edits of the recent patches, for patches whose `base` is behind.
     private var edits = EditHistory(capacity: 0)
-    /// Per client that sent a patch with an older `base`: what its next one is rebased over.
-    private(set) var rebases: [String: RebaseContext] = [:]
+    /// Per author that sent a patch with an older `base`: what its next one is rebased over.
+    private(set) var rebases: [Peer: RebaseContext] = [:]
 
     /// A new, empty room, and the write that stores it.
     static func create(name: String, epoch: String, settings: Settings) -> (RoomCore, StorageWrite) {
@@ -103,7 +104,7 @@ package struct RoomCore: Sendable {
                 event = try PatchEvent(stored: patch)
                 var made: [ArrayEdit] = []
                 try document.apply(event.ops, limits: unlimited, edits: &made)
-                edits.record(rev: patch.rev, client: patch.client, edits: made)
+                edits.record(rev: patch.rev, author: Peer(user: patch.user, client: patch.client), edits: made)
             } catch {
                 throw .corruptPatch(room: record.room, rev: patch.rev, reason: "\(error)")
             }
@@ -126,7 +127,7 @@ package struct RoomCore: Sendable {
     /// clients whose last patch is at or before `rev`, later ones arrive with their folds. The history
     /// window is the Redis log's length, and nothing is stored locally. `forgotClients`: Redis dropped
     /// some client's progress, so a welcome to a client id it does not know says it may be forgotten.
-    package static func cluster(name: String, epoch: String, rev: Int64, document: Document, progress: [String: ClientProgress],
+    package static func cluster(name: String, epoch: String, rev: Int64, document: Document, progress: [Peer: ClientProgress],
                                 forgotClients: Bool = false, settings: Settings) -> RoomCore {
         var core = RoomCore(name: name, settings: settings, epoch: epoch, rev: rev, document: document, progress: progress,
                             recent: RecentHistory(capacity: settings.recentCapacity),
@@ -145,24 +146,24 @@ package struct RoomCore: Sendable {
         var made: [ArrayEdit] = []
         try document.apply(event.ops, limits: PatchLimits.unlimited, edits: &made)
         rev = event.rev
-        progress[event.client] = ClientProgress(lastSeq: event.seq, lastRev: event.rev)
+        progress[event.author] = ClientProgress(lastSeq: event.seq, lastRev: event.rev)
         recent.append(event)
-        edits.record(rev: rev, client: event.client, edits: made)
+        edits.record(rev: rev, author: event.author, edits: made)
         oldestStoredRev = max(oldestStoredRev, rev - settings.historyWindow + 1)
     }
 
-    /// The last seq applied from `client` (0 when none).
-    func lastSeq(of client: String) -> Int64 { progress[client]?.lastSeq ?? 0 }
+    /// The last seq applied from `author` (0 when none).
+    func lastSeq(of author: Peer) -> Int64 { progress[author]?.lastSeq ?? 0 }
 
-    /// Whether `client` may be one whose progress this room forgot (so its `lastSeq` of 0 says nothing).
-    func mayHaveForgotten(_ client: String) -> Bool { hasForgottenClients && progress[client] == nil }
+    /// Whether `author` may be one whose progress this room forgot (so its `lastSeq` of 0 says nothing).
+    func mayHaveForgotten(_ author: Peer) -> Bool { hasForgottenClients && progress[author] == nil }
 
     /// Keeps exactly-once memory bounded: forgets client ids not heard from for `progressTTL` (looked for at
     /// most hourly), and beyond `maxTrackedClients` plus a sixteenth the least recently seen (oldest
-    /// `lastRev` first) down to `maxTrackedClients`. Returns the client ids forgotten.
-    private mutating func boundProgress(now: Int64) -> [String] {
+    /// `lastRev` first) down to `maxTrackedClients`. Returns the authors forgotten.
+    private mutating func boundProgress(now: Int64) -> [Peer] {
         guard boundsProgress else { return [] }
-        var forgotten: [String] = []
+        var forgotten: [Peer] = []
         if now >= nextExpirySweep {
             let ttl = settings.progressTTL
             for (client, entry) in progress where now - entry.lastSeen > ttl { forgotten.append(client) }
@@ -198,9 +199,10 @@ package struct RoomCore: Sendable {
     /// the reject reaches it. A base older than the recent history is rejected `base_too_old` when an
     /// array was edited after it (otherwise there is nothing to rebase over).
     mutating func submit(seq: Int64, ops submitted: [PatchOp], base: Int64? = nil, author: SessionIdentity, now: Int64 = 0) -> Submission {
-        if let known = progress[author.client], seq <= known.lastSeq {
+        let key = author.peer
+        if let known = progress[key], seq <= known.lastSeq {
             if seq == known.lastSeq { return .duplicate(seq: seq, rev: known.lastRev) }
-            return .duplicate(seq: seq, rev: recent.revision(client: author.client, seq: seq))
+            return .duplicate(seq: seq, rev: recent.revision(author: key, seq: seq))
         }
         guard author.role != .viewer else {
             return .rejected(seq: seq, .forbidden(reason: "a viewer may not change the room"))
@@ -211,14 +213,14 @@ package struct RoomCore: Sendable {
         var ops = submitted
         if let base {
             do {
-                let rebase = try edits.rebase(submitted, base: base, latest: rev, client: author.client, context: rebases[author.client])
+                let rebase = try edits.rebase(submitted, base: base, latest: rev, author: key, context: rebases[key])
                 ops = rebase.ops
-                rebases[author.client] = rebase.context
+                rebases[key] = rebase.context
             } catch {
                 return .rejected(seq: seq, error)
             }
         } else {
-            rebases.removeValue(forKey: author.client)
+            rebases.removeValue(forKey: key)
         }
         var made: [ArrayEdit] = []
         do {
@@ -231,14 +233,14 @@ package struct RoomCore: Sendable {
         var encodedOps: [UInt8] = []
         PatchOp.write(ops, into: &encodedOps)
         let event = PatchEvent(rev: rev, user: author.user, client: author.client, seq: seq, ops: ops, encodedOps: encodedOps)
-        let known = progress.updateValue(ClientProgress(lastSeq: seq, lastRev: rev, lastSeen: now), forKey: author.client) != nil
+        let known = progress.updateValue(ClientProgress(lastSeq: seq, lastRev: rev, lastSeen: now), forKey: key) != nil
         var forgotten = !known || now >= nextExpirySweep ? boundProgress(now: now) : []
         if !unstoredForgets.isEmpty {
             forgotten = unstoredForgets.filter { progress[$0] == nil } + forgotten
             unstoredForgets = []
         }
         recent.append(event)
-        edits.record(rev: rev, client: author.client, edits: made)
+        edits.record(rev: rev, author: key, edits: made)
         var writes: [StorageWrite] = [.appendPatch(StoredPatch(room: name, event: event, time: now))]
         if !forgotten.isEmpty { writes.append(.forgetClients(room: name, clients: forgotten)) }
         if rev - snapshotRev >= settings.snapshotInterval {

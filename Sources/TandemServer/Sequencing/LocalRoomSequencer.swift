@@ -13,7 +13,7 @@ struct LocalRoomSequencer: RoomSequencer {
     func attach(_ room: Room) {}
 
     func submit(_ patch: SubmittedPatch, core: inout RoomCore, room: Room) -> SubmitDecision {
-        let client = patch.author.client
+        let author = patch.author.peer
         if let ifRev = patch.ifRev, ifRev != core.rev { return .conflict(rev: core.rev) }
         switch core.submit(seq: patch.seq, ops: patch.ops, base: patch.base, author: patch.author, now: wallClock()) {
         case .applied(let event, let writes, _):
@@ -31,9 +31,9 @@ struct LocalRoomSequencer: RoomSequencer {
             // Every patch up to `fallback` was queued before this read, so it is released when the answer comes.
             let fallback = core.rev
             commits.read({ [name] (store) throws(StorageError) -> Int64 in
-                try store.revision(room: name, client: client, seq: seq) ?? fallback
+                try store.revision(room: name, author: author, seq: seq) ?? fallback
             }) { result in
-                room.settle(.ack(seq: seq, rev: (try? result.get()) ?? fallback, duplicate: true), seq: seq, client: client)
+                room.settle(.ack(seq: seq, rev: (try? result.get()) ?? fallback, duplicate: true), seq: seq, author: author)
             }
             return .awaiting
         case .rejected(let seq, let error):
@@ -62,5 +62,5 @@ struct LocalRoomSequencer: RoomSequencer {
     }
 
     func publish(_ signal: ServerMessage) {}
-    func participantLeft(_ client: String) {}
+    func participantLeft(_ peer: Peer) {}
 }

@@ -24,7 +24,7 @@ package protocol RoomSequencer: Sendable {
     func publish(_ signal: ServerMessage)
 
     /// A participant the others had been told of left this node (cross-node presence forgets it).
-    func participantLeft(_ client: String)
+    func participantLeft(_ peer: Peer)
 }
 
 /// A patch a participant submitted, as the room hands it to its sequencer.

@@ -219,7 +219,7 @@ final class ServerSession: Sendable {
             state.phase = .closed
             return left
         }
-        if let (room, identity) = left { room.disconnect(id, client: identity.client, clean: clean) }
+        if let (room, identity) = left { room.disconnect(id, peer: identity.peer, clean: clean) }
     }
 
     // MARK: - Actions
@@ -242,7 +242,7 @@ final class ServerSession: Sendable {
         case .reply(let message):
             sink.send(OutboundMessage(message))
         case .close(let code, let error, let message, let left):
-            if let (room, identity) = left { room.disconnect(id, client: identity.client, clean: false) }
+            if let (room, identity) = left { room.disconnect(id, peer: identity.peer, clean: false) }
             context.logger.info("session.closed", LogField("connection", id.description), LogField("code", "\(code.rawValue)"), LogField("reason", message))
             sink.close(code, error: OutboundMessage(.error(code: error, message: message)))
         case .join(let roomName, let request, let refusal):
@@ -262,13 +262,13 @@ final class ServerSession: Sendable {
             if context.writes.limits, context.writes.take(room: room.name, user: identity.user, now: context.monotonicNow()) != nil {
                 return writesTooFast(room, identity)
             }
-            room.submit(seq: seq, ops: ops, base: base, from: id, client: identity.client)
+            room.submit(seq: seq, ops: ops, base: base, from: id, peer: identity.peer)
         case .presence(let data):
             if let refusal = depthRefusal(of: data, "presence.data") { return sink.send(OutboundMessage(refusal)) }
-            room.updatePresence(data, from: id, client: identity.client)
+            room.updatePresence(data, from: id, peer: identity.peer)
         case .signal(let event, let data):
             if let refusal = depthRefusal(of: data, "signal.data") { return sink.send(OutboundMessage(refusal)) }
-            room.signal(event: event, data: data, from: id, client: identity.client)
+            room.signal(event: event, data: data, from: id, peer: identity.peer)
         case .ping(let t):
             sink.send(OutboundMessage(.pong(t: t)))
         case .hello:
@@ -319,7 +319,7 @@ final class ServerSession: Sendable {
             }
             guard let batch else {
                 // Closed while joining: leave at once.
-                room.disconnect(id, client: identity.client, clean: false)
+                room.disconnect(id, peer: identity.peer, clean: false)
                 return
             }
             if batch.isEmpty { return }

@@ -1,3 +1,5 @@
+import TandemProtocol
+
 /// A `RoomStore` that keeps everything in memory: for tests, and for measuring what durability
 /// costs. Nothing survives the process.
 public final class InMemoryRoomStore: RoomStore {
@@ -7,7 +9,7 @@ public final class InMemoryRoomStore: RoomStore {
         var snapshot: [UInt8]
         var snapshotRev: Int64
         var patches: [StoredPatch]
-        var clients: [String: ClientProgress]
+        var clients: [Peer: ClientProgress]
         var forgotClients = false
         /// Every kept snapshot, oldest first (the latest is `snapshot`).
         var snapshots: [StoredSnapshot] = []
@@ -60,7 +62,7 @@ public final class InMemoryRoomStore: RoomStore {
             case .appendPatch(let patch):
                 rooms[patch.room]!.patches.append(patch)
                 rooms[patch.room]!.rev = patch.rev
-                rooms[patch.room]!.clients[patch.client] = ClientProgress(lastSeq: patch.seq, lastRev: patch.rev, lastSeen: patch.time)
+                rooms[patch.room]!.clients[patch.author] = ClientProgress(lastSeq: patch.seq, lastRev: patch.rev, lastSeen: patch.time)
             case .snapshot(let room, let rev, let state, let keepFrom):
                 rooms[room]!.snapshot = state
                 rooms[room]!.snapshotRev = rev
@@ -110,9 +112,9 @@ public final class InMemoryRoomStore: RoomStore {
         rooms[room]?.snapshots.last { $0.rev <= rev }
     }
 
-    /// See `RoomStore.revision(room:client:seq:)`.
-    public func revision(room: String, client: String, seq: Int64) throws(StorageError) -> Int64? {
-        rooms[room]?.patches.first { $0.client == client && $0.seq == seq }?.rev
+    /// See `RoomStore.revision(room:author:seq:)`.
+    public func revision(room: String, author: Peer, seq: Int64) throws(StorageError) -> Int64? {
+        rooms[room]?.patches.first { $0.seq == seq && $0.author == author }?.rev
     }
 
     /// See `RoomStore.invites()`.

@@ -1,3 +1,5 @@
+import TandemProtocol
+
 /// Durable storage of rooms: snapshots, the patch history of the resume window, client progress, and the
 /// rooms' invitations and deny entries.
 ///
@@ -16,8 +18,8 @@ public protocol RoomStore: AnyObject {
     /// The newest stored snapshot of the room at or before `rev` (the state right after that rev), or
     /// nil when none is kept that early.
     func snapshot(room: String, atOrBefore rev: Int64) throws(StorageError) -> StoredSnapshot?
-    /// The rev at which `client` first had `seq` applied, if that patch is still stored.
-    func revision(room: String, client: String, seq: Int64) throws(StorageError) -> Int64?
+    /// The rev at which `author` first had `seq` applied, if that patch is still stored.
+    func revision(room: String, author: Peer, seq: Int64) throws(StorageError) -> Int64?
     /// Every stored invitation, in code order.
     func invites() throws(StorageError) -> [StoredInvite]
     /// Every stored deny entry, ordered by room and user.

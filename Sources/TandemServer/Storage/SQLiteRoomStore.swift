@@ -1,3 +1,5 @@
+import TandemProtocol
+
 /// The default `RoomStore`: one SQLite database in WAL mode (`<data>/tandem.sqlite`).
 ///
 /// Durability: every `apply` is one transaction. With `synchronous=NORMAL` (the default here)
@@ -5,12 +7,17 @@
 /// before `COMMIT` returns. `synchronous=FULL` (`durability: .full`) also survives power loss,
 /// at the cost of an fsync per transaction — group commit amortizes it.
 ///
-/// A client's progress (last seq and its rev) is read from its newest patch while that patch is
-/// in the history; the `clients` table receives it only when trimming removes the patch (in the
-/// same transaction), so appending a patch writes one row and nothing else. There is deliberately no
-/// index by client: its entries land on random pages, so every group commit rewrote most of them
-/// into the WAL (see docs/bench/storage.md). Looking up a client's seq (`revision`) scans the room's
-/// history instead; it is only needed for a duplicate older than the room's in-memory recent events.
+/// An author's progress (a user's client id: last seq and its rev) is read from its newest patch while
+/// that patch is in the history; the `progress` table receives it only when trimming removes the patch
+/// (in the same transaction), so appending a patch writes one row and nothing else. There is
+/// deliberately no index by author: its entries land on random pages, so every group commit rewrote
+/// most of them into the WAL (see docs/bench/storage.md). Looking up an author's seq (`revision`) scans
+/// the room's history instead; it is only needed for a duplicate older than the room's in-memory recent
+/// events.
+///
+/// Databases whose progress was kept per bare client id (table `clients`) are moved on at open: whose
+/// such a row was cannot be known, so the rows go and their rooms say they forgot some progress (a
+/// client they no longer know is told so in its welcome, and drops what it cannot know was applied).
 public final class SQLiteRoomStore: RoomStore {
     /// How hard a commit presses the data to disk.
     public enum Durability: Sendable {
@@ -85,24 +92,24 @@ public final class SQLiteRoomStore: RoomStore {
         do {
             database = try SQLiteDatabase(path: path)
             try database.execute(writer ? Self.writerSetup(durability) : Self.readerSetup)
-            if writer { try Self.addMissingColumns(database) }
+            if writer { try Self.addMissingColumns(database); try Self.dropUnownedProgress(database) }
             insertRoom = try database.prepare("INSERT OR REPLACE INTO rooms (room, epoch, rev, snapshot, snapshot_rev) VALUES (?, ?, 0, ?, 0)")
             insertPatch = try database.prepare("INSERT INTO patches (room, rev, user, client, seq, ops, time) VALUES (?, ?, ?, ?, ?, ?, ?)")
             insertPatchRows = try database.prepare("INSERT INTO patches (room, rev, user, client, seq, ops, time) VALUES "
                 + Array(repeating: "(?, ?, ?, ?, ?, ?, ?)", count: Self.rowsPerInsert).joined(separator: ", "))
-            // Before patches are trimmed, each affected client's newest trimmed patch becomes its
+            // Before patches are trimmed, each affected author's newest trimmed patch becomes its
             // stored progress (SQLite takes the bare `seq` from the row with max(rev)).
             foldProgress = try database.prepare("""
-                INSERT INTO clients (room, client, last_seq, last_rev, last_seen)
-                SELECT room, client, seq, max(rev), time FROM patches WHERE room = ?1 AND rev < ?2 GROUP BY client
-                ON CONFLICT (room, client) DO UPDATE SET last_seq = excluded.last_seq, last_rev = excluded.last_rev, last_seen = excluded.last_seen
-                WHERE excluded.last_rev > clients.last_rev
+                INSERT INTO progress (room, user, client, last_seq, last_rev, last_seen)
+                SELECT room, user, client, seq, max(rev), time FROM patches WHERE room = ?1 AND rev < ?2 GROUP BY user, client
+                ON CONFLICT (room, user, client) DO UPDATE SET last_seq = excluded.last_seq, last_rev = excluded.last_rev, last_seen = excluded.last_seen
+                WHERE excluded.last_rev > progress.last_rev
                 """)
             updateRev = try database.prepare("UPDATE rooms SET rev = ? WHERE room = ?")
             updateSnapshot = try database.prepare("UPDATE rooms SET snapshot = ?, snapshot_rev = ? WHERE room = ?")
             trimPatches = try database.prepare("DELETE FROM patches WHERE room = ? AND rev < ?")
             deleteRoomPatches = try database.prepare("DELETE FROM patches WHERE room = ?")
-            deleteRoomClients = try database.prepare("DELETE FROM clients WHERE room = ?")
+            deleteRoomClients = try database.prepare("DELETE FROM progress WHERE room = ?")
             deleteRoomRow = try database.prepare("DELETE FROM rooms WHERE room = ?")
             insertSnapshot = try database.prepare("INSERT OR REPLACE INTO snapshots (room, rev, state) VALUES (?, ?, ?)")
             trimSnapshots = try database.prepare("DELETE FROM snapshots WHERE room = ? AND rev < ?")
@@ -111,13 +118,13 @@ public final class SQLiteRoomStore: RoomStore {
             deleteRoomSnapshots = try database.prepare("DELETE FROM snapshots WHERE room = ?")
             selectSnapshot = try database.prepare("SELECT rev, state FROM snapshots WHERE room = ? AND rev <= ? ORDER BY rev DESC LIMIT 1")
             selectRoom = try database.prepare("SELECT epoch, rev, snapshot, snapshot_rev, forgot_clients FROM rooms WHERE room = ?")
-            selectClients = try database.prepare("SELECT client, last_seq, last_rev, last_seen FROM clients WHERE room = ?")
-            selectPatchProgress = try database.prepare("SELECT client, seq, max(rev), time FROM patches WHERE room = ? GROUP BY client")
+            selectClients = try database.prepare("SELECT user, client, last_seq, last_rev, last_seen FROM progress WHERE room = ?")
+            selectPatchProgress = try database.prepare("SELECT user, client, seq, max(rev), time FROM patches WHERE room = ? GROUP BY user, client")
             selectPatches = try database.prepare("SELECT rev, user, client, seq, ops, time FROM patches WHERE room = ? AND rev > ? ORDER BY rev LIMIT ?")
-            deleteClient = try database.prepare("DELETE FROM clients WHERE room = ? AND client = ?")
+            deleteClient = try database.prepare("DELETE FROM progress WHERE room = ? AND user = ? AND client = ?")
             markForgotClients = try database.prepare("UPDATE rooms SET forgot_clients = 1 WHERE room = ?")
             selectOldest = try database.prepare("SELECT min(rev) FROM patches WHERE room = ?")
-            selectSeqRev = try database.prepare("SELECT rev FROM patches WHERE room = ? AND client = ? AND seq = ?")
+            selectSeqRev = try database.prepare("SELECT rev FROM patches WHERE room = ? AND user = ? AND client = ? AND seq = ?")
             upsertInvite = try database.prepare("""
                 INSERT OR REPLACE INTO invites (code, room, role, created_by, created_at, expires_at, uses_left, revoked)
                 VALUES (?, ?, ?, ?, ?, ?, ?, ?)
@@ -158,9 +165,9 @@ public final class SQLiteRoomStore: RoomStore {
             seq INTEGER NOT NULL, ops BLOB NOT NULL, time INTEGER NOT NULL DEFAULT 0, PRIMARY KEY (room, rev)
         ) WITHOUT ROWID;
         DROP INDEX IF EXISTS patches_by_client;
-        CREATE TABLE IF NOT EXISTS clients (
-            room TEXT NOT NULL, client TEXT NOT NULL, last_seq INTEGER NOT NULL, last_rev INTEGER NOT NULL,
-            last_seen INTEGER NOT NULL DEFAULT 0, PRIMARY KEY (room, client)
+        CREATE TABLE IF NOT EXISTS progress (
+            room TEXT NOT NULL, user TEXT NOT NULL, client TEXT NOT NULL, last_seq INTEGER NOT NULL,
+            last_rev INTEGER NOT NULL, last_seen INTEGER NOT NULL DEFAULT 0, PRIMARY KEY (room, user, client)
         ) WITHOUT ROWID;
         CREATE TABLE IF NOT EXISTS snapshots (
             room TEXT NOT NULL, rev INTEGER NOT NULL, state BLOB NOT NULL, PRIMARY KEY (room, rev)
@@ -182,11 +189,27 @@ public final class SQLiteRoomStore: RoomStore {
 
     /// Columns a database created by an earlier version lacks (0 reads as "not known"), added in place.
     private static func addMissingColumns(_ database: SQLiteDatabase) throws(SQLiteError) {
-        for (table, column) in [("rooms", "forgot_clients"), ("patches", "time"), ("clients", "last_seen")] {
+        for (table, column) in [("rooms", "forgot_clients"), ("patches", "time")] {
             let probe = try database.prepare("SELECT count(*) FROM pragma_table_info('\(table)') WHERE name = '\(column)'")
             guard try probe.step(), probe.int64(at: 0) == 0 else { continue }
             try database.execute("ALTER TABLE \(table) ADD COLUMN \(column) INTEGER NOT NULL DEFAULT 0")
         }
+    }
+
+    /// Progress kept per bare client id (table `clients`, from versions before progress belonged to a
+    /// user's client id) cannot be given an owner: it goes, and its rooms remember having forgotten some.
+    private static func dropUnownedProgress(_ database: SQLiteDatabase) throws(SQLiteError) {
+        let probe = try database.prepare("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'clients'")
+        let found = try probe.step() && probe.int64(at: 0) > 0
+        // A statement still stepping locks the schema: DROP TABLE would fail.
+        probe.reset()
+        guard found else { return }
+        try database.execute("""
+            BEGIN;
+            UPDATE rooms SET forgot_clients = 1 WHERE room IN (SELECT room FROM clients);
+            DROP TABLE clients;
+            COMMIT;
+            """)
     }
 
     /// A reader's settings: it waits for a lock like the writer does, and cannot write.
@@ -221,21 +244,21 @@ public final class SQLiteRoomStore: RoomStore {
             let snapshotRev = selectRoom.int64(at: 3)
             let forgotClients = selectRoom.int64(at: 4) != 0
 
-            var clients: [String: ClientProgress] = [:]
+            var clients: [Peer: ClientProgress] = [:]
             defer { selectClients.reset() }
             try selectClients.bind(room, at: 1)
             while try selectClients.step() {
-                clients[selectClients.text(at: 0) ?? ""] = ClientProgress(lastSeq: selectClients.int64(at: 1), lastRev: selectClients.int64(at: 2),
-                                                                          lastSeen: selectClients.int64(at: 3))
+                let author = Peer(user: selectClients.text(at: 0) ?? "", client: selectClients.text(at: 1) ?? "")
+                clients[author] = ClientProgress(lastSeq: selectClients.int64(at: 2), lastRev: selectClients.int64(at: 3), lastSeen: selectClients.int64(at: 4))
             }
             // Patches still in the history are newer than anything folded into `clients`.
             defer { selectPatchProgress.reset() }
             try selectPatchProgress.bind(room, at: 1)
             while try selectPatchProgress.step() {
-                let progress = ClientProgress(lastSeq: selectPatchProgress.int64(at: 1), lastRev: selectPatchProgress.int64(at: 2),
-                                              lastSeen: selectPatchProgress.int64(at: 3))
-                let client = selectPatchProgress.text(at: 0) ?? ""
-                if progress.lastRev > clients[client]?.lastRev ?? 0 { clients[client] = progress }
+                let progress = ClientProgress(lastSeq: selectPatchProgress.int64(at: 2), lastRev: selectPatchProgress.int64(at: 3),
+                                              lastSeen: selectPatchProgress.int64(at: 4))
+                let author = Peer(user: selectPatchProgress.text(at: 0) ?? "", client: selectPatchProgress.text(at: 1) ?? "")
+                if progress.lastRev > clients[author]?.lastRev ?? 0 { clients[author] = progress }
             }
 
             defer { selectOldest.reset() }
@@ -341,8 +364,10 @@ public final class SQLiteRoomStore: RoomStore {
                             try deleteDenialStatement.bind(room, at: 1); try deleteDenialStatement.bind(user, at: 2)
                         }
                     case .forgetClients(let room, let clients):
-                        for client in clients {
-                            try run(deleteClient) { () throws(SQLiteError) in try deleteClient.bind(room, at: 1); try deleteClient.bind(client, at: 2) }
+                        for author in clients {
+                            try run(deleteClient) { () throws(SQLiteError) in
+                                try deleteClient.bind(room, at: 1); try deleteClient.bind(author.user, at: 2); try deleteClient.bind(author.client, at: 3)
+                            }
                         }
                         try run(markForgotClients) { () throws(SQLiteError) in try markForgotClients.bind(room, at: 1) }
                     case .deleteRoom(let room):
@@ -455,7 +480,7 @@ public final class SQLiteRoomStore: RoomStore {
     }
 
     /// Trims `room`'s history back to the newest snapshot before `keepFrom`, so that every state from
-    /// that snapshot on can still be rebuilt; the progress of the patches that go moves to the clients.
+    /// that snapshot on can still be rebuilt; the progress of the patches that go moves to `progress`.
     private func trimHistory(room: String, keepFrom: Int64) throws(SQLiteError) {
         let floor = try snapshotFloor(room: room, before: keepFrom)
         try run(foldProgress) { () throws(SQLiteError) in try foldProgress.bind(room, at: 1); try foldProgress.bind(floor + 1, at: 2) }
@@ -505,13 +530,14 @@ public final class SQLiteRoomStore: RoomStore {
         }
     }
 
-    /// See `RoomStore.revision(room:client:seq:)`.
-    public func revision(room: String, client: String, seq: Int64) throws(StorageError) -> Int64? {
+    /// See `RoomStore.revision(room:author:seq:)`.
+    public func revision(room: String, author: Peer, seq: Int64) throws(StorageError) -> Int64? {
         do {
             defer { selectSeqRev.reset() }
             try selectSeqRev.bind(room, at: 1)
-            try selectSeqRev.bind(client, at: 2)
-            try selectSeqRev.bind(seq, at: 3)
+            try selectSeqRev.bind(author.user, at: 2)
+            try selectSeqRev.bind(author.client, at: 3)
+            try selectSeqRev.bind(seq, at: 4)
             return try selectSeqRev.step() ? selectSeqRev.int64(at: 0) : nil
         } catch {
             throw .database(error)

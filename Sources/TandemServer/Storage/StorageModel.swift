@@ -1,3 +1,5 @@
+import TandemProtocol
+
 /// One applied patch as stored: its place in the room's order, its author, and its ops as the
 /// compact JSON array bytes that go on the wire.
 public struct StoredPatch: Sendable, Equatable {
@@ -26,9 +28,12 @@ public struct StoredPatch: Sendable, Equatable {
         self.ops = ops
         self.time = time
     }
+
+    /// The author: the user and its client id, whose progress the patch advances.
+    public var author: Peer { Peer(user: user, client: client) }
 }
 
-/// How far one client id has got in one room: the last seq applied and the rev it produced.
+/// How far one author (a user's client id) has got in one room: the last seq applied and the rev it produced.
 public struct ClientProgress: Sendable, Equatable {
     /// Highest seq applied from this client id.
     public var lastSeq: Int64
@@ -61,8 +66,8 @@ public struct RoomRecord: Sendable, Equatable {
     public var snapshotRev: Int64
     /// Patches with rev > `snapshotRev`, in rev order, to replay onto the snapshot.
     public var patchesAfterSnapshot: [StoredPatch]
-    /// Progress per client id.
-    public var clients: [String: ClientProgress]
+    /// Progress per author (user and client id).
+    public var clients: [Peer: ClientProgress]
     /// The oldest rev whose patch is still stored (resume from `oldestRev - 1` or later replays).
     public var oldestRev: Int64
     /// Whether the room has forgotten the progress of any client id (`StorageWrite.forgetClients`).
@@ -70,7 +75,7 @@ public struct RoomRecord: Sendable, Equatable {
 
     /// Creates a record.
     public init(room: String, epoch: String, rev: Int64, snapshot: [UInt8], snapshotRev: Int64,
-                patchesAfterSnapshot: [StoredPatch], clients: [String: ClientProgress], oldestRev: Int64, forgotClients: Bool = false) {
+                patchesAfterSnapshot: [StoredPatch], clients: [Peer: ClientProgress], oldestRev: Int64, forgotClients: Bool = false) {
         self.room = room
         self.epoch = epoch
         self.rev = rev
@@ -101,8 +106,8 @@ public enum StorageWrite: Sendable, Equatable {
     case saveDenial(StoredDenial)
     /// Forgets a deny entry (expired).
     case deleteDenial(room: String, user: String)
-    /// The room forgot these client ids' progress (exactly-once memory is bounded); it remembers that it did.
-    case forgetClients(room: String, clients: [String])
+    /// The room forgot these authors' progress (exactly-once memory is bounded); it remembers that it did.
+    case forgetClients(room: String, clients: [Peer])
     /// History committed before `olderThan` (unix ms) may go, but none from rev `keepingFrom` on (the
     /// resume window): trimmed like a snapshot's `keepFrom`, back to the newest snapshot before the
     /// first patch kept.

@@ -220,7 +220,7 @@ struct SyncSimulation {
             stats.snapshots += 1
             sync = .state(core.document.root)
         }
-        let welcome = Welcome(epoch: core.epoch, rev: core.rev, sync: sync, lastSeq: core.lastSeq(of: clients[index].identity.client),
+        let welcome = Welcome(epoch: core.epoch, rev: core.rev, sync: sync, lastSeq: core.lastSeq(of: clients[index].identity.peer),
                               you: clients[index].identity, participants: [], limits: limits)
         clients[index].toClient.append(.welcome(welcome))
     }
@@ -265,7 +265,7 @@ struct SyncSimulation {
         case .duplicate(let seq, let rev):
             // A seq skipped because a later one of a lost connection got in first is never applied: the
             // author's later list changes were made on top of it.
-            if core.recent.revision(client: clients[index].identity.client, seq: seq) == nil, Self.touchesList(ops) { intentKept = false }
+            if core.recent.revision(author: clients[index].identity.peer, seq: seq) == nil, Self.touchesList(ops) { intentKept = false }
             if current { clients[index].toClient.append(.ack(seq: seq, rev: rev ?? core.rev, duplicate: true)) }
         case .rejected(let seq, let error):
             if Self.touchesList(ops) { intentKept = false }

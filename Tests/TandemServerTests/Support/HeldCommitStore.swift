@@ -1,5 +1,6 @@
 import Dispatch
 import Synchronization
+import TandemProtocol
 @testable import TandemServer
 
 /// A store whose first commit of a patch waits until the test releases it (on the storage thread, never
@@ -16,7 +17,7 @@ final class HeldCommitStore: RoomStore, @unchecked Sendable {
     }
     func loadRoom(_ room: String) throws(StorageError) -> RoomRecord? { try inner.loadRoom(room) }
     func patches(room: String, after: Int64, limit: Int) throws(StorageError) -> [StoredPatch] { try inner.patches(room: room, after: after, limit: limit) }
-    func revision(room: String, client: String, seq: Int64) throws(StorageError) -> Int64? { try inner.revision(room: room, client: client, seq: seq) }
+    func revision(room: String, author: Peer, seq: Int64) throws(StorageError) -> Int64? { try inner.revision(room: room, author: author, seq: seq) }
     func invites() throws(StorageError) -> [StoredInvite] { try inner.invites() }
     func denials() throws(StorageError) -> [StoredDenial] { try inner.denials() }
 }

@@ -1,3 +1,5 @@
+import TandemProtocol
+
 /// One group commit as the journal stores it: its position in the journal and the writes, in order.
 ///
 /// Framing on disk: payload length (UInt32), CRC-32 of the rest (UInt32), position (UInt64), payload,
@@ -15,9 +17,11 @@ struct JournalRecord: Equatable, Sendable {
     /// The largest payload accepted when reading back: a length beyond it is a damaged header, not a record.
     static let maxPayload = 1 << 30
 
-    /// `appendPatch` is the form of journals written before patches carried their time; it is still read.
+    /// `appendPatch` is the form of journals written before patches carried their time, `forgetClients`
+    /// that of journals written before progress belonged to a user's client id; both are still read.
     private enum Tag: UInt8 {
         case createRoom = 1, appendPatch, snapshot, saveInvite, deleteInvite, saveDenial, deleteDenial, appendTimedPatch, forgetClients, deleteRoom, expireHistory
+        case forgetAuthors
     }
 
     /// The framed bytes to append to a segment file.
@@ -100,10 +104,10 @@ struct JournalRecord: Equatable, Sendable {
         case .deleteDenial(let room, let user):
             out.append(Tag.deleteDenial.rawValue)
             put(room, into: &out); put(user, into: &out)
-        case .forgetClients(let room, let clients):
-            out.append(Tag.forgetClients.rawValue)
-            put(room, into: &out); put(UInt32(truncatingIfNeeded: clients.count), into: &out)
-            for client in clients { put(client, into: &out) }
+        case .forgetClients(let room, let authors):
+            out.append(Tag.forgetAuthors.rawValue)
+            put(room, into: &out); put(UInt32(truncatingIfNeeded: authors.count), into: &out)
+            for author in authors { put(author.user, into: &out); put(author.client, into: &out) }
         case .deleteRoom(let room):
             out.append(Tag.deleteRoom.rawValue)
             put(room, into: &out)
@@ -148,14 +152,22 @@ struct JournalRecord: Equatable, Sendable {
             guard let room = reader.string(), let user = reader.string() else { return nil }
             return .deleteDenial(room: room, user: user)
         case .forgetClients:
+            // Bare client ids, whose owner is not known: progress kept under them was dropped when storage
+            // moved to authors (`SQLiteRoomStore`), so only the room's having forgotten carries over.
             guard let room = reader.string(), let count = reader.uint32(), Int(count) <= reader.end - reader.offset else { return nil }
-            var clients: [String] = []
-            clients.reserveCapacity(Int(count))
             for _ in 0..<count {
-                guard let client = reader.string() else { return nil }
-                clients.append(client)
+                guard reader.string() != nil else { return nil }
             }
-            return .forgetClients(room: room, clients: clients)
+            return .forgetClients(room: room, clients: [])
+        case .forgetAuthors:
+            guard let room = reader.string(), let count = reader.uint32(), Int(count) <= reader.end - reader.offset else { return nil }
+            var authors: [Peer] = []
+            authors.reserveCapacity(Int(count))
+            for _ in 0..<count {
+                guard let user = reader.string(), let client = reader.string() else { return nil }
+                authors.append(Peer(user: user, client: client))
+            }
+            return .forgetClients(room: room, clients: authors)
         case .deleteRoom:
             guard let room = reader.string() else { return nil }
             return .deleteRoom(room: room)

@@ -1,3 +1,5 @@
+import TandemProtocol
+
 import Foundation
 import Synchronization
 
@@ -177,15 +179,15 @@ public final class JournaledRoomStore: RoomStore {
         return try materializer.read { (storage) throws(StorageError) in try storage.snapshot(room: room, atOrBefore: rev) }
     }
 
-    /// See `RoomStore.revision(room:client:seq:)`.
-    public func revision(room: String, client: String, seq: Int64) throws(StorageError) -> Int64? {
+    /// See `RoomStore.revision(room:author:seq:)`.
+    public func revision(room: String, author: Peer, seq: Int64) throws(StorageError) -> Int64? {
         let answer: Int64?? = try readSnapshot { (storage, position) throws(StorageError) in
             guard !unstored.reshapes(room, after: position) else { return nil }
-            if let rev = unstored.revision(room: room, client: client, seq: seq, after: position) { return .some(rev) }
-            return .some(try storage.revision(room: room, client: client, seq: seq))
+            if let rev = unstored.revision(room: room, author: author, seq: seq, after: position) { return .some(rev) }
+            return .some(try storage.revision(room: room, author: author, seq: seq))
         }
         if let answer { return answer }
-        return try materializer.read { (storage) throws(StorageError) in try storage.revision(room: room, client: client, seq: seq) }
+        return try materializer.read { (storage) throws(StorageError) in try storage.revision(room: room, author: author, seq: seq) }
     }
 
     /// See `RoomStore.invites()`.

@@ -1,3 +1,5 @@
+import TandemProtocol
+
 /// The records the lane has journaled that the database may not hold yet, and what a read can learn
 /// from them on top of a database snapshot — so that a read does not have to wait for the materializer.
 ///
@@ -87,10 +89,10 @@ struct UnstoredWrites {
         return result
     }
 
-    /// The rev of `client`'s patch `seq` in `room` among the records after `position`, if one is there.
-    func revision(room: String, client: String, seq: Int64, after position: UInt64) -> Int64? {
+    /// The rev of `author`'s patch `seq` in `room` among the records after `position`, if one is there.
+    func revision(room: String, author: Peer, seq: Int64, after position: UInt64) -> Int64? {
         for write in writes(after: position) {
-            if case .appendPatch(let patch) = write, patch.room == room, patch.client == client, patch.seq == seq {
+            if case .appendPatch(let patch) = write, patch.room == room, patch.seq == seq, patch.author == author {
                 return patch.rev
             }
         }
