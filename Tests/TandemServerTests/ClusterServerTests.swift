@@ -150,6 +150,28 @@ struct ClusterServerTests {
         await redis.stop()
     }
 
+    @Test("a viewer's patch over the socket is refused forbidden on a cluster node; the room does not move, and a guest's next patch takes rev 1")
+    func aViewerCannotWriteOverTheSocketInACluster() async throws {
+        let redis = try await RedisServerProcess.start()
+        let nodes = try (0..<2).map { _ in try Self.startNode(redisPort: redis.port) }
+        let group = try EventLoopGroup(threads: 1)
+        let (viewer, _) = try await Self.join(nodes[0].syncURL, user: "v", client: "v1", role: .viewer, loop: group.next())
+        try await viewer.send(.patch(seq: 1, ops: Self.set("n", 1)))
+        var reply: ServerMessage?
+        while let message = await viewer.next(timeout: .seconds(30)) {
+            if case .reject = message { reply = message; break }
+            if case .ack = message { reply = message; break }
+        }
+        guard case .reject(1, .forbidden, _)? = reply else { Issue.record("expected forbidden, got \(String(describing: reply))"); return }
+        let (guest, welcome) = try await Self.join(nodes[1].syncURL, user: "g", client: "g1", role: .guest, loop: group.next())
+        #expect(welcome.rev == 0 && welcome.sync == .state(.emptyObject), "nothing of the viewer's reached the room")
+        try await guest.send(.patch(seq: 1, ops: Self.set("n", 2)))
+        #expect(await Self.revs(guest, count: 1) == [1])
+        for node in nodes { await node.shutdown() }
+        await Self.shutDown(group)
+        await redis.stop()
+    }
+
     @Test("a patch on an older base is rebased over what another node's client applied since; the ack carries the ops applied")
     func patchesAreRebasedAcrossNodes() async throws {
         let redis = try await RedisServerProcess.start()

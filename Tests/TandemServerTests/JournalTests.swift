@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import TandemProtocol
 import Testing
 @testable import TandemServer
@@ -226,6 +227,23 @@ import TandemSubprocess
         try store.waitUntilMaterialized()
         #expect(store.materializedBatches == 1)
         #expect(try store.patches(room: "lobby", after: 98, limit: 10).map(\.rev) == [99, 100])
+    }
+
+    @Test("--durability full presses every commit's record to disk before the commit returns; the default does not",
+          arguments: [(SQLiteRoomStore.Durability.full, 3), (.processCrash, 0)])
+    func fullDurabilitySyncsEachCommit(durability: SQLiteRoomStore.Durability, syncs: Int) throws {
+        let folder = Self.folder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let calls = Atomic<Int>(0)
+        let store = try JournaledRoomStore(databasePath: folder + "/tandem.sqlite", journalFolder: folder + "/journal", durability: durability,
+                                           segmentBytes: 8 << 20, materializeInterval: .seconds(3600), onMaterializeFailure: { _ in },
+                                           maxWritesPerTransaction: 1024, maxPending: 1 << 16, runsMaterializer: false,
+                                           synchronize: { descriptor in calls.add(1, ordering: .relaxed); return fdatasync(descriptor) })
+        try store.apply([Self.create])
+        try store.apply([.appendPatch(Self.patch(1))])
+        try store.apply([.appendPatch(Self.patch(2))])
+        #expect(calls.load(ordering: .relaxed) == syncs)
+        store.close()
     }
 
     /// A store whose materializer thread never runs: only reads, the lane and `close()` store records.

@@ -23,6 +23,8 @@ final class JournalSegments: @unchecked Sendable {
     private let folder: String
     private let segmentBytes: Int
     private let syncEachAppend: Bool
+    /// Presses a descriptor's data to disk (`fdatasync`; tests count the calls).
+    private let synchronize: @Sendable (Int32) -> Int32
     /// How much of a discarded segment one `ftruncate` frees.
     static let deletionStep = 256 << 10
     /// The suffix of a segment being deleted.
@@ -40,10 +42,12 @@ final class JournalSegments: @unchecked Sendable {
     /// and after its records are safely stored elsewhere, since it deletes the segments found.
     /// - Parameters:
     ///   - syncEachAppend: fdatasync after every append (survives power loss, at a disk flush per commit).
-    init(folder: String, segmentBytes: Int, syncEachAppend: Bool) {
+    ///   - synchronize: what presses an appended record to disk: `fdatasync`, or a test's counting stand-in.
+    init(folder: String, segmentBytes: Int, syncEachAppend: Bool, synchronize: @escaping @Sendable (Int32) -> Int32 = { fdatasync($0) }) {
         self.folder = folder
         self.segmentBytes = segmentBytes
         self.syncEachAppend = syncEachAppend
+        self.synchronize = synchronize
     }
 
     deinit {
@@ -151,7 +155,7 @@ final class JournalSegments: @unchecked Sendable {
             written -= done
             throw .journal("writing the journal failed: \(String(cString: strerror(failure)))")
         }
-        if syncEachAppend, fdatasync(descriptor) != 0 {
+        if syncEachAppend, synchronize(descriptor) != 0 {
             throw .journal("fdatasync of the journal failed: \(String(cString: strerror(errno)))")
         }
     }

@@ -61,12 +61,15 @@ public final class JournaledRoomStore: RoomStore {
     /// The store with the materializer's limits set (tests make them small): `maxWritesPerTransaction` per
     /// SQLite transaction, `maxPending` records waiting before the lane stores them itself, and whether the
     /// materializer's thread runs at all (without it, only reads, the lane and `close()` store records), and how
-    /// long that thread works before it yields its core (`SQLiteYieldPoints`).
+    /// long that thread works before it yields its core (`SQLiteYieldPoints`). `synchronize` presses each
+    /// appended record to disk under `.full` (`fdatasync`; tests count the calls).
     init(databasePath: String, journalFolder: String, durability: SQLiteRoomStore.Durability, segmentBytes: Int,
          materializeInterval: Duration, onMaterializeFailure: @escaping @Sendable (StorageError) -> Void,
          maxWritesPerTransaction: Int, maxPending: Int, runsMaterializer: Bool,
-         yieldInterval: Duration = SQLiteYieldPoints.interval) throws(StorageError) {
-        segments = JournalSegments(folder: journalFolder, segmentBytes: segmentBytes, syncEachAppend: durability == .full)
+         yieldInterval: Duration = SQLiteYieldPoints.interval,
+         synchronize: @escaping @Sendable (Int32) -> Int32 = { fdatasync($0) }) throws(StorageError) {
+        segments = JournalSegments(folder: journalFolder, segmentBytes: segmentBytes, syncEachAppend: durability == .full,
+                                   synchronize: synchronize)
         try segments.claimFolder()
         let records = try segments.readAll()
         let storage = try SQLiteRoomStore(path: databasePath, durability: durability)
