@@ -241,6 +241,42 @@ struct BrowserParticipantTests {
         await room.shutdown()
     }
 
+    @Test func thePageTellsItsOwnEventsFromAnotherUsersWithTheSameClientID() async throws {
+        let room = try BrowserRoom()
+        let browser = try await BrowserDriver()
+        try await browser.open([("page", room.pageURL(token: nil))])
+        let result = try await browser.evaluate("page", Self.scriptedSockets + """
+            const wait = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+            const lists = [];
+            const session = new TandemSync.Session({ url: 'ws://fake/v1/sync', token: 't', client: 'c1', backoff: { base: 10, cap: 20 },
+              onParticipants: (list) => lists.push(list.map((p) => p.user + '/' + p.client + (p.you ? '*' : ''))) });
+            session.start();
+            await wait(20);
+            const socket = sockets[0];
+            socket.deliver({ type: 'welcome', epoch: 'e1', rev: 0, state: {}, lastSeq: 0, you: { user: 'alice', client: 'c1', role: 'host' },
+              participants: [{ user: 'alice', client: 'c1', role: 'host', data: {} }, { user: 'mallory', client: 'c1', role: 'guest', data: {} }],
+              heartbeat: { interval: 10000, timeout: 30000 }, limits: { rate: 0 } });
+            session.change([{ op: 'set', path: '/mine', value: 1 }]);
+            await wait(10);
+            // Mallory's patch, same client id and seq: another participant's change, not the ack of ours.
+            socket.deliver({ type: 'patch', rev: 1, user: 'mallory', client: 'c1', seq: 1, ops: [{ op: 'set', path: '/theirs', value: 1 }] });
+            const pendingAfterTheirs = session.unacknowledged;
+            socket.deliver({ type: 'leave', user: 'mallory', client: 'c1' });
+            socket.deliver({ type: 'ack', seq: 1, rev: 2, duplicate: false });
+            const result = { pendingAfterTheirs, pendingAfterAck: session.unacknowledged, visible: session.visible, lists };
+            session.stop();
+            return result;
+            """, as: JSONValue.self)
+        #expect(result["pendingAfterTheirs"] == 1, "still waiting for its own ack")
+        #expect(result["pendingAfterAck"] == 0)
+        #expect(result["visible"] == ["mine": 1, "theirs": 1])
+        #expect(result["lists"]?.arrayValue?.first == ["alice/c1*", "mallory/c1"], "two participants, one of them this page")
+        #expect(result["lists"]?.arrayValue?.last == ["alice/c1*"], "Mallory's leave removes Mallory only")
+        #expect(try await browser.consoleErrors("page") == [])
+        await browser.quit()
+        await room.shutdown()
+    }
+
     @Test func thePagesHeartbeatRidesOutALatePongAndDropsAnUnreadableMessage() async throws {
         let room = try BrowserRoom()
         let browser = try await BrowserDriver()

@@ -203,6 +203,19 @@ final class FrameGate: Sendable {
         await room.stop()
     }
 
+    @Test("a change after stop() is refused and reported as one after the server closed the session is, and the state stays as it was")
+    func aChangeAfterStopIsRefusedAndReported() async throws {
+        let frames = FrameGate()
+        let (room, _) = try await room(frames: frames, welcome: Self.welcome(state: ["tabIndex": 1]))
+        frames.tick()
+        #expect(await eventuallyOnMain { room.state.tabIndex == 1 })
+        await room.stop()
+        room.update { $0.tabIndex = 4 }
+        #expect(room.state.tabIndex == 1, "nothing shown that nobody will receive")
+        guard case .changeRefused(.closed)? = room.lastError else { Issue.record("lastError \(String(describing: room.lastError))"); return }
+        #expect(room.status.pendingChanges == 0)
+    }
+
     @Test func aStateOfAnotherShapeIsReportedAndTheLastGoodStateKept() async throws {
         let frames = FrameGate()
         let (room, server) = try await room(frames: frames, welcome: Self.welcome(state: ["tabIndex": 2]))

@@ -132,18 +132,38 @@ import TandemProtocol
         await harness.shutdown()
     }
 
+    @Test("two listeners of one session each get every event: an app's own log and a SharedRoom do not split them")
+    func everyListenerGetsEveryEvent() async throws {
+        let harness = try SessionTestServer.start()
+        let (session, _) = harness.session(user: "alice", client: "a1")
+        let log = StreamLog(session.events)
+        let room = try await MainActor.run { try SharedRoom(session: session, initialState: RoomPage(), presence: RoomCursor.self) }
+        await room.start()
+        #expect(await eventually { await MainActor.run { room.status.connection == .connected } })
+        try await session.apply([F.set("/tabIndex", 2)])
+        #expect(await eventually { log.all.contains(.acknowledged(seq: 1, rev: 1)) })
+        #expect(log.all.contains { if case .synchronized = $0 { true } else { false } })
+        await room.stop()
+        #expect(await eventually { log.isFinished })
+        await harness.shutdown()
+    }
+
     @Test func unreadEventsAreBoundedByTheConfiguredLimit() async throws {
         let harness = try SessionTestServer.start()
         let session = SyncSession(
             url: harness.server.syncURL, clientID: "a1", tokenProvider: { "unused" },
             configuration: SyncSessionConfiguration(eventBufferLimit: 3), transport: WireTransport(group: harness.group))
-        // Twenty local changes while nobody reads `events`: twenty `stateChanged` events were produced.
+        // Twenty local changes while a listener does not read: twenty `stateChanged` events were produced.
+        let events = session.events
         for index in 1...20 { try await session.apply([F.set("/n", .number(Double(index)))]) }
         await session.stop()
         var kept: [SyncSessionEvent] = []
-        for await event in session.events { kept.append(event) }
+        for await event in events { kept.append(event) }
         #expect(kept.count == 3, "only the newest three were kept")
         #expect(kept.last == .connectionChanged(.closed(.closedByApp)))
+        var late: [SyncSessionEvent] = []
+        for await event in session.events { late.append(event) }
+        #expect(late.isEmpty, "a listener that comes after the end gets a stream that has ended")
         await harness.shutdown()
     }
 }

@@ -37,6 +37,14 @@ import TandemProtocol
         #expect(none.isEmpty)
     }
 
+    @Test("of two inserts at one index the one applied first comes first, and the rebased patch's later ops still name its own insert")
+    func aTieBetweenInsertsKeepsTheFirstAppliedFirstForTheRestOfThePatch() throws {
+        let (state, rebased) = try run(#"{"l":["o"]}"#, first: #"[{"op":"add","path":"/l/0","value":"r"}]"#,
+                                       then: #"[{"op":"add","path":"/l/0","value":"a"},{"op":"replace","path":"/l/0","value":"A"}]"#)
+        #expect(state == ["l": ["r", "A", "o"]])
+        #expect(rebased == (try ops(#"[{"op":"add","path":"/l/1","value":"a"},{"op":"replace","path":"/l/1","value":"A"}]"#)))
+    }
+
     @Test func twoAppendsBothLand() throws {
         let result = try run(#"{"cart":["x"]}"#, first: #"[{"op":"add","path":"/cart/-","value":"a"}]"#,
                              then: #"[{"op":"add","path":"/cart/-","value":"b"}]"#)

@@ -110,7 +110,8 @@ public final class SharedRoom<State: Codable & Equatable & Sendable, Presence: C
 
     /// Changes the state: `body` mutates a copy, the room shows it at once, and the minimal ops between
     /// the two go to the session (nothing when `body` changed nothing). A change that cannot be encoded is
-    /// not applied and is reported in `lastError`.
+    /// not applied and is reported in `lastError`; so is a change after `stop()` (`.changeRefused(.closed)`,
+    /// the state left as it was), as one the session refuses after the server closed it is.
     public func update(_ body: (inout State) -> Void) {
         var new = state
         body(&new)
@@ -122,8 +123,11 @@ public final class SharedRoom<State: Codable & Equatable & Sendable, Presence: C
             lastError = .unencodableChange(error)
             return
         }
+        guard enqueue(.apply(ops)) else {
+            lastError = .changeRefused(.closed)
+            return
+        }
         state = new
-        enqueue(.apply(ops))
     }
 
     /// Announces this participant's presence (cursor, name, what they look at) to the others.
@@ -161,13 +165,17 @@ public final class SharedRoom<State: Codable & Equatable & Sendable, Presence: C
         return confirmed
     }
 
-    private func enqueue(_ command: Command) {
+    /// Hands `command` to the session's side; false when the room was stopped and nothing takes it any more.
+    @discardableResult
+    private func enqueue(_ command: Command) -> Bool {
         unapplied += 1
         refreshPending()
         if case .terminated = commands.yield(command) {
             unapplied -= 1
             refreshPending()
+            return false
         }
+        return true
     }
 
     // MARK: - The session's side

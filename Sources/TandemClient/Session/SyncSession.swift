@@ -15,10 +15,14 @@ import TandemWire
 /// ends (stopped, or closed for good by the server); `snapshots()` gives any number of observers the
 /// latest visible state.
 public actor SyncSession {
-    /// Lifecycle states as they change (idle → connecting → handshaking → connected → …).
-    public nonisolated let states: AsyncStream<ConnectionState>
-    /// Everything the app renders or reports, in order.
-    public nonisolated let events: AsyncStream<SyncSessionEvent>
+    /// Lifecycle states as they change (idle → connecting → handshaking → connected → …): a stream of its
+    /// own on every access, with every state from that moment on (ask before `start()` to see them all).
+    /// Ends when the session ends.
+    public nonisolated var states: AsyncStream<ConnectionState> { stateSink.stream() }
+    /// Everything the app renders or reports, in order: a stream of its own on every access, so any number
+    /// of listeners (an app's log and a ``SharedRoom``) each get every event from the moment they asked (ask
+    /// before `start()` to see them all). Ends when the session ends.
+    public nonisolated var events: AsyncStream<SyncSessionEvent> { eventSink.stream() }
     /// The server's sync URL (`ws://` or `wss://host:port/v1/sync`).
     public nonisolated let url: String
     /// The stable client id (survives reconnects, scopes patch seqs).
@@ -33,8 +37,8 @@ public actor SyncSession {
     public nonisolated let established: Gate<SessionIdentity>
 
     private let gateCommands: AsyncStream<GateCommand>.Continuation
-    private let stateSink: AsyncStream<ConnectionState>.Continuation
-    private let eventSink: AsyncStream<SyncSessionEvent>.Continuation
+    private let stateSink: FanOut<ConnectionState>
+    private let eventSink: FanOut<SyncSessionEvent>
     private let tokenProvider: @Sendable () async throws -> String
     private let configuration: SyncSessionConfiguration
     private let transport: any SyncTransport
@@ -141,8 +145,8 @@ public actor SyncSession {
                 }
             }
         }
-        (states, stateSink) = AsyncStream<ConnectionState>.makeStream(bufferingPolicy: .bufferingNewest(configuration.eventBufferLimit))
-        (events, eventSink) = AsyncStream<SyncSessionEvent>.makeStream(bufferingPolicy: .bufferingNewest(configuration.eventBufferLimit))
+        stateSink = FanOut(bufferLimit: configuration.eventBufferLimit)
+        eventSink = FanOut(bufferLimit: configuration.eventBufferLimit)
     }
 
     /// Nanoseconds of the process's continuous clock (the default session clock).
