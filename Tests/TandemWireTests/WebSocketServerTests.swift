@@ -1,3 +1,4 @@
+import Foundation
 import Synchronization
 import Testing
 import TandemTestSupport
@@ -32,7 +33,7 @@ struct WebSocketServerTests {
         #expect(server.connections.allSatisfy { $0.remoteAddress?.hasPrefix("127.0.0.1:") == true && $0.role == .server })
     }
 
-    @Test("a frame sent on the loop inside withQueuedSends goes out after frames other threads queued earlier")
+    @Test("frames go out in the order they were sent, whatever the thread: a send on the loop waits behind one another thread queued")
     func queuedSendsKeepOrder() async throws {
         let server = try TestWebSocketServer()
         defer { server.stop() }
@@ -43,17 +44,31 @@ struct WebSocketServerTests {
         let loop = connection.loop
         let earlier = WebSocketOutboundFrame(text: Array("earlier".utf8))
         let later = WebSocketOutboundFrame(text: Array("later".utf8))
+        let first = WebSocketOutboundFrame(text: Array("first".utf8))
+        let second = WebSocketOutboundFrame(text: Array("second".utf8))
         loop.execute {
-            // Queued the way a send from another thread is; then a send from the loop must not overtake it.
-            loop.enqueue(earlier.frame, to: connection)
+            // Another thread sends while the loop is busy here: its frame waits in the loop's inbox.
+            let sent = DispatchSemaphore(value: 0)
+            Thread {
+                connection.send(earlier)
+                sent.signal()
+            }.start()
+            sent.wait()
             loop.withQueuedSends {
                 #expect(!loop.sendsDirectly)
                 connection.send(later)
             }
             #expect(loop.sendsDirectly)
+            // Outside withQueuedSends too, a send from the loop waits behind what other threads queued first.
+            connection.send(first)
+            connection.sendText(Array("then".utf8))
         }
-        try await eventually("both frames") { events.texts.count == 2 }
-        #expect(events.texts == [Array("earlier".utf8), Array("later".utf8)])
+        try await eventually("every frame") { events.texts.count == 4 }
+        #expect(events.texts == ["earlier", "later", "first", "then"].map { Array($0.utf8) })
+        // With nothing queued, a send from the loop is written at once again.
+        loop.execute { connection.send(second) }
+        try await eventually("the next frame") { events.texts.count == 5 }
+        #expect(events.texts.last == Array("second".utf8))
     }
 
     @Test("1 MiB messages pass in both directions")

@@ -39,8 +39,10 @@ final class DemoParticipant: Sendable {
 
     /// Consumes the session's events until it ends, keeping round trips, reconnects and rejections.
     func observe() -> Task<Void, Never> {
-        Task {
-            for await event in session.events {
+        // Listening starts now, not when the task first runs.
+        let events = session.events
+        return Task {
+            for await event in events {
                 figures.withLock { figures in
                     switch event {
                     case .roundTrip(let seconds): figures.roundTripMilliseconds = seconds * 1000

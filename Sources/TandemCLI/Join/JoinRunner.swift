@@ -85,8 +85,10 @@ public struct JoinRunner: Sendable {
     /// the order in which they happened.
     private func startPrinters() -> [Task<Void, Never>] {
         let console = console
+        // Listening starts now, not when the task first runs.
+        let events = session.events
         return [Task {
-            for await event in session.events { Self.print(event, to: console) }
+            for await event in events { Self.print(event, to: console) }
         }]
     }
 

@@ -93,9 +93,11 @@ public final class SharedRoom<State: Codable & Equatable & Sendable, Presence: C
         guard !started else { return }
         started = true
         render(await session.snapshot)
+        // Listening starts here, before the session can say anything: a task starts later than this line.
+        let events = session.events
         Task { await self.runCommands() }
         Task { await self.runSnapshots() }
-        Task { await self.runEvents() }
+        Task { await self.runEvents(events) }
         await session.start()
     }
 
@@ -232,8 +234,8 @@ public final class SharedRoom<State: Codable & Equatable & Sendable, Presence: C
         }
     }
 
-    private func runEvents() async {
-        for await event in session.events {
+    private func runEvents(_ events: AsyncStream<SyncSessionEvent>) async {
+        for await event in events {
             switch event {
             case .connectionChanged(let state):
                 connection = state

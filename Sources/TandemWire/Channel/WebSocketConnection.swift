@@ -46,6 +46,11 @@ package final class WebSocketConnection: @unchecked Sendable {
     private var heldOutput: [[UInt8]] = []
     private var closeReported = false
     private let queuedSnapshot = Atomic<Int>(0)
+    /// Work for this connection (frames, sends, the close) handed to the loop and not run yet. While any
+    /// waits, work from the loop thread itself waits behind it too: what was sent first goes out first, on
+    /// whichever thread each send was made (a welcome released by the storage thread, then a `join` sent
+    /// from the loop, must not swap).
+    private let queuedWork = Atomic<Int>(0)
 
     /// Wraps `tcp` (on its loop thread) once the opening handshake has succeeded. Nothing is read or written
     /// before ``start(leftover:)``; sends made earlier are held until then.
@@ -71,8 +76,8 @@ package final class WebSocketConnection: @unchecked Sendable {
     /// Sends a text message; `utf8` must be valid UTF-8. Dropped once the close handshake has started.
     package func sendText(_ utf8: [UInt8]) {
         // On the loop (a handler answering a message) the send runs inline: no closure is allocated per message.
-        guard loop.inEventLoop else {
-            loop.execute { self.sendText(utf8) }
+        guard runsInline else {
+            queue { self.sendNow { (machine, output) throws(WebSocketSendError) in try machine.sendText(utf8: utf8, into: &output) } }
             return
         }
         sendNow { (machine, output) throws(WebSocketSendError) in try machine.sendText(utf8: utf8, into: &output) }
@@ -80,8 +85,8 @@ package final class WebSocketConnection: @unchecked Sendable {
 
     /// Sends a binary message. Dropped once the close handshake has started.
     package func sendBinary(_ bytes: [UInt8]) {
-        guard loop.inEventLoop else {
-            loop.execute { self.sendBinary(bytes) }
+        guard runsInline else {
+            queue { self.sendNow { (machine, output) throws(WebSocketSendError) in try machine.sendBinary(bytes, into: &output) } }
             return
         }
         sendNow { (machine, output) throws(WebSocketSendError) in try machine.sendBinary(bytes, into: &output) }
@@ -97,11 +102,12 @@ package final class WebSocketConnection: @unchecked Sendable {
     /// client must mask every frame, so a shared unmasked frame is refused by a precondition).
     package func send(_ frame: WebSocketOutboundFrame) {
         precondition(role == .server, "WebSocketOutboundFrame is unmasked: only a server connection may send it")
-        if loop.inEventLoop && loop.sendsDirectly {
-            writeSharedFrame(frame.frame)
+        if loop.sendsDirectly && runsInline {
+            writeShared(frame.frame)
         } else {
             // A fan-out from another thread sends one frame to many connections: no closure per recipient.
-            loop.enqueue(frame.frame, to: self)
+            queuedWork.add(1, ordering: .releasing)
+            if !loop.enqueue(frame.frame, to: self) { queuedWork.subtract(1, ordering: .releasing) }
         }
     }
 
@@ -208,11 +214,26 @@ package final class WebSocketConnection: @unchecked Sendable {
     // MARK: - Internals
 
     private func onLoop(_ work: @escaping @Sendable () -> Void) {
-        if loop.inEventLoop {
+        if runsInline {
             work()
         } else {
-            loop.execute(work)
+            queue(work)
         }
+    }
+
+    /// Whether work for this connection may run now: on its loop thread, with nothing handed to the loop before it.
+    private var runsInline: Bool {
+        loop.inEventLoop && queuedWork.load(ordering: .acquiring) == 0
+    }
+
+    /// Hands `work` to the loop, behind everything handed to it for this connection before.
+    private func queue(_ work: @escaping @Sendable () -> Void) {
+        queuedWork.add(1, ordering: .releasing)
+        let accepted = loop.execute { [self] in
+            queuedWork.subtract(1, ordering: .releasing)
+            work()
+        }
+        if !accepted { queuedWork.subtract(1, ordering: .releasing) }
     }
 
     /// Encodes and writes one frame on the loop thread; false (nothing written) once the close handshake has
@@ -257,7 +278,13 @@ package final class WebSocketConnection: @unchecked Sendable {
 }
 
 extension WebSocketConnection: SharedFrameTarget {
+    /// A frame `send(_:)` handed to the loop, now its turn.
     func writeSharedFrame(_ frame: SharedBytes) {
+        queuedWork.subtract(1, ordering: .releasing)
+        writeShared(frame)
+    }
+
+    private func writeShared(_ frame: SharedBytes) {
         guard machine.canSendData else { return }
         write(frame)
     }
