@@ -115,9 +115,10 @@ enum SeedPage {
             room.update { $0.tabIndex = tab }
         }
 
-        func listDidScroll(_ offset: ContentOffset) {
-            bar = chrome.next(offset: offset.y, previous: bar)
-            scroll.sourceDidScroll("list-\(room.state.tabIndex)", offset: offset)
+        /// `tab`: the list that scrolled — a tab just left keeps decelerating, and its offsets are not shared.
+        func listDidScroll(tab: Int, offset: ContentOffset) {
+            if tab == room.state.tabIndex { bar = chrome.next(offset: offset.y, previous: bar) }
+            scroll.sourceDidScroll("list-\(tab)", offset: offset)
         }
 
         func tapAddToCart() async {
