@@ -20,11 +20,19 @@ public struct ServeProcess: Sendable {
     /// Starts `tandem serve` on a free port with the data folder `data` and `extra` arguments; returns the process
     /// once it listens, with its sync URL (`wss://` when `extra` asks for TLS).
     public static func serve(data: String, secret: String, extra: [String] = []) throws -> (ChildProcess, String) {
-        let server = try start(["serve", "--port", "0", "--data", data, "--rate-limit", "0", "--log-level", "error"] + extra, secret: secret)
-        let text = server.read { listeningURL(in: $0) != nil }
-        if let url = listeningURL(in: text) { return (server.process, url) }
+        // Where the server writes its URL once it serves (`--ready-file`): read, not scraped from the banner.
+        let ready = FileManager.default.temporaryDirectory.appendingPathComponent("tandem-ready-\(UUID().uuidString).json").path
+        defer { try? FileManager.default.removeItem(atPath: ready) }
+        let server = try start(["serve", "--port", "0", "--data", data, "--rate-limit", "0", "--log-level", "error", "--ready-file", ready] + extra,
+                               secret: secret)
+        // The banner follows the file: once output arrives after it, the file is there.
+        let text = server.read { _ in FileManager.default.fileExists(atPath: ready) }
+        if let bytes = FileManager.default.contents(atPath: ready),
+           let fields = try? JSONSerialization.jsonObject(with: bytes) as? [String: Any], let url = fields["url"] as? String {
+            return (server.process, url)
+        }
         server.process.terminate()
-        throw ServeProcessError("tandem serve did not report where it listens; output: \(text)")
+        throw ServeProcessError("tandem serve did not write its --ready-file; output: \(text)")
     }
 
     /// The sync URL in a `tandem serve` banner (`ws://` or `wss://`), once its `listening` line is out.

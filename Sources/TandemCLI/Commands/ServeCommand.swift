@@ -67,6 +67,7 @@ enum ServeCommand {
             .value("presence-interval", "MS", help: "Cluster mode: how often nodes exchange participants.", default: "1000"),
             .value("redis-commit-interval", "US", help: "Cluster mode: least time between two appends to Redis; patches that come meanwhile go together (0: at once).", default: "5000"),
             .value("log-level", "LEVEL", help: "debug, info, warning or error.", default: "info"),
+            .value("ready-file", "PATH", help: "Once serving, write {\"url\",\"http\",\"port\",\"pid\"} as JSON to PATH (atomically), for programs that start the server (e.g. with --port 0)."),
         ]
     )
 
@@ -81,7 +82,7 @@ enum ServeCommand {
             context.console.err(spec.usageLine)
             return ExitCode.usage
         }
-        return await run(configuration, logLevel: level, context: context)
+        return await run(configuration, logLevel: level, readyFile: arguments.value("ready-file"), context: context)
     }
 
     /// The longest `--hsts` taken: ten years.
@@ -226,7 +227,7 @@ enum ServeCommand {
         }
     }
 
-    private static func run(_ configuration: ServerConfiguration, logLevel: LogLevel, context: CommandContext) async -> Int32 {
+    private static func run(_ configuration: ServerConfiguration, logLevel: LogLevel, readyFile: String?, context: CommandContext) async -> Int32 {
         signal(SIGPIPE, SIG_IGN)
         let server: SyncServer
         do {
@@ -256,11 +257,29 @@ enum ServeCommand {
                 context.console.err("tandem serve: SIGHUP received, but \(error); still serving the certificates loaded before")
             }
         })
+        if let readyFile {
+            do {
+                try ready(server).write(to: URL(fileURLWithPath: readyFile), options: .atomic)
+            } catch {
+                context.console.err("tandem serve: error: cannot write --ready-file \(readyFile): \(error.localizedDescription)")
+                await server.shutdown()
+                return ExitCode.failure
+            }
+        }
         for line in banner(server) { context.console.out(line) }
         let signalName = await termination.first()
         context.console.out("tandem serve: \(signalName) received, shutting down")
         await server.shutdown()
         return ExitCode.success
+    }
+
+    /// What `--ready-file` holds once the server serves: its sync URL, HTTP base, port and process id, as JSON.
+    static func ready(_ server: SyncServer) -> Data {
+        let fields: JSONValue = .object([
+            "url": .string(server.syncURL), "http": .string(server.baseURL), "port": .number(Double(server.port)),
+            "pid": .number(Double(getpid())),
+        ])
+        return Data(fields.serializedBytes())
     }
 
     /// The start-up text: where the server listens, where its data is, and example tokens for

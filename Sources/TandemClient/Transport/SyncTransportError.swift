@@ -15,12 +15,15 @@ public enum SyncTransportError: Error, Sendable, Hashable, CustomStringConvertib
     case handshakeFailed(String)
     /// The connection is closing or closed; nothing more can be sent.
     case closed
+    /// This platform's networking cannot open a WebSocket at all (FoundationNetworking on a libcurl built
+    /// without WebSockets, as on Debian): use another transport (`WireTransport` on Linux).
+    case unsupportedPlatform(String)
 
     /// Whether retrying the same request cannot help: a bad URL, a certificate problem, a configuration
     /// error. The session ends instead of retrying forever.
     public var isPermanent: Bool {
         switch self {
-        case .invalidURL: true
+        case .invalidURL, .unsupportedPlatform: true
         case .tls(let error): error.isPermanent
         case .unreachable, .timeout, .handshakeFailed, .closed: false
         }
@@ -35,6 +38,7 @@ public enum SyncTransportError: Error, Sendable, Hashable, CustomStringConvertib
         case .timeout: "timed out connecting and completing the WebSocket handshake"
         case .handshakeFailed(let message): "WebSocket handshake failed: \(message)"
         case .closed: "the connection is closed"
+        case .unsupportedPlatform(let message): "this platform cannot open a WebSocket with this transport (\(message)); use WireTransport"
         }
     }
 }

@@ -43,17 +43,27 @@ public final class URLSessionWebSocketTransport: SyncTransport {
             task.sendPing { continuation.resume(returning: $0) }
         }
         if let opened {
+            // The ping's error can be a consequence ("connection lost"); the task's own failure says why.
+            let cause = task.error ?? opened
             task.cancel()
-            throw Self.transportError(opened)
+            throw Self.transportError(cause)
         }
         return URLSessionWebSocketConnection(task: task)
     }
 
     /// The session's error for a URLSession failure: certificate problems are `tls` (permanent).
     static func transportError(_ error: any Error) -> SyncTransportError {
-        guard let failure = error as? URLError else { return .unreachable("\(error)") }
+        // FoundationNetworking reports some failures as an NSError of the URL domain rather than a `URLError`.
+        let bridged = error as NSError
+        let code: URLError.Code? = bridged.domain == NSURLErrorDomain ? URLError.Code(rawValue: bridged.code) : nil
+        guard let failure = (error as? URLError) ?? code.map({ URLError($0, userInfo: bridged.userInfo) }) else {
+            return .unreachable("\(error)")
+        }
         let detail = failure.localizedDescription
         switch failure.code {
+        case .unsupportedURL where failure.failingURL.map({ ["ws", "wss"].contains($0.scheme?.lowercased() ?? "") }) ?? true:
+            // A ws:// or wss:// URL the platform cannot open: its networking has no WebSockets. Retrying cannot help.
+            return .unsupportedPlatform(detail)
         case .badURL, .unsupportedURL: return .invalidURL(detail)
         case .serverCertificateUntrusted, .serverCertificateHasUnknownRoot: return .tls(.untrustedCertificate(reason: detail))
         case .serverCertificateHasBadDate, .serverCertificateNotYetValid: return .tls(.certificateExpired(reason: detail))
