@@ -220,6 +220,27 @@ import TandemProtocol
         #expect(sendTimes.count >= 29 && sendTimes.count <= 31)
     }
 
+    @Test("a path the app declares high-rate is paced like /contentOffset; undeclared, every change is its own patch")
+    func aDeclaredHighRatePathIsPacedWhateverItIsCalled() throws {
+        func sends(declaring: Bool) throws -> Int {
+            var engine = F.connectedEngine()
+            if declaring { engine.declareHighRate(JSONPointer(tokens: ["scrollOffset"])) }
+            var count = 0
+            var now: Int64 = 0
+            for step in 0..<300 {
+                try engine.localChange([F.set("/scrollOffset", ["x": 0, "y": .number(Double(step))])])
+                count += engine.nextOutgoing(now: now).count
+                if let seq = engine.pending.first(where: { $0.stage == .inFlight })?.seq {
+                    _ = engine.receive(.ack(seq: seq, rev: engine.rev + 1, duplicate: false))
+                }
+                now += 4_000_000
+            }
+            return count
+        }
+        #expect(try sends(declaring: false) == 300)
+        #expect(try sends(declaring: true) <= 38, "1.2 s at ≤ 30 Hz")
+    }
+
     @Test func slowLinkEndsWithTheNewestOffsetNotABacklog() throws {
         var engine = F.connectedEngine(configuration: SyncEngineConfiguration(maxInFlight: 1))
         var sent: [ClientMessage] = []

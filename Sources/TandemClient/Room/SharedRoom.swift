@@ -66,6 +66,7 @@ public final class SharedRoom<State: Codable & Equatable & Sendable, Presence: C
         case presence(JSONValue)
         case signal(String, JSONValue)
         case fillMissingFields
+        case highRate(JSONPointer)
     }
 
     /// A room on `session` whose state reads as `State`, with `initialState` for the fields the room's
@@ -132,6 +133,27 @@ public final class SharedRoom<State: Codable & Equatable & Sendable, Presence: C
         state = new
     }
 
+    /// Declares the offset at `keyPath` high-rate: changes to it alone are sent at most every
+    /// `highRateInterval` (33 ms), the newest value winning, whatever the state calls it — as `/contentOffset`
+    /// is by default. `ScrollSync(room:offset:)` does this for the offset it shares. Returns false when the
+    /// offset's place in the shared document could not be found (it does not encode as its own member).
+    @discardableResult
+    public func declareHighRate(_ keyPath: WritableKeyPath<State, ContentOffset>) -> Bool {
+        var moved = state
+        let current = moved[keyPath: keyPath]
+        moved[keyPath: keyPath] = ContentOffset(x: current.x + 1, y: current.y + 1)
+        // Where a change of this offset alone lands in the document: the deepest path all its ops share.
+        guard let ops = try? typed.changes(from: state, to: moved), let first = ops.first else { return false }
+        var tokens = first.path.tokens
+        for op in ops.dropFirst() {
+            let other = op.path.tokens
+            tokens = Array(zip(tokens, other).prefix { $0 == $1 }.map(\.0))
+        }
+        guard !tokens.isEmpty else { return false }
+        enqueue(.highRate(JSONPointer(tokens: tokens)))
+        return true
+    }
+
     /// Announces this participant's presence (cursor, name, what they look at) to the others.
     public func updatePresence(_ presence: Presence) {
         do {
@@ -194,6 +216,7 @@ public final class SharedRoom<State: Codable & Equatable & Sendable, Presence: C
             case .presence(let data): await session.updatePresence(data)
             case .signal(let event, let data): await session.signal(event: event, data: data)
             case .fillMissingFields: await fillMissingFields()
+            case .highRate(let path): await session.declareHighRate(path)
             }
             unapplied -= 1
             if unapplied == 0 {

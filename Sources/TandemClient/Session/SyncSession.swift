@@ -169,6 +169,9 @@ public actor SyncSession {
     /// Local patches the server has not acknowledged or rejected yet.
     public var pendingCount: Int { engine.pending.count }
 
+    /// The paths paced newest-wins: the configuration's and those declared (`declareHighRate`).
+    public var highRatePaths: Set<JSONPointer> { engine.highRatePaths }
+
     /// Who the server recognised this session as in its last `welcome` (user, this client id, role), nil
     /// before the first one. A participant is this session when its user and client id both match:
     /// another user may name the same client id.
@@ -310,6 +313,13 @@ public actor SyncSession {
         publishSnapshotIfChanged()
         noteEngineChanged()
         sendOutgoing()
+    }
+
+    /// Declares `path` high-rate: changes made only at or below it (a scroll offset) are sent at most every
+    /// `highRateInterval`, the newest value winning, wherever the app's state keeps them. `/contentOffset` is
+    /// one by default (`SyncEngineConfiguration.highRatePaths`).
+    public func declareHighRate(_ path: JSONPointer) {
+        engine.declareHighRate(path)
     }
 
     /// Sets this participant's presence data (an object: name, avatar, cursor…). Sent at once when

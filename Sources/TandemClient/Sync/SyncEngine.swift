@@ -25,6 +25,8 @@ public struct SyncEngine: Sendable {
     public let clientID: String
     /// Flow-control settings.
     public let configuration: SyncEngineConfiguration
+    /// The paths whose changes are paced newest-wins: the configuration's, and those declared since.
+    public private(set) var highRatePaths: Set<JSONPointer>
     /// The server's document as of `rev`.
     public private(set) var confirmed: Document
     /// `confirmed` with the pending patches replayed on top: what the app shows.
@@ -59,6 +61,7 @@ public struct SyncEngine: Sendable {
     public init(clientID: String, configuration: SyncEngineConfiguration = SyncEngineConfiguration()) {
         self.clientID = clientID
         self.configuration = configuration
+        highRatePaths = configuration.highRatePaths
         confirmed = Document()
         visible = Document()
         rev = 0
@@ -168,10 +171,16 @@ public struct SyncEngine: Sendable {
         return nil
     }
 
-    /// The configured high-rate path all `ops` lie within, if any.
+    /// Declares `path` high-rate (a scroll offset the app owns, wherever its state keeps it): a patch made
+    /// only of ops at or below it is paced to `highRateInterval`, newest value winning, like the configured ones.
+    public mutating func declareHighRate(_ path: JSONPointer) {
+        highRatePaths.insert(path)
+    }
+
+    /// The high-rate path all `ops` lie within, if any.
     func highRatePath(of ops: [PatchOp]) -> JSONPointer? {
         guard let first = ops.first,
-              let path = configuration.highRatePaths.first(where: { first.path.isWithin($0) }),
+              let path = highRatePaths.first(where: { first.path.isWithin($0) }),
               ops.allSatisfy({ $0.path.isWithin(path) })
         else { return nil }
         return path
