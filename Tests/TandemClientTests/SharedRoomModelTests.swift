@@ -4,7 +4,8 @@ import TandemProtocol
 
 /// `SharedRoom` + `SyncSession` against a real server, driven by seeded random sequences of what an app and
 /// the world do — local changes, a backend's writes, another participant joining and leaving, suspend and
-/// resume, network changes (`reconnectNow`), and a change after `stop()` — and checked after each step
+/// resume, network changes (`reconnectNow`: the link dropped and replaced), server restarts, and a change
+/// after `stop()` — and checked after each step
 /// against a simple model: once settled, the room's state is the server's, `others` is the server's
 /// participant list without this session, every local change made while running is in the history exactly
 /// once, and one made after `stop()` is refused, reported, and nowhere. An app's own listener of the
@@ -15,7 +16,7 @@ import TandemProtocol
     }
 
     enum Step: CaseIterable {
-        case localChange, backendWrite, otherJoins, otherLeaves, suspendAndResume, reconnectNow
+        case localChange, backendWrite, otherJoins, otherLeaves, suspendAndResume, reconnectNow, serverRestarts
     }
 
     /// A small deterministic generator (a 64-bit LCG), so a failing seed replays.
@@ -29,13 +30,12 @@ import TandemProtocol
 
     @Test(arguments: [UInt64(1), 7, 42, 2_027, 31_337, 99_991])
     func randomSequencesKeepTheModel(seed: UInt64) async throws {
-        let harness = try SessionTestServer.start()
+        let harness = try RestartableServer()
         let roomName = "model-\(seed)"
-        let token = harness.token(user: "alice", room: roomName)
-        let (session, _) = harness.session(user: "alice", client: "a1", token: { token })
+        let session = harness.session(user: "alice", client: "a1", room: roomName)
         let appLog = StreamLog(session.events)
         let room = try await MainActor.run { try SharedRoom(session: session, initialState: Page(), presence: JSONValue.self) }
-        let backend = RoomsClient(baseURL: "http://127.0.0.1:\(harness.server.port)", token: harness.token(user: "backend", room: "*"))
+        let backend = RoomsClient(baseURL: harness.baseURL, token: harness.token(user: "backend", room: "*"))
         await room.start()
         #expect(await eventuallyOnMain { room.status.connection == .connected })
         var random = Seeded(state: seed)
@@ -52,8 +52,7 @@ import TandemProtocol
             case .backendWrite:
                 _ = try await backend.write(roomName, ops: [.set(JSONPointer(tokens: ["marks", "b\(index)"]), true)])
             case .otherJoins where other == nil:
-                let otherToken = harness.token(user: "bob", room: roomName, role: .guest)
-                let (joining, _) = harness.session(user: "bob", client: "b1", token: { otherToken })
+                let joining = harness.session(user: "bob", client: "b1", room: roomName, role: .guest)
                 await joining.start()
                 #expect(await eventually { await joining.state == .connected })
                 other = joining
@@ -69,6 +68,9 @@ import TandemProtocol
                 await session.resume()
             case .reconnectNow:
                 await session.reconnectNow()
+            case .serverRestarts:
+                try await harness.restart()
+                #expect(await eventuallyOnMain { room.status.connection == .connected })
             }
             // Settled: every change confirmed, the server's state and participants shown.
             guard await room.settled(timeout: .seconds(20)) else {
