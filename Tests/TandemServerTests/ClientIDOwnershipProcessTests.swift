@@ -28,13 +28,7 @@ struct ClientIDOwnershipProcessTests {
         }
         func write(_ peer: ProtocolClient, seq: Int64, value: Int) async throws -> ServerMessage? {
             try await peer.send(.patch(seq: seq, ops: [.set(JSONPointer(tokens: ["n"]), .number(Double(value)))]))
-            while let message = await peer.next(timeout: .seconds(30)) {
-                switch message {
-                case .ack, .reject: return message
-                default: continue
-                }
-            }
-            return nil
+            return await peer.answer()
         }
 
         // Alice writes seq 1 and 2 as `ios-host`, and leaves.

@@ -133,11 +133,7 @@ struct ClusterServerTests {
         #expect(welcome.limits.maxDepth == 8)
         let deep = JSONPointer(tokens: Array(repeating: "x", count: 9))
         try await writer.send(.patch(seq: 1, ops: [.set(deep, 1)]))
-        var reply: ServerMessage?
-        while let message = await writer.next(timeout: .seconds(30)) {
-            if case .reject = message { reply = message; break }
-            if case .ack = message { reply = message; break }
-        }
+        let reply = await writer.answer()
         guard case .reject(1, .tooDeep, let text)? = reply else { Issue.record("expected too_deep, got \(String(describing: reply))"); return }
         #expect(text.contains("9 levels deep; at most 8"))
         try await writer.send(.patch(seq: 2, ops: [.set(JSONPointer(tokens: Array(repeating: "x", count: 8)), 1)]))
@@ -157,11 +153,7 @@ struct ClusterServerTests {
         let group = try EventLoopGroup(threads: 1)
         let (viewer, _) = try await Self.join(nodes[0].syncURL, user: "v", client: "v1", role: .viewer, loop: group.next())
         try await viewer.send(.patch(seq: 1, ops: Self.set("n", 1)))
-        var reply: ServerMessage?
-        while let message = await viewer.next(timeout: .seconds(30)) {
-            if case .reject = message { reply = message; break }
-            if case .ack = message { reply = message; break }
-        }
+        let reply = await viewer.answer()
         guard case .reject(1, .forbidden, _)? = reply else { Issue.record("expected forbidden, got \(String(describing: reply))"); return }
         let (guest, welcome) = try await Self.join(nodes[1].syncURL, user: "g", client: "g1", role: .guest, loop: group.next())
         #expect(welcome.rev == 0 && welcome.sync == .state(.emptyObject), "nothing of the viewer's reached the room")

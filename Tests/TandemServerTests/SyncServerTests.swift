@@ -35,6 +35,17 @@ struct ProtocolClient {
     }
 
     /// Reads until the connection closes; returns the close code.
+    /// Reads until the first ack or reject (other messages are skipped), or nil when none comes.
+    func answer(timeout: Duration = .seconds(30)) async -> ServerMessage? {
+        while let message = await next(timeout: timeout) {
+            switch message {
+            case .ack, .reject: return message
+            default: continue
+            }
+        }
+        return nil
+    }
+
     func closeCode(timeout: Duration = .seconds(5)) async -> UInt16? {
         while let event = await inbox.next(timeout: timeout) {
             if case .closed(let code, _) = event { return code }

@@ -31,7 +31,11 @@ package struct RoomKeys: Sendable, Equatable {
     /// id have two fields, and no user and client id pair spells another's). The prefix keeps them apart
     /// from the room's own fields. The append script builds the same field from a logged patch
     /// (`progressField` in its prelude); `RoomKeysTests` holds the two to the same vectors.
-    static func progressField(author: Peer) -> String { "a:\(author.user.utf8.count):\(author.user)\(author.client)" }
+    static func progressField(author: Peer) -> String { "a:" + peerKey(author) }
+
+    /// A user's client id as one string: the user as `length:bytes`, then the client id, so no two (user,
+    /// client id) pairs spell the same key. Progress fields and presence entries both name peers by it.
+    static func peerKey(_ peer: Peer) -> String { "\(peer.user.utf8.count):\(peer.user)\(peer.client)" }
 
     /// The author a progress field names, or nil for any other field of `meta`.
     static func author(ofProgressField name: String) -> Peer? {

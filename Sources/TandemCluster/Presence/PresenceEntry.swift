@@ -19,7 +19,6 @@ struct PresenceEntry: Sendable, Equatable {
         self.expiresAt = expiresAt
     }
 
-    /// A participant's key: its user as `length:bytes`, then its client id, so that two users naming
-    /// one client id are two entries.
-    static func key(of peer: Peer) -> String { "\(peer.user.utf8.count):\(peer.user)\(peer.client)" }
+    /// A participant's key (`RoomKeys.peerKey`): two users naming one client id are two entries.
+    static func key(of peer: Peer) -> String { RoomKeys.peerKey(peer) }
 }
