@@ -30,6 +30,10 @@ public final class SyncServer: Sendable {
     private let listening: ListeningAddress
     /// Keeps this node's removals equal to the cluster's (nil alone).
     private let removalMirror: Task<Void, Never>?
+    /// What every connection's protocol session is given, socket or not.
+    private let sessionContext: ServerSession.Context
+    /// Connections without a socket (see `connectInProcess(sink:)`).
+    private let inProcess = InProcessConnections()
 
     /// The port the server listens on (the real one when the configuration asked for 0).
     public var port: Int { webSockets.port }
@@ -169,6 +173,7 @@ public final class SyncServer: Sendable {
         let context = ServerSession.Context(
             registry: registry, verifier: tokens, access: access, writes: writes, scheduler: DispatchTimerScheduler(), configuration: configuration,
             metrics: metrics, logger: logger, monotonicNow: monotonicNow, wallClock: wallClock)
+        sessionContext = context
         let routes = OperationsRoutes(metrics: metrics)
         listening = ListeningAddress(scheme: configuration.servesTLS ? "https" : "http", host: configuration.host, port: configuration.port)
         let invites = InviteRoutes(context: InviteRoutes.Context(
@@ -215,6 +220,14 @@ public final class SyncServer: Sendable {
                     LogField("cluster", sequencing.summary))
     }
 
+    /// Opens a connection that reaches the server without a socket: `sink` receives what the server sends
+    /// (it must deliver in the order of the calls), and the returned connection takes the client's messages.
+    /// Everything past the socket is the production path: the same session, rooms, limits and loops.
+    /// Shutdown closes it with 1001. Nil once the server is shutting down.
+    package func connectInProcess(sink: any SessionSink) -> InProcessConnection? {
+        inProcess.accept(sink: sink, loop: group.next(), context: sessionContext)
+    }
+
     /// In cluster mode, checks that Redis answers, so that a wrong `--redis` is reported at start rather
     /// than at the first join; does nothing for a server that runs alone. Call it once after `init`.
     /// - Throws: `ServerStartError.cluster` naming the address and what failed.
@@ -239,6 +252,7 @@ public final class SyncServer: Sendable {
     public func shutdown() {
         logger.info("server.stopping")
         removalMirror?.cancel()
+        inProcess.closeAll()
         webSockets.shutdown(code: CloseCode.goingAway.rawValue, reason: "server shutting down", timeout: .seconds(5))
         if let webhooks {
             // Whoever is still here is reported as left; every event emitted is in the queue before the loops

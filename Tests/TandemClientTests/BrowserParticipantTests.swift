@@ -907,45 +907,26 @@ private final class StateBox: Sendable {
     let people = Mutex<[Participant]>([])
 }
 
-/// A server on a fixed loopback port and data folder that a test can stop and start again.
+/// A room's server for the page tests: on a fixed loopback port and data folder, stopped and started again.
 private final class BrowserRoom: Sendable {
-    private let directory: String
-    private let port: Int
-    private let current: Mutex<SyncServer?>
-    private let group: EventLoopGroup
-    private let presenceGrace: Int
-    private let maxDocument: Int
+    private let server: RestartableServer
 
     /// `presenceGrace` (ms) is how long a dropped page stays in the participant list; `maxDocument` the
     /// room's document size limit.
     init(presenceGrace: Int = ServerConfiguration().presenceGraceMilliseconds, maxDocument: Int = ServerConfiguration().maxDocumentBytes) throws {
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("tandem-browser-\(UUID().uuidString)").path
-        self.presenceGrace = presenceGrace
-        self.maxDocument = maxDocument
-        let server = try SyncServer(configuration: Self.configuration(directory: directory, port: 0, presenceGrace: presenceGrace, maxDocument: maxDocument),
-                                    environment: ["TANDEM_SECRET": "browser"], logger: .discarding)
-        port = server.port
-        current = Mutex(server)
-        group = try EventLoopGroup(threads: 1)
+        server = try RestartableServer(secret: "browser") { configuration in
+            configuration.maxDocumentBytes = maxDocument
+            configuration.presenceGraceMilliseconds = presenceGrace
+        }
     }
 
-    private static func configuration(directory: String, port: Int, presenceGrace: Int, maxDocument: Int) -> ServerConfiguration {
-        var configuration = ServerConfiguration()
-        configuration.maxDocumentBytes = maxDocument
-        configuration.port = port
-        configuration.presenceGraceMilliseconds = presenceGrace
-        configuration.dataDirectory = directory
-        configuration.helloTimeoutMilliseconds = 60_000
-        configuration.handshakeTimeoutMilliseconds = 60_000
-        return configuration
-    }
-
-    private var server: SyncServer { current.withLock { $0! } }
+    private var group: EventLoopGroup { server.group }
+    private var port: Int { server.port }
 
     var baseURL: String { "http://127.0.0.1:\(port)" }
 
     func token(user: String, name: String?, role: Role) -> String {
-        server.tokens.mint(TokenClaims(sub: user, room: "demo", role: role, exp: server.tokens.currentTime + 600, name: name))
+        server.token(user: user, room: "demo", role: role, name: name)
     }
 
     func pageURL(user: String = "alice", name: String? = nil, role: Role = .host) -> String {
@@ -977,33 +958,10 @@ private final class BrowserRoom: Sendable {
 
     var syncURL: String { "ws://127.0.0.1:\(port)/v1/sync" }
 
-    func stopServer() async {
-        let server = current.withLock { server in
-            defer { server = nil }
-            return server
-        }
-        await server?.shutdown()
-    }
+    func stopServer() async { await server.stop() }
 
-    /// Starts a new server on the same port and data folder (retrying briefly while the port is released).
-    func restartServer() async throws {
-        var lastError: (any Error)?
-        for _ in 0..<50 {
-            do {
-                let server = try SyncServer(configuration: Self.configuration(directory: directory, port: port, presenceGrace: presenceGrace, maxDocument: maxDocument), environment: ["TANDEM_SECRET": "browser"], logger: .discarding)
-                current.withLock { $0 = server }
-                return
-            } catch {
-                lastError = error
-                try await Task.sleep(for: .milliseconds(100))
-            }
-        }
-        throw lastError!
-    }
+    /// Starts a new server on the same port and data folder.
+    func restartServer() async throws { try await server.start() }
 
-    func shutdown() async {
-        await stopServer()
-        group.shutdown()
-        try? FileManager.default.removeItem(atPath: directory)
-    }
+    func shutdown() async { await server.shutdown() }
 }

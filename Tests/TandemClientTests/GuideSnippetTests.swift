@@ -49,6 +49,12 @@ import TandemTestSupport
         }
     }
 
+    /// The testing section's snippets run as shown (a real server, then the in-process network cut and back).
+    @Test func theTestingSnippetsRun() async throws {
+        try await GuideSnippets.testServer()
+        try await GuideSnippets.inProcessNetwork()
+    }
+
     /// The measure of the app layer: the seed's whole page is at most 40 lines of glue (the
     /// model that wires the room, scroll sync, nav bar and toast; the app's state type is not glue).
     @Test func theSeedsPageIsAtMostFortyLinesOfGlue() throws {

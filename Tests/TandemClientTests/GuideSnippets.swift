@@ -62,6 +62,20 @@ enum GuideSnippets {
         await server.shutdown()
     }
 
+    static func inProcessNetwork() async throws {
+        let server = try TestServer()
+        let network = InProcessTransport(server: server)
+        let alice = server.session(user: "alice", client: "a1", transport: network)
+        await alice.start()
+        network.setReachable(false)                           // new attempts fail as an unreachable server's do
+        network.dropConnections()                             // the link drops without a close frame
+        try await alice.apply([.set(JSONPointer(tokens: ["tabIndex"]), 3)])   // queued, shown as unsaved
+        network.setReachable(true)                            // the session reconnects, resumes, sends it once
+        _ = await alice.drain(timeout: .seconds(5))
+        await alice.stop()
+        await server.shutdown()
+    }
+
     /// CLIENT.md, "Your backend acting on rooms".
     static func backendActsOnRooms(backendToken: String) async throws -> HistoryPage {
         let rooms = RoomsClient(baseURL: "https://tandem.example.com", token: backendToken)

@@ -5,7 +5,7 @@ import TandemProtocol
 /// `SharedRoom` + `SyncSession` against a real server, driven by seeded random sequences of what an app and
 /// the world do — local changes, a backend's writes, another participant joining and leaving, suspend and
 /// resume, network changes (`reconnectNow`: the link dropped and replaced), server restarts, and a change
-/// after `stop()` — and checked after each step
+/// after `stop()`; over the in-process transport also links dropped at once and outages — and checked after each step
 /// against a simple model: once settled, the room's state is the server's, `others` is the server's
 /// participant list without this session, every local change made while running is in the history exactly
 /// once, and one made after `stop()` is refused, reported, and nowhere. An app's own listener of the
@@ -17,6 +17,20 @@ import TandemProtocol
 
     enum Step: CaseIterable {
         case localChange, backendWrite, otherJoins, otherLeaves, suspendAndResume, reconnectNow, serverRestarts
+        /// Every link of the in-process transport dropped without a close frame.
+        case linksDrop
+        /// The server unreachable for a moment: links dropped, attempts failing, a local change made meanwhile.
+        case outage
+    }
+
+    /// How the sessions reach the server.
+    enum Link: CustomStringConvertible {
+        case socket, inProcess
+        var description: String { self == .socket ? "socket" : "in-process" }
+        /// What can happen to the network on this link.
+        var steps: [Step] {
+            self == .socket ? Step.allCases.filter { $0 != .linksDrop && $0 != .outage } : Step.allCases
+        }
     }
 
     /// A small deterministic generator (a 64-bit LCG), so a failing seed replays.
@@ -28,11 +42,12 @@ import TandemProtocol
         }
     }
 
-    @Test(arguments: [UInt64(1), 7, 42, 2_027, 31_337, 99_991])
-    func randomSequencesKeepTheModel(seed: UInt64) async throws {
+    @Test(arguments: [Link.socket, .inProcess], [UInt64(1), 7, 42, 2_027, 31_337, 99_991])
+    func randomSequencesKeepTheModel(link: Link, seed: UInt64) async throws {
         let harness = try RestartableServer()
         let roomName = "model-\(seed)"
-        let session = harness.session(user: "alice", client: "a1", room: roomName)
+        let transport = link == .inProcess ? harness.inProcessTransport() : nil
+        let session = harness.session(user: "alice", client: "a1", room: roomName, transport: transport)
         let appLog = StreamLog(session.events)
         let room = try await MainActor.run { try SharedRoom(session: session, initialState: Page(), presence: JSONValue.self) }
         let backend = RoomsClient(baseURL: harness.baseURL, token: harness.token(user: "backend", room: "*"))
@@ -43,7 +58,7 @@ import TandemProtocol
         var other: SyncSession?
         var failures: [String] = []
         for index in 0..<14 {
-            let step = Step.allCases[random.next(Step.allCases.count)]
+            let step = link.steps[random.next(link.steps.count)]
             switch step {
             case .localChange:
                 let key = "a\(index)"
@@ -52,7 +67,7 @@ import TandemProtocol
             case .backendWrite:
                 _ = try await backend.write(roomName, ops: [.set(JSONPointer(tokens: ["marks", "b\(index)"]), true)])
             case .otherJoins where other == nil:
-                let joining = harness.session(user: "bob", client: "b1", room: roomName, role: .guest)
+                let joining = harness.session(user: "bob", client: "b1", room: roomName, role: .guest, transport: transport)
                 await joining.start()
                 #expect(await eventually { await joining.state == .connected })
                 other = joining
@@ -71,6 +86,19 @@ import TandemProtocol
             case .serverRestarts:
                 try await harness.restart()
                 #expect(await eventuallyOnMain { room.status.connection == .connected })
+            case .linksDrop:
+                transport?.dropConnections()
+            case .outage:
+                transport?.setReachable(false)
+                transport?.dropConnections()
+                await MainActor.run { room.update { $0.marks["o\(index)"] = true } }
+                local.append("o\(index)")
+                // The status tells the truth while the server cannot be reached: not connected, the change unsaved.
+                let offline = await eventuallyOnMain {
+                    if case .reconnecting = room.status.connection { !room.status.isSaved } else { false }
+                }
+                if !offline { failures.append("step \(index) (outage): the status shows \(await MainActor.run { room.status })") }
+                transport?.setReachable(true)
             }
             // Settled: every change confirmed, the server's state and participants shown.
             guard await room.settled(timeout: .seconds(20)) else {
@@ -108,6 +136,6 @@ import TandemProtocol
         #expect(appLog.isFinished)
         await other?.stop()
         await harness.shutdown()
-        #expect(failures.isEmpty, "seed \(seed): \(failures.joined(separator: "; "))")
+        #expect(failures.isEmpty, "\(link), seed \(seed): \(failures.joined(separator: "; "))")
     }
 }

@@ -226,4 +226,40 @@ private func currentRev(_ queue: CommitQueue) async throws -> Int64? {
             try await queue.write([patch(51)])
         }
     }
+
+    /// A room submits under its own lock, and its completion takes that lock again: a refusal after shutdown
+    /// must not run on the submitter's stack (it would re-enter the lock), and refusals keep submission order.
+    @Test func refusalsAfterShutdownRunOffTheSubmittersStackInOrder() async {
+        let queue = CommitQueue(store: InMemoryRoomStore())
+        queue.shutdown()
+        let roomLock = Mutex(())
+        let refusals = Mutex<[Int64]>([])
+        let submitter = Mutex<pthread_t?>(nil)
+        let onSubmittersStack = Atomic(false)
+        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+            roomLock.withLock { _ in
+                submitter.withLock { $0 = pthread_self() }
+                for rev in Int64(1)...20 {
+                    queue.write([patch(rev)]) { result in
+                        // On the submitter's stack the room's lock would be taken twice: note it instead.
+                        if let thread = submitter.withLock({ $0 }), pthread_equal(thread, pthread_self()) != 0 {
+                            onSubmittersStack.store(true, ordering: .sequentiallyConsistent)
+                        } else {
+                            roomLock.withLock { _ in }
+                        }
+                        let count = refusals.withLock { refused in
+                            if case .failure(.shutDown) = result { refused.append(rev) }
+                            return refused.count
+                        }
+                        if count == 20 { done.resume() }
+                    }
+                }
+                submitter.withLock { $0 = nil }
+            }
+        }
+        let reentered = onSubmittersStack.load(ordering: .sequentiallyConsistent)
+        let refused = refusals.withLock { $0 }
+        #expect(!reentered)
+        #expect(refused == Array(1...20))
+    }
 }

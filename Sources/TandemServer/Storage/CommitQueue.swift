@@ -11,10 +11,14 @@ import Foundation
 /// left over while another committer held the lane, still go to the queue's own thread. One committer at a time.
 ///
 /// Guarantees: completions are called in submission order, each exactly once, after the job's writes
-/// are committed (or failed), on the committing thread. Batching costs no added latency: a committer
+/// are committed (or failed), on the committing thread; never on the submitter's stack, so a submitter may hold
+/// its own lock while it submits (after `shutdown()`, refusals run in order on a queue of their own). Batching costs no added latency: a committer
 /// never waits for more work; whatever arrived while the last commit ran forms the next batch. A
 /// failing batch is retried job by job, so one bad job fails only itself.
 public final class CommitQueue: Sendable {
+    /// Where submissions after `shutdown()` are refused, in order, off the submitter's stack.
+    private let refusals = DispatchQueue(label: "tandem-commit-refusals")
+
     private enum Job {
         case write([StorageWrite], @Sendable (Result<Void, StorageError>) -> Void)
         case read(@Sendable (any RoomStore) -> Void)
@@ -138,12 +142,12 @@ public final class CommitQueue: Sendable {
         condition.unlock()
     }
 
-    private func enqueue(_ job: Job, rejected: () -> Void) {
+    private func enqueue(_ job: Job, rejected: @escaping @Sendable () -> Void) {
         let stage = stages?.current()
         condition.lock()
         guard !state.stopping else {
             condition.unlock()
-            rejected()
+            refusals.async(execute: rejected)
             return
         }
         state.jobs.append(job)

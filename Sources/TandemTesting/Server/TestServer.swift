@@ -48,12 +48,14 @@ public final class TestServer: Sendable {
     }
 
     /// A session of `user` with client id `client` in `room`, not started yet; its token comes from this
-    /// server. Reconnects are fast (10–50 ms) unless `configuration` says otherwise.
+    /// server. Reconnects are fast (10–50 ms) unless `configuration` says otherwise. It connects over a
+    /// loopback socket, or over `transport` when given (an ``InProcessTransport`` to cut links at will).
     public func session(user: String, client: String, room: String = "lobby", role: Role = .host, presence: JSONValue? = nil,
-                        configuration: SyncSessionConfiguration = TestServer.fastReconnects) -> SyncSession {
+                        configuration: SyncSessionConfiguration = TestServer.fastReconnects,
+                        transport: (any SyncTransport)? = nil) -> SyncSession {
         let token = token(user: user, room: room, role: role)
         return SyncSession(url: syncURL, clientID: client, tokenProvider: { token }, presence: presence,
-                           configuration: configuration, transport: WireTransport(group: group))
+                           configuration: configuration, transport: transport ?? WireTransport(group: group))
     }
 
     /// A session configuration whose reconnects wait 10–50 ms, so tests that drop connections stay fast.

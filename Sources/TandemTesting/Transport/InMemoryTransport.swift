@@ -33,7 +33,7 @@ public final class InMemoryTransport: SyncTransport {
         if let failure = failures.withLock({ $0.isEmpty ? nil : $0.removeFirst() }) { throw failure }
         let pipe = InMemoryPipe()
         sink.yield(InMemoryServerEnd(pipe: pipe, request: request))
-        return InMemoryClientEnd(pipe: pipe)
+        return LinkClientEnd(link: pipe)
     }
 }
 
@@ -53,44 +53,27 @@ public struct InMemoryServerEnd: Sendable {
 
     /// Closes the connection with `code`, as a server's close frame does.
     public func close(code: UInt16, reason: String = "") {
-        pipe.end(code: code, reason: reason)
+        pipe.end(code: code, reason: reason, byClient: false)
     }
 
     /// Drops the connection without a close frame, as a lost network does.
     public func drop() {
-        pipe.end(code: nil, reason: "")
+        pipe.end(code: nil, reason: "", byClient: false)
     }
 
     /// The code the client closed with, once it did (nil: open, or dropped without one).
     public var clientCloseCode: UInt16? { pipe.clientCode }
 }
 
-/// The session's side of one in-memory connection.
-struct InMemoryClientEnd: SyncTransportConnection {
-    let pipe: InMemoryPipe
-
-    var events: AsyncStream<WebSocketClientEvent> { pipe.toClient }
-
-    func send(text: [UInt8]) async throws(SyncTransportError) {
-        guard pipe.forward(text) else { throw .closed }
-    }
-
-    func close(code: UInt16, reason: String) async {
-        pipe.end(code: code, reason: reason, byClient: true)
-    }
-
-    func abort() {
-        pipe.end(code: nil, reason: "")
-    }
-}
-
 /// Both directions of one connection and whether it is still open.
-final class InMemoryPipe: Sendable {
+final class InMemoryPipe: ClientLink {
     let toServer: AsyncStream<[UInt8]>
     let toClient: AsyncStream<WebSocketClientEvent>
     private let serverSink: AsyncStream<[UInt8]>.Continuation
     private let clientSink: AsyncStream<WebSocketClientEvent>.Continuation
     private let state = Mutex<(open: Bool, clientCode: UInt16?)>((true, nil))
+
+    var events: AsyncStream<WebSocketClientEvent> { toClient }
 
     init() {
         (toServer, serverSink) = AsyncStream<[UInt8]>.makeStream()
@@ -114,7 +97,7 @@ final class InMemoryPipe: Sendable {
         }
     }
 
-    func end(code: UInt16?, reason: String, byClient: Bool = false) {
+    func end(code: UInt16?, reason: String, byClient: Bool) {
         state.withLock { state in
             guard state.open else { return }
             state.open = false

@@ -14,6 +14,12 @@ package final class WebSocketConnection: @unchecked Sendable {
 
     private static let nextID = Atomic<UInt64>(1)
 
+    /// A new number from the sequence connections are numbered by. Connections that reach a server without a
+    /// socket take theirs here too, so that of two connections of one client the newer always has the larger id.
+    package static func makeID() -> UInt64 {
+        nextID.wrappingAdd(1, ordering: .relaxed).oldValue
+    }
+
     /// A number unique to this connection within the process, for logs and maps.
     package let id: UInt64
     /// The loop that owns the connection; every callback runs there.
@@ -58,7 +64,7 @@ package final class WebSocketConnection: @unchecked Sendable {
         tcp: TCPConnection, role: WebSocketRole, subprotocol: String?, maxMessageSize: Int,
         idleTimeout: Duration?, closeWait: Duration
     ) {
-        id = Self.nextID.wrappingAdd(1, ordering: .relaxed).oldValue
+        id = Self.makeID()
         loop = tcp.loop
         self.tcp = tcp
         self.role = role

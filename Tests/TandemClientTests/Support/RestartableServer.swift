@@ -13,18 +13,22 @@ final class RestartableServer: Sendable {
     let port: Int
     let directory: String
     let group: EventLoopGroup
-    private static let secret = "restartable"
+    private let secret: String
+    private let adjust: @Sendable (inout ServerConfiguration) -> Void
 
-    init() throws {
+    /// Starts the first server; `adjust` changes each start's configuration (limits, grace periods).
+    init(secret: String = "restartable", _ adjust: @escaping @Sendable (inout ServerConfiguration) -> Void = { _ in }) throws {
+        self.secret = secret
+        self.adjust = adjust
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("tandem-restartable-\(UUID().uuidString)").path
-        let first = try SyncServer(configuration: Self.configuration(directory: directory, port: 0), environment: ["TANDEM_SECRET": Self.secret],
+        let first = try SyncServer(configuration: Self.configuration(directory: directory, port: 0, adjust), environment: ["TANDEM_SECRET": secret],
                                    logger: .discarding)
         port = first.port
         current = Mutex(first)
         group = try EventLoopGroup(threads: 1)
     }
 
-    private static func configuration(directory: String, port: Int) -> ServerConfiguration {
+    private static func configuration(directory: String, port: Int, _ adjust: (inout ServerConfiguration) -> Void) -> ServerConfiguration {
         var configuration = ServerConfiguration()
         configuration.host = "127.0.0.1"
         configuration.port = port
@@ -32,6 +36,7 @@ final class RestartableServer: Sendable {
         configuration.helloTimeoutMilliseconds = 60_000
         configuration.handshakeTimeoutMilliseconds = 60_000
         configuration.idleTimeoutMilliseconds = 60_000
+        adjust(&configuration)
         return configuration
     }
 
@@ -39,31 +44,47 @@ final class RestartableServer: Sendable {
     var baseURL: String { "http://127.0.0.1:\(port)" }
 
     /// A token for `user` in `room`, valid across restarts.
-    func token(user: String, room: String, role: Role = .host) -> String {
-        let verifier = TokenVerifier(secret: Array(Self.secret.utf8), hmac: { Digest.hmacSHA256(key: $0, message: $1) },
+    func token(user: String, room: String, role: Role = .host, name: String? = nil) -> String {
+        let verifier = TokenVerifier(secret: Array(secret.utf8), hmac: { Digest.hmacSHA256(key: $0, message: $1) },
                                      now: { Int64(Date().timeIntervalSince1970) })
-        return verifier.mint(TokenClaims(sub: user, room: room, role: role, exp: verifier.currentTime + 600))
+        return verifier.mint(TokenClaims(sub: user, room: room, role: role, exp: verifier.currentTime + 600, name: name))
     }
 
-    /// A session of `user` in `room` with fast reconnects, not started.
-    func session(user: String, client: String, room: String, role: Role = .host) -> SyncSession {
+    /// A session of `user` in `room` with fast reconnects, not started: over a loopback socket, or over
+    /// `transport` when given.
+    func session(user: String, client: String, room: String, role: Role = .host, transport: (any SyncTransport)? = nil) -> SyncSession {
         let token = token(user: user, room: room, role: role)
         return SyncSession(url: syncURL, clientID: client, tokenProvider: { token }, configuration: TestServer.fastReconnects,
-                           transport: WireTransport(group: group))
+                           transport: transport ?? WireTransport(group: group))
     }
 
-    /// Stops the server and starts a new one on the same port and data folder (retrying while the port is released).
+    /// A transport to whichever server is running now, without a socket (none while it restarts).
+    func inProcessTransport() -> InProcessTransport {
+        InProcessTransport { [self] in current.withLock { $0 } }
+    }
+
+    /// Stops the server and starts a new one on the same port and data folder.
     func restart() async throws {
+        await stop()
+        try await start()
+    }
+
+    /// Stops the server (sessions see it go away); `start()` brings a new one up.
+    func stop() async {
         let old = current.withLock { server in
             defer { server = nil }
             return server
         }
         await old?.shutdown()
+    }
+
+    /// Starts a server on the same port and data folder (retrying while the port is released).
+    func start() async throws {
         var lastError: (any Error)?
         for _ in 0..<100 {
             do {
-                let server = try SyncServer(configuration: Self.configuration(directory: directory, port: port),
-                                            environment: ["TANDEM_SECRET": Self.secret], logger: .discarding)
+                let server = try SyncServer(configuration: Self.configuration(directory: directory, port: port, adjust),
+                                            environment: ["TANDEM_SECRET": secret], logger: .discarding)
                 current.withLock { $0 = server }
                 return
             } catch {
