@@ -9,7 +9,7 @@ let swiftSettings: [SwiftSetting] = [
 
 let package = Package(
     name: "Tandem",
-    platforms: [.macOS(.v15), .iOS(.v18)],
+    platforms: [.macOS(.v14), .iOS(.v17), .tvOS(.v17), .watchOS(.v10), .visionOS(.v1)],
     products: [
         .library(name: "TandemKit", targets: ["TandemKit"]),
         .library(name: "TandemKitTesting", targets: ["TandemKitTesting"]),
@@ -49,12 +49,17 @@ let package = Package(
         // Child processes for the tests and tools, through posix_spawn (Foundation's Process can crash the parent
         // while it closes descriptors, swift-corelibs-foundation#5472).
         .target(name: "CTandemSpawn"),
-        .target(name: "TandemSubprocess", dependencies: ["CTandemSpawn"], swiftSettings: swiftSettings),
+        .target(name: "TandemSubprocess", dependencies: ["TandemSynchronization", "CTandemSpawn"], swiftSettings: swiftSettings),
+
+        // Atomic operations on one word for every platform (the compiler's builtins), under TandemSynchronization.
+        .target(name: "CTandemAtomics"),
+        // A lock and atomics for every platform the apps run on (Swift's `Mutex` and `Atomic` need iOS 18).
+        .target(name: "TandemSynchronization", dependencies: ["CTandemAtomics"], swiftSettings: swiftSettings),
 
         // The architecture kit: Foundation-only, portable, standalone.
-        .target(name: "TandemKit", swiftSettings: swiftSettings),
+        .target(name: "TandemKit", dependencies: ["TandemSynchronization"], swiftSettings: swiftSettings),
         // TestStore and other test helpers for apps that use TandemKit (links Swift Testing).
-        .target(name: "TandemKitTesting", dependencies: ["TandemKit"], swiftSettings: swiftSettings),
+        .target(name: "TandemKitTesting", dependencies: ["TandemSynchronization", "TandemKit"], swiftSettings: swiftSettings),
 
         // Pure protocol model: JSON values, JSON Pointer ops, wire messages, token claims.
         .target(name: "TandemProtocol", swiftSettings: swiftSettings),
@@ -63,6 +68,7 @@ let package = Package(
         .target(
             name: "TandemWire",
             dependencies: [
+                "TandemSynchronization",
                 "TandemProtocol",
                 .target(name: "CCrypto", condition: .when(platforms: [.linux])),
                 .target(name: "CSSL", condition: .when(platforms: [.linux])),
@@ -72,19 +78,19 @@ let package = Package(
         ),
 
         // The fault-injecting TCP link behind `tandem proxy`: latency, jitter, loss, bandwidth, cuts.
-        .target(name: "TandemProxy", dependencies: ["TandemWire"], swiftSettings: swiftSettings),
+        .target(name: "TandemProxy", dependencies: ["TandemSynchronization", "TandemWire"], swiftSettings: swiftSettings),
 
         // `tandem doctor`: reads Podfiles, their locks, podspecs and Package.resolved, and finds the dependency
         // mistakes that break builds.
         .target(name: "TandemDoctor", dependencies: ["TandemProtocol"], swiftSettings: swiftSettings),
 
         // A Redis client: RESP2/RESP3, pipelining, reconnect, scripts.
-        .target(name: "TandemRedis", dependencies: ["TandemWire"], swiftSettings: swiftSettings),
+        .target(name: "TandemRedis", dependencies: ["TandemSynchronization", "TandemWire"], swiftSettings: swiftSettings),
 
         // The client library an app links to share its page state.
         .target(
             name: "TandemClient",
-            dependencies: ["TandemKit", "TandemProtocol", "TandemWire"],
+            dependencies: ["TandemSynchronization", "TandemKit", "TandemProtocol", "TandemWire"],
             swiftSettings: swiftSettings
         ),
 
@@ -93,6 +99,7 @@ let package = Package(
         .target(
             name: "TandemServer",
             dependencies: [
+                "TandemSynchronization",
                 "TandemProtocol",
                 "TandemWire",
                 .target(name: "CSQLite", condition: .when(platforms: [.linux])),
@@ -105,13 +112,13 @@ let package = Package(
 
         // Cluster mode: rooms sequenced through a shared Redis log (the Redis scripts, the log follower,
         // cross-node presence), plugged into the server as its `RoomSequencing`.
-        .target(name: "TandemCluster", dependencies: ["TandemServer", "TandemRedis", "TandemProtocol", "TandemWire"], swiftSettings: swiftSettings),
+        .target(name: "TandemCluster", dependencies: ["TandemSynchronization", "TandemServer", "TandemRedis", "TandemProtocol", "TandemWire"], swiftSettings: swiftSettings),
 
         // The benchmark suites `tandem bench` runs, their harnesses (the relay comparison, the idle-connection
         // probe) and the host-steal rule: tooling, not a product.
         .target(
             name: "TandemBench",
-            dependencies: ["TandemKit", "TandemProtocol", "TandemWire", "TandemClient", "TandemServer", "TandemCluster", "TandemRedis", "TandemProxy", "TandemSubprocess"],
+            dependencies: ["TandemSynchronization", "TandemKit", "TandemProtocol", "TandemWire", "TandemClient", "TandemServer", "TandemCluster", "TandemRedis", "TandemProxy", "TandemSubprocess"],
             swiftSettings: swiftSettings
         ),
 
@@ -119,14 +126,14 @@ let package = Package(
         // with no socket where the test plays the server, and a real server in the test process.
         .target(
             name: "TandemTesting",
-            dependencies: ["TandemKit", "TandemProtocol", "TandemWire", "TandemClient", "TandemServer"],
+            dependencies: ["TandemSynchronization", "TandemKit", "TandemProtocol", "TandemWire", "TandemClient", "TandemServer"],
             swiftSettings: swiftSettings
         ),
 
         // The command-line program's logic (argument parsing, commands), testable in process.
         .target(
             name: "TandemCLI",
-            dependencies: ["TandemKit", "TandemProtocol", "TandemWire", "TandemClient", "TandemServer", "TandemCluster", "TandemBench", "TandemProxy", "TandemDoctor"],
+            dependencies: ["TandemSynchronization", "TandemKit", "TandemProtocol", "TandemWire", "TandemClient", "TandemServer", "TandemCluster", "TandemBench", "TandemProxy", "TandemDoctor"],
             swiftSettings: swiftSettings
         ),
         .executableTarget(name: "tandem", dependencies: ["TandemCLI"], swiftSettings: swiftSettings),
@@ -142,6 +149,7 @@ let package = Package(
         .testTarget(name: "TandemClientTests", dependencies: ["TandemClient", "TandemSubprocess", "TandemProxy", "TandemTesting", "TandemServer", "TandemWire", "TandemKitTesting", "TandemTestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "TandemServerTests", dependencies: ["TandemTesting", "TandemSubprocess", "TandemServer", "TandemCluster", "TandemWire", "TandemProtocol", "TandemTestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "TandemBenchTests", dependencies: ["TandemBench", "TandemProtocol", "TandemWire", "TandemTestSupport"], swiftSettings: swiftSettings),
+        .testTarget(name: "TandemSynchronizationTests", dependencies: ["TandemSynchronization"], swiftSettings: swiftSettings),
         .testTarget(name: "TandemSubprocessTests", dependencies: ["TandemSubprocess"], swiftSettings: swiftSettings),
         .testTarget(name: "TandemDoctorTests", dependencies: ["TandemDoctor"], swiftSettings: swiftSettings),
         .testTarget(name: "TandemCLITests", dependencies: ["TandemCLI", "TandemProxy", "TandemTestSupport"], swiftSettings: swiftSettings),

@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import TandemSynchronization
 import TandemClient
 import TandemProtocol
 import TandemServer
@@ -28,7 +28,7 @@ enum PersistenceBenchmark {
     /// Counts the saves of the file store it forwards to.
     private final class CountingPersistence: SyncPersistence {
         let file: FileSyncPersistence
-        private let count = Mutex(0)
+        private let count = Locked(0)
         init(_ file: FileSyncPersistence) { self.file = file }
         var saved: SyncSavedState? { file.saved }
         var saves: Int { count.withLock { $0 } }

@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import TandemSynchronization
 import TandemServer
 import TandemWire
 
@@ -82,7 +82,7 @@ enum StorageBenchmark {
 
     /// Hands out revs and submits under one lock, so commit order is rev order.
     private final class Sequencer: Sendable {
-        private let rev = Mutex<Int64>(0)
+        private let rev = Locked<Int64>(0)
         func next(_ submit: (Int64) -> Void) {
             rev.withLock { rev in
                 rev += 1
@@ -179,11 +179,11 @@ enum StorageBenchmark {
 
     /// Calls `body` once `count` ticks have arrived.
     private final class Countdown: Sendable {
-        private let remaining: Mutex<Int>
+        private let remaining: Locked<Int>
         private let body: @Sendable () -> Void
 
         init(_ count: Int, _ body: @escaping @Sendable () -> Void) {
-            remaining = Mutex(count)
+            remaining = Locked(count)
             self.body = body
         }
 

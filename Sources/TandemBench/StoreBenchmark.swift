@@ -3,7 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import Synchronization
+import TandemSynchronization
 import TandemKit
 
 /// `tandem bench store`: the cost of one dispatched action through a TandemKit `Store`.
@@ -11,7 +11,7 @@ import TandemKit
 /// Cases, each with a trivial reducer (`count += 1`) and each timed as the median of `runs` runs:
 /// one synchronous observer; 1,000 observers; one observer with the action sent through a scope
 /// of depth 1 and of depth 5. The reference, measured in the same run, is the least a locked
-/// dispatch can cost: a reducer closure called inside `Mutex.withLock`. Every case reads the final
+/// dispatch can cost: a reducer closure called inside `Locked.withLock`. Every case reads the final
 /// state and the observers' running sum and checks them, so the work cannot be optimised away.
 /// Times are the benchmarking thread's CPU time, so a shared, busy machine that deschedules the
 /// thread does not inflate them.
@@ -62,7 +62,7 @@ enum StoreBenchmark {
 
         console.out("median of \(runs) run(s); \(actions) actions per case (\(fanOutActions) with \(fanOut) observers)")
         console.out(row("case", "ns/action", "× reference", "target"))
-        console.out(row("reference: closure in Mutex.withLock", format(reference), "1.00", "—"))
+        console.out(row("reference: closure in Locked.withLock", format(reference), "1.00", "—"))
         console.out(row("store, 1 observer", format(one), format(one / reference), "≤ 1000 ns"))
         console.out(row("store, 1,000 observers", format(fanOutTotal), format(fanOutTotal / reference), "—"))
         console.out(row("  per observer notified", format(perObserver), "—", "≤ 300 ns"))
@@ -90,7 +90,7 @@ enum StoreBenchmark {
             state.count += 1
             return .none
         }
-        let state = Mutex(Level0())
+        let state = Locked(Level0())
         let sink = Sink()
         let elapsed = measure {
             for _ in 0..<actions {

@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import TandemSynchronization
 import TandemSubprocess
 import TandemWire
 
@@ -203,9 +203,9 @@ extension WireBenchmark {
 
     /// The counters one echo load shares with its connections' handlers.
     final class EchoCounters: Sendable {
-        let completed = Atomic<Int>(0)
-        let inFlight = Atomic<Int>(0)
-        let running = Atomic<Bool>(false)
+        let completed = AtomicValue<Int>(0)
+        let inFlight = AtomicValue<Int>(0)
+        let running = AtomicValue<Bool>(false)
     }
 
     /// Keeps one message in flight per connection: every echo received is counted and answered at once.

@@ -1,4 +1,4 @@
-import Synchronization
+import TandemSynchronization
 
 /// The actions effects have sent to a `TestStore` and not yet asserted, plus a change signal
 /// that lets the test wait for "an action arrived" or "an effect finished" without polling.
@@ -10,7 +10,7 @@ final class TestInbox<Action: Sendable>: Sendable {
         var waiters: [UInt64: CheckedContinuation<Void, Never>] = [:]
     }
 
-    private let contents = Mutex(Contents())
+    private let contents = Locked(Contents())
 
     /// Every action received and not yet taken, oldest first.
     var actions: [Action] { contents.withLock { $0.actions } }

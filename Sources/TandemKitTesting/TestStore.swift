@@ -1,4 +1,4 @@
-import Synchronization
+import TandemSynchronization
 import TandemKit
 import Testing
 
@@ -24,7 +24,7 @@ public final class TestStore<State: Sendable & Equatable, Action: Sendable & Equ
         var timeout: Duration
     }
 
-    private let settings: Mutex<Settings>
+    private let settings: Locked<Settings>
     private let reducer: Reducer
     private let inbox: TestInbox<Action>
     private let runner: EffectRunner<Action>
@@ -44,7 +44,7 @@ public final class TestStore<State: Sendable & Equatable, Action: Sendable & Equ
         sourceLocation: SourceLocation = #_sourceLocation
     ) {
         let inbox = TestInbox<Action>()
-        settings = Mutex(Settings(state: initialState, timeout: timeout))
+        settings = Locked(Settings(state: initialState, timeout: timeout))
         self.reducer = reducer
         self.inbox = inbox
         runner = EffectRunner { inbox.signal() }

@@ -1,17 +1,17 @@
-import Synchronization
+import TandemSynchronization
 import TandemWire
 
 /// The live counters behind `FaultProxy.Statistics`, updated from every loop thread without locks.
 final class ProxyCounters: Sendable {
-    let accepted = Atomic<Int>(0)
-    let open = Atomic<Int>(0)
-    let resets = Atomic<Int>(0)
-    let blackholes = Atomic<Int>(0)
-    let failedUpstreams = Atomic<Int>(0)
-    let forwarded = Atomic<Int>(0)
-    let held = Atomic<Int>(0)
-    let dropRounds = Atomic<Int>(0)
-    let blackholeRounds = Atomic<Int>(0)
+    let accepted = AtomicValue<Int>(0)
+    let open = AtomicValue<Int>(0)
+    let resets = AtomicValue<Int>(0)
+    let blackholes = AtomicValue<Int>(0)
+    let failedUpstreams = AtomicValue<Int>(0)
+    let forwarded = AtomicValue<Int>(0)
+    let held = AtomicValue<Int>(0)
+    let dropRounds = AtomicValue<Int>(0)
+    let blackholeRounds = AtomicValue<Int>(0)
 
     /// Reads every counter.
     var snapshot: FaultProxy.Statistics {

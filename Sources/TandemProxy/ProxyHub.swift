@@ -1,10 +1,10 @@
-import Synchronization
+import TandemSynchronization
 import TandemWire
 
 /// The state a `FaultProxy` shares with its relayed pairs: the current faults, the random source for
 /// jitter, the registry of live pairs, the periodic fault timers and the counters.
 ///
-/// Thread-safe: one `Mutex` guards faults, registry and timers, another the random source; pairs on every
+/// Thread-safe: one `Locked` guards faults, registry and timers, another the random source; pairs on every
 /// loop read the faults once per chunk.
 final class ProxyHub: Sendable {
     private struct State {
@@ -28,8 +28,8 @@ final class ProxyHub: Sendable {
     let counters = ProxyCounters()
     /// The loop the periodic timers run on.
     private let timerLoop: EventLoop
-    private let state: Mutex<State>
-    private let random: Mutex<any RandomNumberGenerator & Sendable>
+    private let state: Locked<State>
+    private let random: Locked<any RandomNumberGenerator & Sendable>
 
     init(
         targetHost: String,
@@ -45,8 +45,8 @@ final class ProxyHub: Sendable {
         self.timerLoop = timerLoop
         self.connectionConfiguration = connectionConfiguration
         self.maxHeldBytes = maxHeldBytes
-        state = Mutex(State(faults: faults))
-        self.random = Mutex(random)
+        state = Locked(State(faults: faults))
+        self.random = Locked(random)
     }
 
     // MARK: - Faults
@@ -137,7 +137,11 @@ final class ProxyHub: Sendable {
         }
         counters.accepted.add(1, ordering: .relaxed)
         counters.open.add(1, ordering: .relaxed)
-        Task(executorPreference: LoopTaskExecutor(loop: client.loop)) { await pair.connectUpstream() }
+        if #available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *) {
+            Task(executorPreference: LoopTaskExecutor(loop: client.loop)) { await pair.connectUpstream() }
+        } else {
+            Task { await pair.connectUpstream() }
+        }
         return pair
     }
 

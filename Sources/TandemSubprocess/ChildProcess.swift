@@ -1,6 +1,6 @@
 import CTandemSpawn
 import Foundation
-import Synchronization
+import TandemSynchronization
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -36,7 +36,7 @@ public final class ChildProcess: Sendable {
     /// The reading end of the child's standard error, when it is a `.pipe`.
     public let standardError: FileHandle?
     /// The raw `waitpid` status once the child is reaped.
-    private let reaped = Mutex<Int32?>(nil)
+    private let reaped = Locked<Int32?>(nil)
 
     /// Starts `executable` (a path; no `PATH` search) with `arguments`, in `environment` (the parent's when
     /// nil). Throws `ChildProcessError` when a pipe cannot be made or the program cannot be started.

@@ -38,3 +38,15 @@ import TandemTesting
         #endif
     }
 }
+
+/// The transport a session gets when the app names none.
+@Suite struct PlatformTransportTests {
+    @Test func theDefaultIsThePlatformsOwnWebSocket() {
+        #if canImport(Darwin)
+        #expect(PlatformTransport.make() is URLSessionWebSocketTransport)
+        #else
+        // FoundationNetworking here cannot open WebSockets: TandemWire's loop is the default.
+        #expect(PlatformTransport.make() is WireTransport)
+        #endif
+    }
+}

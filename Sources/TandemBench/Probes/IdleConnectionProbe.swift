@@ -3,7 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import Synchronization
+import TandemSynchronization
 import TandemWire
 
 /// Measures the user-space memory an idle TCP connection costs: it opens `count` loopback connections to a

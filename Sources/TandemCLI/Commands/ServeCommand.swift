@@ -1,6 +1,6 @@
 import Dispatch
 import Foundation
-import Synchronization
+import TandemSynchronization
 import TandemProtocol
 import TandemCluster
 import TandemServer
@@ -335,7 +335,7 @@ private final class TerminationSignals: Sendable {
         var waiter: CheckedContinuation<String, Never>?
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     /// Starts watching: the signals' default action (ending the process at once) is replaced by the record.
     init(onHangUp: @escaping @Sendable () -> Void) {
@@ -396,7 +396,7 @@ private final class TerminationSignals: Sendable {
 
 /// The write end of the pipe the signal handler reports to. A signal handler is a C function without
 /// context, so this one descriptor is process-wide state; only `TerminationSignals.init` sets it.
-private let terminationSignalPipe = Atomic<Int32>(-1)
+private let terminationSignalPipe = AtomicValue<Int32>(-1)
 
 /// The signal handler: writes the signal's number to the pipe (write(2) is async-signal-safe).
 private func recordTerminationSignal(_ number: Int32) {

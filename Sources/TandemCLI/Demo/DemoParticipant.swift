@@ -1,4 +1,4 @@
-import Synchronization
+import TandemSynchronization
 import TandemClient
 import TandemProtocol
 
@@ -27,7 +27,7 @@ final class DemoParticipant: Sendable {
     let name: String
     let session: SyncSession
     private let page: SharedState<DemoPage>
-    private let figures = Mutex(Figures())
+    private let figures = Locked(Figures())
 
     init(name: String, session: SyncSession, page: SharedState<DemoPage>) {
         self.name = name

@@ -1,4 +1,4 @@
-import Synchronization
+import TandemSynchronization
 
 /// Hands every element to every listener: each `stream()` is a stream of its own, with every element
 /// yielded from the moment it was made, so two listeners never split one sequence between them. After
@@ -13,7 +13,7 @@ final class FanOut<Element: Sendable>: Sendable {
         var finished = false
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
     private let bufferLimit: Int
 
     /// A fan-out whose streams each buffer at most `bufferLimit` unread elements.

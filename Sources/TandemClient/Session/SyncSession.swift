@@ -99,9 +99,9 @@ public actor SyncSession {
     ///   - tokenProvider: called before every connection attempt (tokens expire).
     ///   - presence: presence data announced in `hello` (and so re-announced after every reconnect).
     ///   - configuration: flow control, reconnect policy, timeouts.
-    ///   - transport: how connections are opened: TandemWire's own loop by default (`wss://` verified against
-    ///     the system's trust store), `WireTransport(group:tls:)` for shared loops or a private CA,
-    ///     `URLSessionWebSocketTransport` on Apple platforms.
+    ///   - transport: how connections are opened; by default the platform's (`PlatformTransport`):
+    ///     `URLSessionWebSocketTransport` on Apple platforms, TandemWire's own loop on Linux (`wss://` verified
+    ///     against the system's trust store); `WireTransport(group:tls:)` for shared loops or a private CA.
     ///   - persistence: where the session's state is kept across launches (nil: memory only). A saved state
     ///     is restored at once — the visible state, the pending patches, the resume point — and its client
     ///     id replaces `clientID` (the saved seqs belong to it).
@@ -110,7 +110,7 @@ public actor SyncSession {
     public init(
         url: String, clientID: String, tokenProvider: @escaping @Sendable () async throws -> String,
         presence: JSONValue? = nil, configuration: SyncSessionConfiguration = SyncSessionConfiguration(),
-        transport: any SyncTransport = WireTransport(), persistence: (any SyncPersistence)? = nil,
+        transport: any SyncTransport = PlatformTransport.make(), persistence: (any SyncPersistence)? = nil,
         clock: @escaping @Sendable () -> Int64 = SyncSession.monotonicNanoseconds,
         random: some RandomNumberGenerator & Sendable = SystemRandomNumberGenerator()
     ) {

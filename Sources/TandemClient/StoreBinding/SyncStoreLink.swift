@@ -1,4 +1,4 @@
-import Synchronization
+import TandemSynchronization
 import TandemKit
 import TandemProtocol
 
@@ -16,9 +16,9 @@ public final class SyncStoreLink: Sendable {
     private let queue: AsyncStream<[PatchOp]>
     private let continuation: AsyncStream<[PatchOp]>.Continuation
     /// Local changes submitted and not yet applied to the session.
-    private let inFlight = Atomic<Int>(0)
+    private let inFlight = AtomicValue<Int>(0)
     /// `settled` callers waiting for `inFlight` to reach 0.
-    private let handedOverWaiters = Mutex<[CheckedContinuation<Void, Never>]>([])
+    private let handedOverWaiters = Locked<[CheckedContinuation<Void, Never>]>([])
 
     /// Creates a link; pass `submit` as the binding's `outbox`, then call `run`.
     public init(session: SyncSession) {

@@ -13,42 +13,52 @@ import TandemProtocol
 /// Apple platforms; on Linux use `WireTransport`. Trust follows the system: a private CA is trusted once it
 /// is installed on the device (or through `URLSessionConfiguration` and a delegate of the app's own).
 public final class URLSessionWebSocketTransport: SyncTransport {
-    private let session: URLSession
+    private let makeTask: @Sendable (URLRequest) -> any WebSocketTask
+    private let finish: @Sendable () -> Void
 
     /// A transport whose tasks run in a session made from `configuration`.
     public init(configuration: URLSessionConfiguration = .default) {
-        session = URLSession(configuration: configuration)
+        let session = URLSession(configuration: configuration)
+        makeTask = { session.webSocketTask(with: $0) }
+        finish = { session.invalidateAndCancel() }
+    }
+
+    /// A transport whose tasks `makeTask` makes (tests script them).
+    init(makeTask: @escaping @Sendable (URLRequest) -> any WebSocketTask) {
+        self.makeTask = makeTask
+        finish = {}
     }
 
     deinit {
-        session.invalidateAndCancel()
+        finish()
     }
 
     /// Opens the task, then waits for the upgrade with a ping (its pong proves the socket open).
     public func connect(_ request: SyncTransportRequest) async throws(SyncTransportError) -> any SyncTransportConnection {
-        guard let url = URL(string: request.url), let scheme = url.scheme?.lowercased(), scheme == "ws" || scheme == "wss",
-              url.host?.isEmpty == false else {
-            throw .invalidURL("\(request.url): expected ws:// or wss://host[:port]/path")
-        }
-        let seconds = request.timeout.totalSeconds
-        var urlRequest = URLRequest(url: url, timeoutInterval: seconds)
-        for header in request.headers { urlRequest.addValue(header.value, forHTTPHeaderField: header.name) }
-        if !request.subprotocols.isEmpty {
-            urlRequest.setValue(request.subprotocols.joined(separator: ", "), forHTTPHeaderField: "Sec-WebSocket-Protocol")
-        }
-        let task = session.webSocketTask(with: urlRequest)
+        let task = makeTask(try Self.urlRequest(request))
         task.maximumMessageSize = request.maxMessageSize
         task.resume()
-        let opened: (any Error)? = await withCheckedContinuation { continuation in
-            task.sendPing { continuation.resume(returning: $0) }
-        }
-        if let opened {
+        if let opened = await task.ping() {
             // The ping's error can be a consequence ("connection lost"); the task's own failure says why.
-            let cause = task.error ?? opened
+            let cause = task.failure ?? opened
             task.cancel()
             throw Self.transportError(cause)
         }
         return URLSessionWebSocketConnection(task: task)
+    }
+
+    /// The upgrade request for `request`: its URL (ws:// or wss:// with a host), timeout, headers and subprotocols.
+    static func urlRequest(_ request: SyncTransportRequest) throws(SyncTransportError) -> URLRequest {
+        guard let url = URL(string: request.url), let scheme = url.scheme?.lowercased(), scheme == "ws" || scheme == "wss",
+              url.host?.isEmpty == false else {
+            throw .invalidURL("\(request.url): expected ws:// or wss://host[:port]/path")
+        }
+        var urlRequest = URLRequest(url: url, timeoutInterval: request.timeout.totalSeconds)
+        for header in request.headers { urlRequest.addValue(header.value, forHTTPHeaderField: header.name) }
+        if !request.subprotocols.isEmpty {
+            urlRequest.setValue(request.subprotocols.joined(separator: ", "), forHTTPHeaderField: "Sec-WebSocket-Protocol")
+        }
+        return urlRequest
     }
 
     /// The session's error for a URLSession failure: certificate problems are `tls` (permanent).
@@ -76,30 +86,27 @@ public final class URLSessionWebSocketTransport: SyncTransport {
     }
 }
 
-/// One `URLSessionWebSocketTask`: a receive loop feeds `events`; a close code is read from the task when the
-/// loop ends.
-final class URLSessionWebSocketConnection: SyncTransportConnection, @unchecked Sendable {
-    // `URLSessionWebSocketTask` is thread-safe; the stream's continuation is Sendable.
-    private let task: URLSessionWebSocketTask
+/// One WebSocket task: a receive loop feeds `events`; the close code is read from the task when the loop ends.
+/// The loop holds the task until the connection is gone, then lets it go.
+final class URLSessionWebSocketConnection: SyncTransportConnection {
+    private let task: any WebSocketTask
     let events: AsyncStream<WebSocketClientEvent>
-    private let sink: AsyncStream<WebSocketClientEvent>.Continuation
 
-    init(task: URLSessionWebSocketTask) {
+    init(task: any WebSocketTask) {
         self.task = task
-        (events, sink) = AsyncStream<WebSocketClientEvent>.makeStream()
-        let sink = sink
+        let (events, sink) = AsyncStream<WebSocketClientEvent>.makeStream()
+        self.events = events
         Task { [task] in
             while true {
                 do {
                     switch try await task.receive() {
-                    case .string(let text): sink.yield(.text(Array(text.utf8)))
-                    case .data(let data): sink.yield(.binary(Array(data)))
-                    @unknown default: continue
+                    case .text(let text): sink.yield(.text(Array(text.utf8)))
+                    case .binary(let data): sink.yield(.binary(Array(data)))
                     }
                 } catch {
-                    let code = task.closeCode == .invalid ? nil : UInt16(clamping: task.closeCode.rawValue)
-                    let reason = task.closeReason.map { String(decoding: $0, as: UTF8.self) } ?? ""
-                    sink.yield(.closed(code: code, reason: reason))
+                    let frame = task.closeFrame
+                    let code = frame.code.map { UInt16(clamping: $0) }
+                    sink.yield(.closed(code: code, reason: frame.reason.map { String(decoding: $0, as: UTF8.self) } ?? ""))
                     sink.finish()
                     return
                 }
@@ -109,7 +116,7 @@ final class URLSessionWebSocketConnection: SyncTransportConnection, @unchecked S
 
     func send(text: [UInt8]) async throws(SyncTransportError) {
         do {
-            try await task.send(.string(String(decoding: text, as: UTF8.self)))
+            try await task.send(text: String(decoding: text, as: UTF8.self))
         } catch {
             throw .closed
         }
@@ -118,8 +125,7 @@ final class URLSessionWebSocketConnection: SyncTransportConnection, @unchecked S
     /// Starts the close handshake; URLSession completes it in the background (the receive loop then ends
     /// `events`), so this returns at once.
     func close(code: UInt16, reason: String) async {
-        let closeCode = URLSessionWebSocketTask.CloseCode(rawValue: Int(code)) ?? .normalClosure
-        task.cancel(with: closeCode, reason: Data(reason.utf8))
+        task.close(code: Int(code), reason: Data(reason.utf8))
     }
 
     func abort() {

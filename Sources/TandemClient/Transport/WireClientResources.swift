@@ -1,4 +1,4 @@
-import Synchronization
+import TandemSynchronization
 import TandemWire
 
 /// What a client on TandemWire needs besides the socket: an event loop and, for `wss://` / `https://`, a
@@ -8,7 +8,7 @@ import TandemWire
 final class WireClientResources: Sendable {
     private let tls: TLSConfiguration
     private let borrowed: EventLoopGroup?
-    private let owned = Mutex<(group: EventLoopGroup?, context: TLSContext?)>((nil, nil))
+    private let owned = Locked<(group: EventLoopGroup?, context: TLSContext?)>((nil, nil))
 
     init(group: EventLoopGroup?, tls: TLSConfiguration) {
         borrowed = group

@@ -1,4 +1,4 @@
-import Synchronization
+import TandemSynchronization
 import TandemProtocol
 import TandemRedis
 import TandemServer
@@ -91,7 +91,7 @@ actor ClusterRoomSync<Replica: ClusterReplica> {
     private var rooms: [String: OpenRoom] = [:]
     private var generations = 0
     private let wakeFollower: @Sendable () -> Void
-    private nonisolated let intake = Mutex(Intake())
+    private nonisolated let intake = Locked(Intake())
     private var followChanges: [String: RoomHead?] = [:]
     /// The follow loop, parked while there is no room to follow.
     private var idle: CheckedContinuation<Void, Never>?

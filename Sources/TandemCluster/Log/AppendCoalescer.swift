@@ -1,4 +1,4 @@
-import Synchronization
+import TandemSynchronization
 import TandemRedis
 
 /// Group commit across rooms, paced: calls start at least `interval` apart and at most a few are at
@@ -40,7 +40,7 @@ final class AppendCoalescer: Sendable {
     /// The least time between the starts of two calls (zero: calls go as soon as a sender is free).
     let interval: Duration
     private let clock: any Clock<Duration>
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     /// A coalescer whose calls start at least `interval` apart, timed by `clock`.
     init(interval: Duration = .zero, clock: any Clock<Duration> = ContinuousClock()) {

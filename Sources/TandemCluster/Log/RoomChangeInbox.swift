@@ -1,4 +1,4 @@
-import Synchronization
+import TandemSynchronization
 import TandemRedis
 
 /// Where a follower's subscriber connections (one per Redis server) drop what Redis pushes, until the follow loop takes it.
@@ -20,7 +20,7 @@ final class RoomChangeInbox: Sendable {
         var ticker: Task<Void, Never>?
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
     private let tick: Duration
 
     /// An inbox whose `wait` returns at least every `tick` even when nothing arrives (so the follow loop

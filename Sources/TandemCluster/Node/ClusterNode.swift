@@ -1,4 +1,4 @@
-import Synchronization
+import TandemSynchronization
 import TandemProtocol
 import TandemRedis
 import TandemServer
@@ -53,7 +53,7 @@ final class ClusterNode: Sendable {
     private let links = ClusterRoomLinks()
     let logger: Logger
     /// Set by `shutdown()`: room work that has not started yet fails at once instead of reaching Redis.
-    private let closing = Atomic<Bool>(false)
+    private let closing = AtomicValue<Bool>(false)
 
     /// A node of the cluster; it connects to Redis lazily.
     /// - Parameters:

@@ -1,4 +1,4 @@
-import Synchronization
+import TandemSynchronization
 import TandemServer
 
 /// Connects the cluster engine's events for one room to the `Room` that serves it on this node, and
@@ -28,7 +28,7 @@ final class ClusterRoomLink: Sendable {
     /// Signals published from this node to the room, in call order (apart from `queue`, so that signals
     /// never wait for patches to be sequenced).
     let signals = SerialTaskQueue()
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     init(name: String) {
         self.name = name

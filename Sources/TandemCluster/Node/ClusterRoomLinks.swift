@@ -1,10 +1,10 @@
-import Synchronization
+import TandemSynchronization
 import TandemServer
 
 /// The links of the rooms a node serves, by name. Thread-safe; its lock is held only around the map
 /// (and a link's queue count), so rooms may look links up under their own lock.
 final class ClusterRoomLinks: Sendable {
-    private let links = Mutex<[String: ClusterRoomLink]>([:])
+    private let links = Locked<[String: ClusterRoomLink]>([:])
 
     /// The link of `room`, made on first use.
     func link(for room: String) -> ClusterRoomLink {

@@ -1,4 +1,4 @@
-import Synchronization
+import TandemSynchronization
 
 /// Runs async operations one after another in the order they were enqueued, even when the callers
 /// run concurrently: `enqueue` is synchronous, so the order is the order of the calls (a `Task` per
@@ -11,7 +11,7 @@ final class SerialTaskQueue: Sendable {
         var pending = 0
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     /// Operations enqueued and not finished.
     var pendingCount: Int { state.withLock { $0.pending } }

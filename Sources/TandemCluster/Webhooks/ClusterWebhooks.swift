@@ -1,4 +1,4 @@
-import Synchronization
+import TandemSynchronization
 import TandemProtocol
 import TandemRedis
 import TandemServer
@@ -22,7 +22,7 @@ final class ClusterWebhooks: WebhookService {
     }
 
     private let courier: ClusterWebhookCourier
-    private let loop = Mutex<Task<Void, Never>?>(nil)
+    private let loop = Locked<Task<Void, Never>?>(nil)
     private let clusterReporter: ClusterWebhookReporter
     private let client: any RedisCommandSending
 

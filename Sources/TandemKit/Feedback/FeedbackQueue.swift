@@ -1,4 +1,4 @@
-import Synchronization
+import TandemSynchronization
 
 /// Shows toasts and HUDs one at a time through a `FeedbackPresenter` and tells each caller when
 /// its message has completely disappeared.
@@ -54,7 +54,7 @@ public final class FeedbackQueue: Sendable {
     private let presenter: any FeedbackPresenter
     private let clock: any Clock<Duration>
     private let timings: FeedbackTimings
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     /// Creates a queue that draws through `presenter` and measures display time on `clock`.
     public init(presenter: any FeedbackPresenter, clock: any Clock<Duration> = ContinuousClock(), timings: FeedbackTimings = .standard) {

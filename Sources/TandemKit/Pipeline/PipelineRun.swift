@@ -1,4 +1,4 @@
-import Synchronization
+import TandemSynchronization
 
 /// One controllable execution of a pipeline: start, pause (between steps), resume, cancel, and
 /// observe progress and the outcome.
@@ -39,7 +39,7 @@ public final class PipelineRun<Output: Sendable>: PipelineControl {
         var streams: [AsyncStream<PipelineProgress>.Continuation] = []
     }
 
-    private let state: Mutex<State>
+    private let state: Locked<State>
     private let context: RunContext
     private let observed: ProgressObservers
     private let operation: @Sendable (RunContext) async throws -> Output
@@ -59,7 +59,7 @@ public final class PipelineRun<Output: Sendable>: PipelineControl {
         }
         var initial = State()
         if let completion { initial.handlers.append(completion) }
-        state = Mutex(initial)
+        state = Locked(initial)
         self.operation = operation
     }
 

@@ -1,10 +1,10 @@
-import Synchronization
+import TandemSynchronization
 
 /// The progress-stream subscribers of a run. An atomic flag lets an unobserved run skip the lock
 /// on every step.
 final class ProgressObservers: Sendable {
-    private let any = Atomic<Bool>(false)
-    private let continuations = Mutex<[AsyncStream<PipelineProgress>.Continuation]>([])
+    private let any = AtomicValue<Bool>(false)
+    private let continuations = Locked<[AsyncStream<PipelineProgress>.Continuation]>([])
 
     func add(_ continuation: AsyncStream<PipelineProgress>.Continuation) {
         continuations.withLock { list in

@@ -1,4 +1,4 @@
-import Synchronization
+import TandemSynchronization
 
 /// The shared state of one pipeline execution: environment, progress sink, and the pause/cancel
 /// flags every step boundary checks.
@@ -15,8 +15,8 @@ final class RunContext: Sendable {
     @usableFromInline
     let progress: (@Sendable (PipelineProgress) -> Void)?
     @usableFromInline
-    let flags = Atomic<UInt8>(0)
-    private let pauseWaiter = Mutex<CheckedContinuation<Void, any Error>?>(nil)
+    let flags = AtomicValue<UInt8>(0)
+    private let pauseWaiter = Locked<CheckedContinuation<Void, any Error>?>(nil)
 
     @usableFromInline
     init(environment: PipelineEnvironment, count: Int, progress: (@Sendable (PipelineProgress) -> Void)?) {

@@ -1,4 +1,4 @@
-import Synchronization
+import TandemSynchronization
 
 /// The handle a callback-style API's completion closures use to hand their result to
 /// `CallbackBridge.call`; the first result wins.
@@ -43,7 +43,7 @@ final class CallbackSlot<Value: Sendable>: Sendable {
         var ending: Ending?
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
     private let operation: String
     private let report: @Sendable (CallbackViolation) -> Void
 

@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import TandemSynchronization
 
 /// A dependency container: services are registered by (usually protocol) type with a factory and
 /// a scope, and resolved by type.
@@ -26,7 +26,7 @@ public final class Container: Sendable {
         init(_ value: Service) { self.value = value }
     }
 
-    private let registrations: Mutex<[ObjectIdentifier: Registration]>
+    private let registrations: Locked<[ObjectIdentifier: Registration]>
     /// Held while a singleton is being built, so its factory runs once; recursive because a
     /// factory resolves its own singleton dependencies on the same thread.
     private let buildLock = NSRecursiveLock()
@@ -37,7 +37,7 @@ public final class Container: Sendable {
     }
 
     private init(registrations: [ObjectIdentifier: Registration]) {
-        self.registrations = Mutex(registrations)
+        self.registrations = Locked(registrations)
     }
 
     /// Registers `factory` as the way to build `type`, replacing any earlier registration of that

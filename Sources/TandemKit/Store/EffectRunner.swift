@@ -1,9 +1,9 @@
-import Synchronization
+import TandemSynchronization
 
 /// Executes effects for a store or a test store: starts their tasks, keeps the registry of
 /// running operations by id, and cancels them.
 ///
-/// Thread-safe; the registry is a single `Mutex`. A task is registered in the same critical
+/// Thread-safe; the registry is a single `Locked`. A task is registered in the same critical
 /// section that creates it, so its removal on completion always finds it (no lost updates).
 /// Once `close()` has run, no new operation starts.
 @usableFromInline
@@ -14,7 +14,7 @@ package final class EffectRunner<Action: Sendable>: Sendable {
         var closed = false
     }
 
-    private let registry = Mutex(Registry())
+    private let registry = Locked(Registry())
     private let didChange: @Sendable () -> Void
 
     /// Creates a runner; `didChange` is called (outside the lock) whenever an operation finishes.

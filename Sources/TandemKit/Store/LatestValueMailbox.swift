@@ -1,4 +1,4 @@
-import Synchronization
+import TandemSynchronization
 
 /// The one-slot buffer behind a store's observation streams (`values(of:)`, `states`): it holds at
 /// most one value the consumer has not taken, and a newer value replaces it (latest wins).
@@ -20,7 +20,7 @@ final class LatestValueMailbox<Value: Equatable & Sendable>: Sendable {
         var finished = false
     }
 
-    private let slot = Mutex(Slot())
+    private let slot = Locked(Slot())
 
     /// The number of values waiting for the consumer: 0 or 1, whatever the producer did.
     var bufferedCount: Int {

@@ -1,4 +1,4 @@
-import Synchronization
+import TandemSynchronization
 
 /// Keeps an observation alive: cancelling it, or releasing it, unsubscribes.
 ///
@@ -6,7 +6,7 @@ import Synchronization
 /// thread may still finish). Cancelling twice is harmless.
 public final class ObservationToken: Sendable {
     private let onCancel: @Sendable () -> Void
-    private let cancelled = Atomic<Bool>(false)
+    private let cancelled = AtomicValue<Bool>(false)
 
     /// Creates a token that runs `onCancel` exactly once, on `cancel()` or on deinit.
     public init(onCancel: @escaping @Sendable () -> Void) {

@@ -1,9 +1,9 @@
-import Synchronization
+import TandemSynchronization
 
 /// The single writer behind a root store and all of its scopes: the state, the queue of
 /// pending work, the observers and the effect runner.
 ///
-/// Isolation: one `Mutex` guards everything mutable. The thread whose `send` finds the store
+/// Isolation: one `Locked` guards everything mutable. The thread whose `send` finds the store
 /// idle becomes the drainer and processes items until the queue is empty; every other `send`
 /// (from another thread, or reentrantly from an observer, middleware or effect) only enqueues.
 /// The reducer runs inside the lock (so it mutates the state in place, without copy-on-write);
@@ -76,20 +76,20 @@ final class StoreCore<State: Sendable, Action: Sendable>: Sendable {
         }
     }
 
-    @usableFromInline let inner: Mutex<Inner>
+    @usableFromInline let inner: Locked<Inner>
     @usableFromInline let reducer: Reducer
     @usableFromInline let middleware: [Middleware<State, Action>]
     @usableFromInline let runner = EffectRunner<Action>()
     /// The thread running the reducer (0 when none), to recognise a `send` from inside it.
-    @usableFromInline let reducingThread = Atomic<UInt>(0)
+    @usableFromInline let reducingThread = AtomicValue<UInt>(0)
     /// Actions sent from inside the reducer; `reentrantCount` lets the drainer skip the lock
     /// when there are none (the common case).
-    @usableFromInline let reentrant = Mutex<[Action]>([])
-    @usableFromInline let reentrantCount = Atomic<Int>(0)
+    @usableFromInline let reentrant = Locked<[Action]>([])
+    @usableFromInline let reentrantCount = AtomicValue<Int>(0)
 
     @usableFromInline
     init(initialState: State, reducer: @escaping Reducer, middleware: [Middleware<State, Action>]) {
-        inner = Mutex(Inner(state: initialState))
+        inner = Locked(Inner(state: initialState))
         self.reducer = reducer
         self.middleware = middleware
     }

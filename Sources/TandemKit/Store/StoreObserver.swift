@@ -1,4 +1,4 @@
-import Synchronization
+import TandemSynchronization
 
 /// One registered observer of a store's state: a synchronous callback, or the feeding end of an
 /// `AsyncStream`.
@@ -9,7 +9,7 @@ import Synchronization
 final class StoreObserver<State: Sendable>: Sendable {
     @usableFromInline let notify: @Sendable (State) -> Void
     private let onClose: @Sendable () -> Void
-    @usableFromInline let active = Atomic<Bool>(true)
+    @usableFromInline let active = AtomicValue<Bool>(true)
 
     init(notify: @escaping @Sendable (State) -> Void, onClose: @escaping @Sendable () -> Void = {}) {
         self.notify = notify

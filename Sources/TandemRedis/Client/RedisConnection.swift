@@ -1,4 +1,4 @@
-import Synchronization
+import TandemSynchronization
 import TandemWire
 
 /// One TCP connection to Redis with pipelining: any number of commands may be in flight, from any
@@ -99,7 +99,7 @@ final class RedisConnectionCore: Sendable {
 
     let endpoint: RedisEndpoint
     let loop: EventLoop
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     init(endpoint: RedisEndpoint, loop: EventLoop) {
         self.endpoint = endpoint
@@ -210,10 +210,10 @@ final class ReplyCollector: Sendable {
         var continuation: CheckedContinuation<[Result<RESPValue, RedisError>], Never>?
     }
 
-    private let state: Mutex<State>
+    private let state: Locked<State>
 
     init(count: Int, continuation: CheckedContinuation<[Result<RESPValue, RedisError>], Never>) {
-        state = Mutex(State(results: Array(repeating: nil, count: count), remaining: count, continuation: continuation))
+        state = Locked(State(results: Array(repeating: nil, count: count), remaining: count, continuation: continuation))
     }
 
     func record(_ result: Result<RESPValue, RedisError>, at index: Int) {

@@ -1,4 +1,4 @@
-import Synchronization
+import TandemSynchronization
 import TandemWire
 
 /// One connection in Redis's subscribed mode for sharded Pub/Sub (`SSUBSCRIBE`): what is published to
@@ -90,7 +90,7 @@ final class RedisSubscriberCore: Sendable {
     let loop: EventLoop
     private let receive: @Sendable (RedisSubscriber.Push) -> Void
     private let closed: @Sendable (RedisError) -> Void
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     init(endpoint: RedisEndpoint, loop: EventLoop, receive: @escaping @Sendable (RedisSubscriber.Push) -> Void,
          closed: @escaping @Sendable (RedisError) -> Void) {

@@ -1,4 +1,4 @@
-import Synchronization
+import TandemSynchronization
 
 /// Slows down guessing of invitation codes: failed accepts (unknown or dead codes) are counted per client
 /// network (`SocketAddress.clientNetwork`: an IPv4 address, an IPv6 /64) and in total over a sliding window.
@@ -29,7 +29,7 @@ final class AcceptThrottle: Sendable {
     }
 
     let limits: Limits
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     init(limits: Limits) {
         self.limits = limits

@@ -1,4 +1,4 @@
-import Synchronization
+import TandemSynchronization
 
 /// Users a host removed, per room, each refused until a host readmits them (`untilReadmitted`), or, for
 /// entries an earlier release stored, until a unix second. `RoomAccess` consults it on every request and
@@ -12,14 +12,14 @@ final class DenyList: Sendable {
         var user: String
     }
 
-    private let entries: Mutex<[Key: Int64]>
+    private let entries: Locked<[Key: Int64]>
 
     /// The bound of a removal that stands until a host readmits the user.
     static let untilReadmitted = Int64.max
 
     /// Starts with the stored deny entries.
     init(_ denials: [StoredDenial]) {
-        entries = Mutex(Dictionary(denials.map { (Key(room: $0.room, user: $0.user), $0.until) }, uniquingKeysWith: max))
+        entries = Locked(Dictionary(denials.map { (Key(room: $0.room, user: $0.user), $0.until) }, uniquingKeysWith: max))
     }
 
     /// Refuses `user` in `room` until at least `until`; an existing later bound is kept. Returns the bound now

@@ -1,4 +1,4 @@
-import Synchronization
+import TandemSynchronization
 
 /// The invitations of every room, in memory: the single place that decides whether a code is live, spent,
 /// revoked or unknown. Storage holds the durable copy; the API writes through it after each decision.
@@ -33,13 +33,13 @@ final class InviteBook: Sendable {
         var invites: [String: StoredInvite]
     }
 
-    private let state: Mutex<State>
+    private let state: Locked<State>
     /// How long a dead invitation is remembered after its expiry, seconds.
     let retention: Int64
 
     /// Starts with the stored invitations.
     init(invites: [StoredInvite], retention: Int64) {
-        state = Mutex(State(invites: Dictionary(invites.map { ($0.code, $0) }, uniquingKeysWith: { $1 })))
+        state = Locked(State(invites: Dictionary(invites.map { ($0.code, $0) }, uniquingKeysWith: { $1 })))
         self.retention = retention
     }
 

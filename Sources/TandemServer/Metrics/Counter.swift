@@ -1,8 +1,8 @@
-import Synchronization
+import TandemSynchronization
 
 /// A monotonically increasing count, safe to bump from any thread without a lock.
 public final class Counter: Sendable {
-    private let storage = Atomic<Int>(0)
+    private let storage = AtomicValue<Int>(0)
 
     /// Creates a counter at zero.
     public init() {}

@@ -1,8 +1,8 @@
-import Synchronization
+import TandemSynchronization
 
 /// A value that goes up and down (open connections, loaded rooms), safe from any thread.
 public final class Gauge: Sendable {
-    private let storage = Atomic<Int>(0)
+    private let storage = AtomicValue<Int>(0)
 
     /// Creates a gauge at zero.
     public init() {}

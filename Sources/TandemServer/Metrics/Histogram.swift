@@ -1,4 +1,4 @@
-import Synchronization
+import TandemSynchronization
 
 /// A Prometheus-style histogram with fixed upper bounds, recorded lock-free from any thread.
 ///
@@ -7,11 +7,11 @@ import Synchronization
 public final class Histogram: Sendable {
     /// Upper bounds of the buckets, ascending; an implicit `+Inf` bucket follows.
     public let bounds: [Double]
-    // One counter object per bucket: `Atomic` is not copyable, so it cannot live in an array.
+    // One counter object per bucket: `AtomicValue` is not copyable, so it cannot live in an array.
     private let buckets: [Counter]
-    private let count = Atomic<Int>(0)
+    private let count = AtomicValue<Int>(0)
     // The sum in nanounits, so that it can be accumulated atomically as an integer.
-    private let sumNanos = Atomic<Int>(0)
+    private let sumNanos = AtomicValue<Int>(0)
 
     /// Creates a histogram with the given ascending upper bounds.
     public init(bounds: [Double]) {

@@ -1,11 +1,11 @@
-import Synchronization
+import TandemSynchronization
 
 /// A family of counters keyed by one label value (rejects by code, closes by code).
 ///
 /// Label values are few and bumps are rare (error paths), so a mutex-guarded dictionary is
 /// simpler than per-label atomics and costs nothing on the hot path.
 public final class LabeledCounter: Sendable {
-    private let counts = Mutex<[String: Int]>([:])
+    private let counts = Locked<[String: Int]>([:])
 
     /// Creates an empty family.
     public init() {}

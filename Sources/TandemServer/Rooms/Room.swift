@@ -1,4 +1,4 @@
-import Synchronization
+import TandemSynchronization
 import TandemProtocol
 
 /// One live room: who is in it, and the ordered release of what its sequencer decides.
@@ -137,7 +137,7 @@ package final class Room: Sendable {
 
     /// The room's name.
     package let name: String
-    private let state: Mutex<State>
+    private let state: Locked<State>
     private let sequencer: any RoomSequencer
     private let scheduler: any TimerScheduler
     private let settings: RoomSettings
@@ -156,7 +156,7 @@ package final class Room: Sendable {
         self.isDenied = isDenied
         self.webhooks = webhooks
         name = core.name
-        state = Mutex(State(core: core, gate: ReleaseGate(releasedRev: core.rev)))
+        state = Locked(State(core: core, gate: ReleaseGate(releasedRev: core.rev)))
         self.sequencer = sequencer
         self.scheduler = scheduler
         self.settings = settings

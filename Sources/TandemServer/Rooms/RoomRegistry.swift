@@ -1,4 +1,4 @@
-import Synchronization
+import TandemSynchronization
 import TandemProtocol
 
 /// The rooms loaded in memory: opened on first join by the server's sequencing (restored from storage
@@ -11,7 +11,7 @@ package final class RoomRegistry: Sendable {
         case ready(Room)
     }
 
-    private let rooms = Mutex<[String: Entry]>([:])
+    private let rooms = Locked<[String: Entry]>([:])
     private let sequencing: any SequencingService
     private let scheduler: any TimerScheduler
     private let settings: RoomSettings
@@ -103,7 +103,7 @@ package final class RoomRegistry: Sendable {
             case nil: break
             }
             let wasLoaded = loaded != nil
-            let stored = Mutex(false)
+            let stored = Locked(false)
             commits.read({ (store) throws(StorageError) -> Bool in try store.loadRoom(name) != nil }) { result in
                 stored.withLock { $0 = (try? result.get()) ?? false }
             }

@@ -1,4 +1,4 @@
-import Synchronization
+import TandemSynchronization
 import TandemProtocol
 
 /// How fast one user may change one room, whatever the path: a token bucket per (room, user) that the
@@ -16,7 +16,7 @@ final class WriteAllowance: Sendable {
     private let rate: Double
     private let burst: Double
     private let maxTracked: Int
-    private let buckets = Mutex<[Key: TokenBucket]>([:])
+    private let buckets = Locked<[Key: TokenBucket]>([:])
 
     /// Writes per second and burst per user and room; a rate of 0 allows everything.
     init(rate: Double, burst: Double, maxTracked: Int = 100_000) {

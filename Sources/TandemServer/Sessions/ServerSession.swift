@@ -1,4 +1,4 @@
-import Synchronization
+import TandemSynchronization
 import TandemProtocol
 
 /// The protocol logic of one WebSocket connection on the server, free of sockets: takes each
@@ -48,7 +48,7 @@ final class ServerSession: Sendable {
     let id: ConnectionID
     private let sink: any SessionSink
     private let context: Context
-    private let state: Mutex<State>
+    private let state: Locked<State>
 
     /// Starts a session: the hello timer runs from now.
     init(id: ConnectionID, sink: any SessionSink, context: Context) {
@@ -57,7 +57,7 @@ final class ServerSession: Sendable {
         self.context = context
         let configuration = context.configuration
         let bucket = TokenBucket(rate: Double(configuration.rateLimit), burst: Double(configuration.rateBurst), now: context.monotonicNow())
-        state = Mutex(State(phase: .closed, bucket: bucket))
+        state = Locked(State(phase: .closed, bucket: bucket))
         let timer = context.scheduler.schedule(after: .milliseconds(configuration.helloTimeoutMilliseconds)) { [weak self] in
             self?.helloTimedOut()
         }

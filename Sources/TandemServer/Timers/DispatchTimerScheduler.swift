@@ -1,5 +1,5 @@
 import Dispatch
-import Synchronization
+import TandemSynchronization
 import TandemProtocol
 
 /// A `TimerScheduler` on a Dispatch queue: for rare, coarse timers (presence grace, unloading
@@ -25,7 +25,7 @@ public struct DispatchTimerScheduler: TimerScheduler {
 
 /// One Dispatch-scheduled timer; whichever of `cancel` and firing comes first wins.
 final class DispatchScheduledTimer: ScheduledTimer {
-    private let done = Atomic<Bool>(false)
+    private let done = AtomicValue<Bool>(false)
 
     func cancel() { _ = claim() }
 

@@ -1,4 +1,4 @@
-import Synchronization
+import TandemSynchronization
 import TandemProtocol
 import TandemWire
 
@@ -39,7 +39,7 @@ final class InProcessConnections: Sendable {
         var accepting = true
         var sinks: [UInt64: any SessionSink] = [:]
     }
-    private let open = Mutex(Open())
+    private let open = Locked(Open())
 
     /// A session for `sink` on `loop`; nil once the server is shutting down.
     func accept(sink: any SessionSink, loop: EventLoop, context: ServerSession.Context) -> InProcessConnection? {

@@ -1,17 +1,17 @@
-import Synchronization
+import TandemSynchronization
 
 /// The address a server listens on, known once its port is bound (a configuration may ask for port 0):
 /// what the server names itself by when no public URL is configured, rather than anything a request says.
 final class ListeningAddress: Sendable {
     private let scheme: String
     private let host: String
-    private let port: Mutex<Int>
+    private let port: Locked<Int>
 
     /// An address on `host` with `scheme` (`http` or `https`), its port `port` until `bound(to:)` says otherwise.
     init(scheme: String, host: String, port: Int) {
         self.scheme = scheme
         self.host = host.contains(":") ? "[\(host)]" : host
-        self.port = Mutex(port)
+        self.port = Locked(port)
     }
 
     /// Records the port the listener got.

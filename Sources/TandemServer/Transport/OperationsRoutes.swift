@@ -1,11 +1,11 @@
-import Synchronization
+import TandemSynchronization
 import TandemWire
 
 /// The plain HTTP endpoints: `GET /healthz` (200 once the server accepts connections) and
 /// `GET /metrics` (Prometheus text format).
 final class OperationsRoutes: Sendable {
     private let metrics: ServerMetrics
-    private let ready = Atomic<Bool>(false)
+    private let ready = AtomicValue<Bool>(false)
 
     init(metrics: ServerMetrics) {
         self.metrics = metrics

@@ -1,4 +1,4 @@
-import Synchronization
+import TandemSynchronization
 
 /// A queue in memory, for `--in-memory` servers and tests: nothing survives the process.
 package final class InMemoryWebhookQueue: WebhookQueue {
@@ -7,7 +7,7 @@ package final class InMemoryWebhookQueue: WebhookQueue {
         var nextSeq: Int64 = 1
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     package init() {}
 

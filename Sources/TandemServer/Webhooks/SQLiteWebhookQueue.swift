@@ -1,4 +1,4 @@
-import Synchronization
+import TandemSynchronization
 
 /// The queue in its own SQLite file in the data folder (`webhooks.sqlite`), apart from the rooms'
 /// database so that a backlog of events never slows the rooms' commits. Each `add` is one transaction
@@ -10,7 +10,7 @@ import Synchronization
 /// Thread-safety: the connection is only touched under `lock` (hence `@unchecked Sendable`).
 package final class SQLiteWebhookQueue: WebhookQueue, @unchecked Sendable {
     private let database: SQLiteDatabase
-    private let lock = Mutex(())
+    private let lock = Locked(())
 
     /// Opens (creating if needed) the queue at `path`.
     /// - Throws: `WebhookQueueError` naming the file and SQLite's reason.

@@ -1,4 +1,4 @@
-import Synchronization
+import TandemSynchronization
 import TandemWire
 
 /// Hands what webhook reporters buffer to an async writer (the delivery queue, Redis), one batch at a
@@ -13,7 +13,7 @@ package final class WebhookBatchPump<Item: Sendable>: Sendable {
 
     /// The state, in a box of its own so the task can hold it without holding the pump.
     private final class Box: Sendable {
-        let state = Mutex(State())
+        let state = Locked(State())
     }
 
     /// The longest wait between two tries to write a refused batch.

@@ -1,4 +1,4 @@
-import Synchronization
+import TandemSynchronization
 import TandemProtocol
 import TandemWire
 
@@ -25,7 +25,7 @@ package final class WebhookEmitter: WebhookReporter {
         var closed = false
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
     private let scheduler: any TimerScheduler
     private let debounce: Duration
     private let now: @Sendable () -> Int64

@@ -1,4 +1,4 @@
-import Synchronization
+import TandemSynchronization
 
 /// A clock whose time moves only when told to, so that time-dependent TandemKit code (toast
 /// durations, callback time-outs, retry back-off) runs in tests without real sleeping.
@@ -48,11 +48,11 @@ public final class ManualClock: Clock, Sendable {
         var cancelledEarly: Set<UInt64> = []
     }
 
-    private let state: Mutex<State>
+    private let state: Locked<State>
 
     /// Creates a clock that reads `now` (its zero by default).
     public init(now: Instant = Instant(offset: .zero)) {
-        state = Mutex(State(now: now))
+        state = Locked(State(now: now))
     }
 
     /// The clock's current time; changes only through `advance(by:)` and `advance(to:)`.

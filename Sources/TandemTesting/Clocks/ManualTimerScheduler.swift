@@ -1,4 +1,4 @@
-import Synchronization
+import TandemSynchronization
 import TandemServer
 
 /// A `TimerScheduler` driven by hand: time moves only when `advance(by:)` is called.
@@ -16,7 +16,7 @@ public final class ManualTimerScheduler: TimerScheduler {
         var entries: [Entry] = []
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     /// Creates a scheduler at time zero.
     public init() {}

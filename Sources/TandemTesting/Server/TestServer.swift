@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import TandemSynchronization
 import TandemClient
 import TandemProtocol
 import TandemServer
@@ -17,7 +17,7 @@ public final class TestServer: Sendable {
     public let server: SyncServer
     /// The loop the sessions made by `session(…)` connect on.
     public let group: EventLoopGroup
-    private let running = Mutex(true)
+    private let running = Locked(true)
 
     /// Starts a server whose tokens are signed with `secret` (a backend's minting code under test can
     /// use the same one); `adjust` changes its configuration first (limits, timeouts, TLS).

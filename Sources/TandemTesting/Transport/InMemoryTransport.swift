@@ -1,4 +1,4 @@
-import Synchronization
+import TandemSynchronization
 import TandemClient
 import TandemWire
 
@@ -11,8 +11,8 @@ public final class InMemoryTransport: SyncTransport {
     /// The server's end of each connection, in order. Single consumer.
     public let connections: AsyncStream<InMemoryServerEnd>
     private let sink: AsyncStream<InMemoryServerEnd>.Continuation
-    private let failures = Mutex<[SyncTransportError]>([])
-    private let requests = Mutex<[SyncTransportRequest]>([])
+    private let failures = Locked<[SyncTransportError]>([])
+    private let requests = Locked<[SyncTransportRequest]>([])
 
     /// Creates a transport that accepts every connection until told otherwise.
     public init() {
@@ -71,7 +71,7 @@ final class InMemoryPipe: ClientLink {
     let toClient: AsyncStream<WebSocketClientEvent>
     private let serverSink: AsyncStream<[UInt8]>.Continuation
     private let clientSink: AsyncStream<WebSocketClientEvent>.Continuation
-    private let state = Mutex<(open: Bool, clientCode: UInt16?)>((true, nil))
+    private let state = Locked<(open: Bool, clientCode: UInt16?)>((true, nil))
 
     var events: AsyncStream<WebSocketClientEvent> { toClient }
 

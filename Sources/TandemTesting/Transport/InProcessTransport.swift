@@ -1,4 +1,4 @@
-import Synchronization
+import TandemSynchronization
 import TandemClient
 import TandemProtocol
 import TandemServer
@@ -17,7 +17,7 @@ public final class InProcessTransport: SyncTransport {
         var attempts = 0
     }
     private let server: @Sendable () -> SyncServer?
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     /// A transport to `server`.
     public convenience init(server: TestServer) {
@@ -78,7 +78,7 @@ final class InProcessLink: SessionSink, ClientLink {
     }
     let events: AsyncStream<WebSocketClientEvent>
     private let sink: AsyncStream<WebSocketClientEvent>.Continuation
-    private let state = Mutex(State())
+    private let state = Locked(State())
     private let onEnd: @Sendable (InProcessLink) -> Void
 
     init(onEnd: @escaping @Sendable (InProcessLink) -> Void) {

@@ -1,4 +1,4 @@
-import Synchronization
+import TandemSynchronization
 
 /// One established WebSocket connection, server or client role: it drives the RFC 6455 state machine over a
 /// `TCPConnection`, delivers whole messages to its ``WebSocketHandler``, runs the close handshake and applies
@@ -12,7 +12,7 @@ package final class WebSocketConnection: @unchecked Sendable {
     /// The close code reported when the send queue overflowed and the connection was dropped (slow consumer).
     package static let sendQueueOverflowCode: UInt16 = 4002
 
-    private static let nextID = Atomic<UInt64>(1)
+    private static let nextID = AtomicValue<UInt64>(1)
 
     /// A new number from the sequence connections are numbered by. Connections that reach a server without a
     /// socket take theirs here too, so that of two connections of one client the newer always has the larger id.
@@ -51,12 +51,12 @@ package final class WebSocketConnection: @unchecked Sendable {
     private var started = false
     private var heldOutput: [[UInt8]] = []
     private var closeReported = false
-    private let queuedSnapshot = Atomic<Int>(0)
+    private let queuedSnapshot = AtomicValue<Int>(0)
     /// Work for this connection (frames, sends, the close) handed to the loop and not run yet. While any
     /// waits, work from the loop thread itself waits behind it too: what was sent first goes out first, on
     /// whichever thread each send was made (a welcome released by the storage thread, then a `join` sent
     /// from the loop, must not swap).
-    private let queuedWork = Atomic<Int>(0)
+    private let queuedWork = AtomicValue<Int>(0)
 
     /// Wraps `tcp` (on its loop thread) once the opening handshake has succeeded. Nothing is read or written
     /// before ``start(leftover:)``; sends made earlier are held until then.

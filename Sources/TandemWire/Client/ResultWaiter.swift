@@ -1,4 +1,4 @@
-import Synchronization
+import TandemSynchronization
 
 /// Hands one outcome from a loop thread to the task awaiting it. Completes once: later outcomes are ignored,
 /// and a waiter that arrives after the outcome gets it at once.
@@ -7,7 +7,7 @@ final class ResultWaiter<Success: Sendable, Failure: Error>: Sendable {
         var result: Result<Success, Failure>?
         var continuation: CheckedContinuation<Result<Success, Failure>, Never>?
     }
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     init() {}
 

@@ -1,4 +1,4 @@
-import Synchronization
+import TandemSynchronization
 
 /// The handler behind a ``WebSocketClient``: turns connection callbacks into an `AsyncStream` and tracks
 /// writability and closure for the async `send` and `close`. Thread-safe.
@@ -13,7 +13,7 @@ final class WebSocketClientBridge: WebSocketHandler, Sendable {
         var writeWaiters: [CheckedContinuation<Void, Never>] = []
         var closeWaiters: [CheckedContinuation<Void, Never>] = []
     }
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     init() {
         (events, continuation) = AsyncStream.makeStream(of: WebSocketClientEvent.self)

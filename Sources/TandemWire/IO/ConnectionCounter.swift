@@ -1,9 +1,9 @@
-import Synchronization
+import TandemSynchronization
 
 /// The number of live connections accepted by one listener, shared by the connections on every loop so each
 /// can give its slot back when it closes.
 final class ConnectionCounter: Sendable {
-    private let value = Atomic<Int>(0)
+    private let value = AtomicValue<Int>(0)
 
     /// The current number of live connections.
     var current: Int { value.load(ordering: .relaxed) }

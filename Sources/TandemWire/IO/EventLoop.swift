@@ -3,7 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import Synchronization
+import TandemSynchronization
 
 /// Something registered with an event loop's selector: a connection or a listener. Called on the loop thread.
 protocol IOSelectable: AnyObject {
@@ -50,10 +50,10 @@ package final class EventLoop: @unchecked Sendable {
         var closed = false
     }
 
-    private let inbox = Mutex(Inbox())
+    private let inbox = Locked(Inbox())
     /// How many wake-ups `execute` has done (tests check that batches coalesce them).
-    let wakeups = Atomic<Int>(0)
-    private let threadID = Atomic<UInt>(0)
+    let wakeups = AtomicValue<Int>(0)
+    private let threadID = AtomicValue<UInt>(0)
 
     // Loop-thread state: touched on the loop thread only.
     /// The monotonic time read once per iteration, right after the wait returns.

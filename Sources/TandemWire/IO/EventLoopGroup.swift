@@ -6,7 +6,7 @@ import Darwin
 #if os(Linux)
 import CTandemSystem
 #endif
-import Synchronization
+import TandemSynchronization
 
 /// A fixed set of event loops, one thread each, handed out round-robin by `next()`.
 ///
@@ -15,8 +15,8 @@ import Synchronization
 public final class EventLoopGroup: Sendable {
     /// The loops, in index order.
     package let loops: [EventLoop]
-    private let cursor = Atomic<Int>(0)
-    private let threads: Mutex<[LoopThread]>
+    private let cursor = AtomicValue<Int>(0)
+    private let threads: Locked<[LoopThread]>
 
     /// The number of cores this process may use (at least 1): the online cores, limited by its CPU affinity and
     /// a container's CPU quota. The default thread count.
@@ -60,7 +60,7 @@ public final class EventLoopGroup: Sendable {
             while !loop.hasStarted { sched_yield() }
         }
         self.loops = loops
-        self.threads = Mutex(started)
+        self.threads = Locked(started)
     }
 
     /// The next loop in round-robin order. Safe from any thread.

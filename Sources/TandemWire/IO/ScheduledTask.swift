@@ -1,4 +1,4 @@
-import Synchronization
+import TandemSynchronization
 
 /// A handle to work scheduled on an `EventLoop` with `schedule(after:_:)`.
 ///
@@ -10,11 +10,11 @@ import Synchronization
 /// after the timer is cancelled. That lets hot objects avoid `weak` captures, whose side tables slow every
 /// retain and release of the object for its whole life.
 package final class ScheduledTask: Sendable {
-    private let work: Mutex<(@Sendable () -> Void)?>
-    private let cancelled = Atomic<Bool>(false)
+    private let work: Locked<(@Sendable () -> Void)?>
+    private let cancelled = AtomicValue<Bool>(false)
 
     init(_ work: @escaping @Sendable () -> Void) {
-        self.work = Mutex(work)
+        self.work = Locked(work)
     }
 
     /// Prevents the work from running if it has not started yet, and releases it. Idempotent.

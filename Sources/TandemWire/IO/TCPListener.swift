@@ -3,7 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import Synchronization
+import TandemSynchronization
 
 /// A listening TCP socket. It accepts on one loop and hands each connection to the group's loops round-robin,
 /// where the connection lives for the rest of its life.
@@ -50,8 +50,8 @@ package final class TCPListener: @unchecked Sendable, IOSelectable {
     private let makeHandler: @Sendable (TCPConnection) -> any TCPConnectionHandler
     private let tls: TLSServerSettings?
     private let counter = ConnectionCounter()
-    private let rejected = Atomic<Int>(0)
-    private let closeRequested = Atomic<Bool>(false)
+    private let rejected = AtomicValue<Int>(0)
+    private let closeRequested = AtomicValue<Bool>(false)
     // Loop-thread state.
     private var token: UInt64 = 0
     private var registered = false

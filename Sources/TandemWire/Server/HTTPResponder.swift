@@ -1,4 +1,4 @@
-import Synchronization
+import TandemSynchronization
 
 /// The answer slot of one plain HTTP request: the route calls ``respond(_:)`` exactly once, from any thread
 /// and at any later time (for example after a storage commit).
@@ -10,7 +10,7 @@ package final class HTTPResponder: Sendable {
     /// The peer's address, when the socket could report it (for per-address limits and logs).
     package let remoteAddress: SocketAddress?
     private let deliver: @Sendable (HTTPResponse) -> Void
-    private let answered = Atomic<Bool>(false)
+    private let answered = AtomicValue<Bool>(false)
 
     /// Creates a responder that hands its one response to `deliver` (tests use this to capture responses).
     package init(remoteAddress: SocketAddress?, deliver: @escaping @Sendable (HTTPResponse) -> Void) {

@@ -1,4 +1,4 @@
-import Synchronization
+import TandemSynchronization
 
 /// What every connection of one ``WebSocketServer`` shares: the settings, the application's callbacks and the
 /// registry of open WebSocket connections (for `connectionCount` and shutdown). Thread-safe.
@@ -12,7 +12,7 @@ final class WebSocketServerContext: Sendable {
         var connections: [UInt64: WebSocketConnection] = [:]
         var shuttingDown = false
     }
-    private let registry = Mutex(Registry())
+    private let registry = Locked(Registry())
 
     init(
         configuration: WebSocketServerConfiguration,

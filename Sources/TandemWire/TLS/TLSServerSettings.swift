@@ -1,4 +1,4 @@
-import Synchronization
+import TandemSynchronization
 
 /// How a listener serves TLS: the context with its certificate, and what a client that sends plain text
 /// instead of a TLS hello is told before the connection closes.
@@ -6,13 +6,13 @@ import Synchronization
 /// The context can be replaced while the listener runs (renewed certificates): connections accepted
 /// afterwards use the new one, those already open keep theirs. Thread-safe.
 package final class TLSServerSettings: Sendable {
-    private let current: Mutex<TLSContext>
+    private let current: Locked<TLSContext>
     /// Bytes written unencrypted to a plain-text client, e.g. an HTTP 400 naming `https://`; nil closes at once.
     package let plaintextReply: [UInt8]?
 
     /// Serves `context`, answering plain-text clients with `plaintextReply`.
     package init(context: TLSContext, plaintextReply: [UInt8]? = nil) {
-        current = Mutex(context)
+        current = Locked(context)
         self.plaintextReply = plaintextReply
     }
 

@@ -1,4 +1,4 @@
-import Synchronization
+import TandemSynchronization
 
 /// Masking keys drawn from a random source in batches, handed out one per frame.
 ///
@@ -14,7 +14,7 @@ final class MaskKeyPool: Sendable {
 
     private let random: any RandomByteSource
     private let batch: Int
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     /// A pool that draws `batch` keys (4 × `batch` bytes) from `random` whenever it runs empty.
     init(random: any RandomByteSource, batch: Int = 64) {

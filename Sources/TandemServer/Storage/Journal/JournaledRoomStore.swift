@@ -1,7 +1,7 @@
 import TandemProtocol
 
 import Foundation
-import Synchronization
+import TandemSynchronization
 
 /// The durable `RoomStore` of `tandem serve`: a group commit is one append to a journal file, and a
 /// background thread (the materializer) folds the journal into a `SQLiteRoomStore` in large batches.
@@ -295,14 +295,14 @@ extension JournaledRoomStore {
         private var taken: [JournalRecord] = []
         private var batchCount = 0
         /// The last position handed over; written by the lane.
-        private let appended: Atomic<UInt64>
+        private let appended: AtomicValue<UInt64>
         /// The last position the database holds; written by the holder of `databaseLock`.
-        private let applied: Atomic<UInt64>
-        private let stopping = Atomic<Bool>(false)
+        private let applied: AtomicValue<UInt64>
+        private let stopping = AtomicValue<Bool>(false)
         private let stopped = DispatchSemaphore(value: 0)
         private let yieldInterval: Duration
         /// The thread's yields so far, published after each pass.
-        private let yieldCount = Atomic<Int>(0)
+        private let yieldCount = AtomicValue<Int>(0)
         /// A backlog this long is stored by the lane before it journals more: memory stays bounded, and
         /// while SQLite fails, writes are refused rather than piling up.
         private let maxPending: Int
@@ -312,8 +312,8 @@ extension JournaledRoomStore {
              onFailure: @escaping @Sendable (StorageError) -> Void) {
             self.storage = storage
             self.yieldInterval = yieldInterval
-            self.appended = Atomic(applied)
-            self.applied = Atomic(applied)
+            self.appended = AtomicValue(applied)
+            self.applied = AtomicValue(applied)
             self.segments = segments
             self.interval = interval
             self.maxWritesPerTransaction = maxWritesPerTransaction

@@ -1,5 +1,5 @@
 import Dispatch
-import Synchronization
+import TandemSynchronization
 import TandemProtocol
 
 /// Hands journaled records from the commit lane to the materializer without a lock: the lane (an event
@@ -20,10 +20,10 @@ final class RecordInbox: @unchecked Sendable {
     }
 
     /// The newest node, retained; each node retains nothing (ownership passes to the consumer).
-    private let head = Atomic<UnsafeMutableRawPointer?>(nil)
-    private let pending = Atomic<Int>(0)
+    private let head = AtomicValue<UnsafeMutableRawPointer?>(nil)
+    private let pending = AtomicValue<Int>(0)
     /// Set by the consumer before it sleeps without a deadline: only then does a push signal.
-    private let sleeping = Atomic<Bool>(false)
+    private let sleeping = AtomicValue<Bool>(false)
     private let wakeup = DispatchSemaphore(value: 0)
 
     deinit {
