@@ -76,6 +76,13 @@ enum GuideSnippets {
         await server.shutdown()
     }
 
+    static func sessionLifecycle(session: SyncSession, environment: any AppEnvironment) {
+        let lifecycle = SessionLifecycle(session: session, environment: environment)   // PlatformEnvironment.make() on iOS
+        lifecycle.start()
+        // … lifecycle.conditions.isExpensive …
+        lifecycle.stop()
+    }
+
     /// CLIENT.md, "Your backend acting on rooms".
     static func backendActsOnRooms(backendToken: String) async throws -> HistoryPage {
         let rooms = RoomsClient(baseURL: "https://tandem.example.com", token: backendToken)

@@ -21,13 +21,16 @@ public struct RoomStatus: Sendable, Hashable {
     public var connection: Connection = .connecting
     /// Local changes the server has not confirmed yet (including those still on their way to the session).
     public var pendingChanges = 0
+    /// The network the room runs on, as the system reports it (an expensive or constrained path).
+    public var network = NetworkConditions()
 
     /// Whether every local change is confirmed by the server ("all changes saved").
     public var isSaved: Bool { pendingChanges == 0 }
 
     /// Creates a status.
-    public init(connection: Connection = .connecting, pendingChanges: Int = 0) {
+    public init(connection: Connection = .connecting, pendingChanges: Int = 0, network: NetworkConditions = NetworkConditions()) {
         self.connection = connection
         self.pendingChanges = pendingChanges
+        self.network = network
     }
 }

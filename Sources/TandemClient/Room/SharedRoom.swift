@@ -54,6 +54,9 @@ public final class SharedRoom<State: Codable & Equatable & Sendable, Presence: C
     @ObservationIgnored private var fillAttempts = 0
     /// This session's user and client id, from its last welcome.
     @ObservationIgnored private var myPeer: Peer?
+    /// Who handles background, foreground and path changes.
+    @ObservationIgnored private let lifecycleChoice: RoomLifecycle
+    @ObservationIgnored private var lifecycle: SessionLifecycle?
 
     /// The largest serialized state a participant fills missing fields in.
     public static var fillLimit: Int { 8_192 }
@@ -75,10 +78,15 @@ public final class SharedRoom<State: Codable & Equatable & Sendable, Presence: C
     ///   applied at most once per frame. Tests pass a frame they control.
     /// - Parameter fillsMissingFields: whether this participant writes `initialState`'s values for fields
     ///   the room lacks (see the type's documentation); a participant that only reads may turn it off.
+    /// - Parameter lifecycle: who suspends, resumes and reconnects the session as the app goes to the
+    ///   background, comes back and changes network: the room itself by default (`.automatic`), or the app
+    ///   (`.manual`).
     /// - Throws: `SharedStateError.encoding` when `State` does not encode to a JSON object.
     public init(session: SyncSession, initialState: State, presence: Presence.Type = Presence.self, fillsMissingFields: Bool = true,
+                lifecycle: RoomLifecycle = .automatic(),
                 nextFrame: @escaping @Sendable () async -> Void = { try? await Task.sleep(for: .milliseconds(16)) }) throws(SharedStateError) {
         self.session = session
+        lifecycleChoice = lifecycle
         self.fillsMissingFields = fillsMissingFields
         state = initialState
         typed = try SharedState(defaultValue: initialState)
@@ -100,10 +108,22 @@ public final class SharedRoom<State: Codable & Equatable & Sendable, Presence: C
         Task { await self.runSnapshots() }
         Task { await self.runEvents(events) }
         await session.start()
+        if let source = lifecycleChoice.source {
+            let lifecycle = SessionLifecycle(session: session, environment: source.environment, settings: source.settings, clock: source.clock) { conditions in
+                await self.show(conditions)
+            }
+            self.lifecycle = lifecycle
+            lifecycle.start()
+        }
+    }
+
+    private func show(_ conditions: NetworkConditions) {
+        status.network = conditions
     }
 
     /// Leaves the room: the session closes cleanly and saves; `signals` ends.
     public func stop() async {
+        lifecycle?.stop()
         await session.stop()
         commands.finish()
         signalSink.finish()
