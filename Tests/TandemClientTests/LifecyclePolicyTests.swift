@@ -40,6 +40,17 @@ import Testing
         #expect(done.map(\.1) == [.suspend, .resume])
     }
 
+    /// iOS freezes an app in the background within seconds: the grace's timer never fires, and the
+    /// connection the app comes back to is most likely dead.
+    @Test func aForegroundAfterAFrozenBackgroundReplacesTheConnection() {
+        var policy = LifecyclePolicy(settings: LifecycleSettings())
+        #expect(policy.handle(.background, at: .zero).isEmpty)
+        #expect(policy.handle(.foreground, at: .seconds(60)) == [.reconnectNow])
+        #expect(policy.nextDeadline == nil)
+        #expect(policy.handle(.background, at: .seconds(61)).isEmpty)
+        #expect(policy.handle(.foreground, at: .seconds(62)).isEmpty, "a quick switch still keeps it")
+    }
+
     @Test func theFirstPathIsWhereTheAppStartsAndACostChangeAloneIsNoReconnect() {
         let expensiveWifi = NetworkPath(interfaces: ["wifi"], isExpensive: true, isConstrained: true)
         let done = Self.run([(.zero, .path(Self.wifi)), (.seconds(1), .path(expensiveWifi))], until: .seconds(10))

@@ -2,7 +2,8 @@
 /// (no clock, no session), so every rule is tested by feeding it events:
 ///
 /// - background → suspend once `backgroundGrace` has passed without a foreground;
-/// - foreground → resume, when the session was suspended;
+/// - foreground → resume, when the session was suspended; reconnect, when the grace ran out without a
+///   suspend (the app was frozen in the background, its connection likely dead);
 /// - a path on other interfaces, or a path that came back → one `reconnectNow` once the path has stayed the
 ///   same for `pathSettle` (at most `pathMaxDelay` after the first change); none while suspended, none when
 ///   the path went away (the session's own retries go on), none for the first path reported;
@@ -41,7 +42,12 @@ struct LifecyclePolicy: Sendable {
             return []
         case .foreground:
             inBackground = false
+            let overdue = suspendAt.map { $0 <= now } ?? false
             suspendAt = nil
+            // The grace ran out but no suspend came: the system froze the app in the background (iOS does
+            // within seconds), and its connection is most likely dead. Replace it now instead of waiting for
+            // the heartbeat to notice.
+            if overdue && !suspended { return [.reconnectNow] }
             guard suspended else { return [] }
             suspended = false
             // Resuming connects on whatever path is current: a reconnect waiting for the path is moot.
