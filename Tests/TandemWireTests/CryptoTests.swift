@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TandemProtocol
 import TandemWire
 
 /// Digests, HMAC, secure random bytes and constant-time comparison against published vectors.
@@ -50,11 +51,11 @@ import TandemWire
     }
 
     @Test func constantTimeComparison() {
-        #expect(ConstantTime.bytesEqual([1, 2, 3], [1, 2, 3]))
-        #expect(!ConstantTime.bytesEqual([1, 2, 3], [1, 2, 4]))
-        #expect(!ConstantTime.bytesEqual([0, 2, 3], [1, 2, 3]))
-        #expect(!ConstantTime.bytesEqual([1, 2], [1, 2, 3]))
-        #expect(ConstantTime.bytesEqual([UInt8](), []))
-        #expect(ConstantTime.bytesEqual([9, 1, 2, 3].dropFirst(), [1, 2, 3]))
+        #expect(ConstantTime.equals([1, 2, 3], [1, 2, 3]))
+        #expect(!ConstantTime.equals([1, 2, 3], [1, 2, 4]))
+        #expect(!ConstantTime.equals([0, 2, 3], [1, 2, 3]))
+        #expect(!ConstantTime.equals([1, 2], [1, 2, 3]))
+        #expect(ConstantTime.equals([UInt8](), []))
+        #expect(ConstantTime.equals([9, 1, 2, 3].dropFirst(), [1, 2, 3]))
     }
 }

@@ -15,16 +15,12 @@ struct ClusterRoomSequencer: RoomSequencer {
     }
 
     func submit(_ patch: SubmittedPatch, core: inout RoomCore, room: Room) -> SubmitDecision {
-        guard patch.author.role != .viewer else {
-            let error = PatchError.forbidden(reason: "a viewer may not change the room")
-            return .answer(.reject(seq: patch.seq, code: error.code, message: error.description))
-        }
         let seq = patch.seq, client = patch.author.client, author = patch.author.peer
-        if client == Room.httpClient { return submitHTTP(patch, room: room) }
-        // Seq 0 would ask Redis for the next seq, which only the HTTP API's writes may do.
-        guard seq >= 1 else {
-            let error = PatchError.invalidOp(op: 0, reason: "seq must be 1 or more")
-            return .answer(.reject(seq: seq, code: error.code, message: error.description))
+        // The HTTP API's writes get their seq from Redis; everyone else's seq must be 1 or more (seq 0 would
+        // ask Redis for the next one).
+        if client == Room.httpClient, patch.author.role != .viewer { return submitHTTP(patch, room: room) }
+        if let refusal = PatchAdmission.refusal(role: patch.author.role, seq: seq) {
+            return .answer(.reject(seq: seq, code: refusal.code, message: refusal.description))
         }
         node.submit(room: name, client: client, user: patch.author.user, seq: seq, ops: patch.ops, base: patch.base) { [name, node] result in
             switch result {

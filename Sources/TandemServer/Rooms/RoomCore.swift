@@ -204,12 +204,7 @@ package struct RoomCore: Sendable {
             if seq == known.lastSeq { return .duplicate(seq: seq, rev: known.lastRev) }
             return .duplicate(seq: seq, rev: recent.revision(author: key, seq: seq))
         }
-        guard author.role != .viewer else {
-            return .rejected(seq: seq, .forbidden(reason: "a viewer may not change the room"))
-        }
-        guard seq >= 1 else {
-            return .rejected(seq: seq, .invalidOp(op: 0, reason: "seq must be 1 or more"))
-        }
+        if let refusal = PatchAdmission.refusal(role: author.role, seq: seq) { return .rejected(seq: seq, refusal) }
         var ops = submitted
         if let base {
             do {

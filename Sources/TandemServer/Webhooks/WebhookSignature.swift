@@ -1,3 +1,4 @@
+import TandemProtocol
 import TandemWire
 
 /// The `Tandem-Signature` header: `t=<unix seconds>,v1=<hex HMAC-SHA256 of "t.body">`, the scheme
@@ -25,7 +26,7 @@ package enum WebhookSignature {
         }
         guard let timestamp, abs(now - timestamp) <= tolerance else { return false }
         let expected = Array(Hex.lowercase(tag(body: body, timestamp: timestamp, secret: secret)).utf8)
-        return signatures.contains { ConstantTime.bytesEqual(Array($0.utf8), expected) }
+        return signatures.contains { ConstantTime.equals(Array($0.utf8), expected) }
     }
 
     private static func tag(body: [UInt8], timestamp: Int64, secret: [UInt8]) -> [UInt8] {

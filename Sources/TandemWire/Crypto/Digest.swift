@@ -34,7 +34,7 @@ package enum Digest {
     }
 
     /// HMAC-SHA-256 (RFC 2104) of `message` under `key` (32 bytes). Keys of any length are
-    /// accepted, the empty key included. Compare tags with ``ConstantTime/bytesEqual(_:_:)``.
+    /// accepted, the empty key included. Compare tags with `ConstantTime.equals(_:_:)` (TandemProtocol).
     package static func hmacSHA256(key: [UInt8], message: [UInt8]) -> [UInt8] {
         #if canImport(CCrypto)
         // A non-null key pointer even for the empty key: OpenSSL reads a null key as

@@ -1,3 +1,4 @@
+import TandemProtocol
 /// The client side of the opening handshake (RFC 6455 §4.1): builds the upgrade request
 /// with a fresh random key and validates the server's 101 response.
 ///
@@ -54,7 +55,7 @@ package struct WebSocketClientHandshake: Sendable {
         guard headers.containsToken("upgrade", in: "Connection") else { throw .missingConnectionUpgrade }
         let accepts = headers.values(for: "Sec-WebSocket-Accept")
         guard accepts.count == 1,
-              ConstantTime.bytesEqual(Array(accepts[0].utf8), Array(WebSocketHandshake.acceptValue(forKey: key).utf8))
+              ConstantTime.equals(Array(accepts[0].utf8), Array(WebSocketHandshake.acceptValue(forKey: key).utf8))
         else { throw .invalidAccept }
         if let extensionName = headers.listElements(for: "Sec-WebSocket-Extensions").first {
             throw .unexpectedExtension(extensionName)
