@@ -78,3 +78,32 @@ import TandemTesting
         await server.shutdown()
     }
 }
+
+/// A connection without a socket is decided by the same protocol session as a socket: an expired token
+/// and one signed with another secret end the same way over both.
+@Suite struct InProcessAuthorizationTests {
+    private static func outcome(_ server: TestServer, transport: any SyncTransport, token: String) async -> ConnectionState {
+        let session = SyncSession(url: server.syncURL, clientID: "m1", tokenProvider: { token }, configuration: TestServer.fastReconnects,
+                                  transport: transport)
+        await session.start()
+        _ = await eventually(timeout: .seconds(30)) { if case .closed = await session.state { true } else { false } }
+        let state = await session.state
+        await session.stop()
+        return state
+    }
+
+    @Test func refusalsAreTheSameWithAndWithoutASocket() async throws {
+        let server = try TestServer()
+        let elsewhere = try TestServer(secret: "another-secret")
+        let expired = server.token(user: "mallory", room: "lobby", lifetime: -60)
+        let forged = elsewhere.token(user: "mallory", room: "lobby")
+        for token in [expired, forged] {
+            let overSocket = await Self.outcome(server, transport: WireTransport(group: server.group), token: token)
+            let inProcess = await Self.outcome(server, transport: InProcessTransport(server: server), token: token)
+            #expect(overSocket == .closed(.unauthorized))
+            #expect(inProcess == overSocket)
+        }
+        await elsewhere.shutdown()
+        await server.shutdown()
+    }
+}

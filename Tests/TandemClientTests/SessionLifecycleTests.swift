@@ -88,7 +88,7 @@ import TandemTesting
         await server.shutdown()
     }
 
-    @Test @MainActor func aManualRoomLeavesTheLifecycleToTheApp() async throws {
+    @Test @MainActor func aManualRoomConnectsAndLinuxHasNoSystemEnvironment() async throws {
         let server = try TestServer()
         let session = server.session(user: "alice", client: "a1")
         let room = try SharedRoom(session: session, initialState: ["tab": 0], presence: JSONValue.self, lifecycle: .manual)

@@ -11,7 +11,6 @@ public final class SessionLifecycle: Sendable {
         var timer: Task<Void, Never>?
         var conditions = NetworkConditions()
     }
-    private let target: any LifecycleTarget
     private let environment: any AppEnvironment
     private let now: @Sendable () -> Duration
     private let sleep: @Sendable (Duration) async throws -> Void
@@ -26,7 +25,6 @@ public final class SessionLifecycle: Sendable {
     public init<C: Clock>(session: some LifecycleTarget, environment: any AppEnvironment, settings: LifecycleSettings = LifecycleSettings(),
                           clock: C = ContinuousClock(), onConditions: @escaping @Sendable (NetworkConditions) async -> Void = { _ in })
     where C.Duration == Duration {
-        target = session
         self.environment = environment
         let origin = clock.now
         now = { origin.duration(to: clock.now) }
@@ -57,9 +55,9 @@ public final class SessionLifecycle: Sendable {
 
     /// Starts listening. Calling it again does nothing.
     public func start() {
-        let events = environment.events()
         state.withLock { state in
             guard state.listening == nil else { return }
+            let events = environment.events()
             state.listening = Task { [weak self] in
                 for await event in events {
                     guard let self else { return }
