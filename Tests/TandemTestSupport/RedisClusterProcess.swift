@@ -115,7 +115,9 @@ package final class RedisClusterProcess: Sendable {
         if !keys.isEmpty {
             _ = try await source.send(["MIGRATE", "127.0.0.1", RedisArgument(Int64(nodes[to].port)), "", "0", "5000", "KEYS"] + keys.map { RedisArgument($0) })
         }
-        for index in nodes.indices {
+        // The target first, then the source, then the others (the order CLUSTER SETSLOT's documentation
+        // gives): the target takes the slot with a new config epoch before anyone else names it.
+        for index in [to, from] + nodes.indices.filter({ $0 != to && $0 != from }) {
             let node = try await RedisConnection.connect(to: endpoint(index), on: group.next())
             _ = try await node.send(["CLUSTER", "SETSLOT", RedisArgument(Int64(slot)), "NODE", RedisArgument(targetID)])
             node.close()
@@ -148,6 +150,34 @@ package final class RedisClusterProcess: Sendable {
     package func failOver(shard index: Int, group: EventLoopGroup, timeout: Duration = .seconds(30)) async throws {
         await killPrimary(shard: index)
         try await awaitFailover(shard: index, group: group, timeout: timeout)
+    }
+
+    /// Returns once shard `index`'s replica has applied every write its primary has made so far.
+    /// Replication is asynchronous; `WAIT` would not do here, since it only waits for the writes made on
+    /// the connection that sends it, and the writes under test came through other connections.
+    package func awaitReplication(shard index: Int, group: EventLoopGroup, timeout: Duration = .seconds(10)) async throws {
+        let replica = members.withLock { $0.replicas[index] }
+        let primary = try await RedisConnection.connect(to: endpoint(index), on: group.next())
+        defer { primary.close() }
+        let target = Self.replicationOffset(try await primary.send(["INFO", "replication"]).string, field: "master_repl_offset")
+        let follower = try await RedisConnection.connect(to: RedisEndpoint(host: "127.0.0.1", port: replica.port), on: group.next())
+        defer { follower.close() }
+        let clock = ContinuousClock()
+        let deadline = clock.now.advanced(by: timeout)
+        while Self.replicationOffset(try await follower.send(["INFO", "replication"]).string, field: "slave_repl_offset") < target {
+            guard clock.now < deadline else {
+                throw RedisError.unexpectedReply(command: "INFO replication", reply: "the replica of shard \(index) did not reach offset \(target)")
+            }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+    }
+
+    /// The integer `field` of an `INFO replication` reply (-1 when absent, so a missing replica offset waits).
+    private static func replicationOffset(_ info: String?, field: String) -> Int64 {
+        for line in (info ?? "").split(whereSeparator: \.isNewline) where line.hasPrefix(field + ":") {
+            return Int64(line.dropFirst(field.count + 1)) ?? -1
+        }
+        return -1
     }
 
     /// Kills shard `index`'s primary (SIGKILL); its replica takes over after `cluster-node-timeout`.

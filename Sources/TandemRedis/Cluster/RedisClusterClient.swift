@@ -217,11 +217,10 @@ package actor RedisClusterClient: RedisCommandSending {
                     case .ask:
                         asking = true
                     case .moved:
-                        // The slot moved for good, and usually with others (a reshard or a failover).
-                        let patched = map.moving(slot, to: redirect.endpoint)
-                        self.map = patched
-                        map = (try? await readMap()) ?? patched
-                        endpoint = map.endpoint(for: slot) ?? redirect.endpoint
+                        // The slot moved for good, and usually with others (a reshard or a failover): read
+                        // the map again for those; for this slot the redirect wins.
+                        map = ((try? await readMap()) ?? map).following(slot, movedTo: redirect.endpoint)
+                        self.map = map
                     }
                     continue
                 }

@@ -54,6 +54,13 @@ package struct RedisSlotMap: Sendable, Equatable {
         return ranges.map(\.endpoint).filter { seen.insert($0).inserted }
     }
 
+    /// The map to route by once a node answered `MOVED slot endpoint` and this map was read since: this
+    /// map for every other slot, the redirect for `slot`, which is the newest word on it (a node the reshard
+    /// has not reached yet still names the old owner).
+    package func following(_ slot: Int, movedTo endpoint: RedisEndpoint) -> RedisSlotMap {
+        self.endpoint(for: slot) == endpoint ? self : moving(slot, to: endpoint)
+    }
+
     /// The map with `slot` moved to `endpoint` (a `MOVED` reply says so before a full refresh).
     package func moving(_ slot: Int, to endpoint: RedisEndpoint) -> RedisSlotMap {
         var ranges: [Range] = []
