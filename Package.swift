@@ -7,6 +7,11 @@ let swiftSettings: [SwiftSetting] = [
     .enableUpcomingFeature("ExistentialAny"),
 ]
 
+/// Where TandemClient links TandemWire's sockets, event loop and OpenSSL TLS for its default transports.
+/// Apple platforms use URLSession instead, so an app's build holds no server-side networking code; the
+/// client's sources test the same list through the `TANDEM_WIRE_TRANSPORT` condition.
+let wireTransportPlatforms: [Platform] = [.linux]
+
 let package = Package(
     name: "Tandem",
     platforms: [.macOS(.v14), .iOS(.v17), .tvOS(.v17), .watchOS(.v10), .visionOS(.v1)],
@@ -64,12 +69,25 @@ let package = Package(
         // Pure protocol model: JSON values, JSON Pointer ops, wire messages, token claims.
         .target(name: "TandemProtocol", swiftSettings: swiftSettings),
 
-        // HTTP/1.1 + RFC 6455 framing, event loop, sockets.
+        // The socket-free half of the wire: HTTP/1.1 messages, RFC 6455 frames and handshakes, URL rules,
+        // digests. Byte in, events out; what an app's client needs on every platform.
+        .target(
+            name: "TandemWireCore",
+            dependencies: [
+                "TandemSynchronization",
+                "TandemProtocol",
+                .target(name: "CCrypto", condition: .when(platforms: [.linux])),
+            ],
+            swiftSettings: swiftSettings
+        ),
+
+        // The event loop, sockets, OpenSSL TLS, and the HTTP/WebSocket server and clients on them.
         .target(
             name: "TandemWire",
             dependencies: [
                 "TandemSynchronization",
                 "TandemProtocol",
+                "TandemWireCore",
                 .target(name: "CCrypto", condition: .when(platforms: [.linux])),
                 .target(name: "CSSL", condition: .when(platforms: [.linux])),
                 .target(name: "CTandemSystem", condition: .when(platforms: [.linux])),
@@ -90,8 +108,11 @@ let package = Package(
         // The client library an app links to share its page state.
         .target(
             name: "TandemClient",
-            dependencies: ["TandemSynchronization", "TandemKit", "TandemProtocol", "TandemWire"],
-            swiftSettings: swiftSettings
+            dependencies: [
+                "TandemSynchronization", "TandemKit", "TandemProtocol", "TandemWireCore",
+                .target(name: "TandemWire", condition: .when(platforms: wireTransportPlatforms)),
+            ],
+            swiftSettings: swiftSettings + [.define("TANDEM_WIRE_TRANSPORT", .when(platforms: wireTransportPlatforms))]
         ),
 
 
@@ -143,7 +164,7 @@ let package = Package(
 
         .testTarget(name: "TandemKitTests", dependencies: ["TandemTesting", "TandemKit", "TandemKitTesting"], swiftSettings: swiftSettings),
         .testTarget(name: "TandemProtocolTests", dependencies: ["TandemProtocol", "TandemTestSupport"], swiftSettings: swiftSettings),
-        .testTarget(name: "TandemWireTests", dependencies: ["TandemWire", "TandemProxy", "TandemSubprocess", "TandemTestSupport"], swiftSettings: swiftSettings),
+        .testTarget(name: "TandemWireTests", dependencies: ["TandemWire", "TandemWireCore", "TandemProxy", "TandemSubprocess", "TandemTestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "TandemRedisTests", dependencies: ["TandemTesting", "TandemRedis", "TandemWire", "TandemProtocol", "TandemKit", "TandemTestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "TandemClusterTests", dependencies: ["TandemCluster", "TandemServer", "TandemRedis", "TandemWire", "TandemProtocol", "TandemTestSupport", "TandemTesting"], swiftSettings: swiftSettings),
         .testTarget(name: "TandemClientTests", dependencies: ["TandemClient", "TandemSubprocess", "TandemProxy", "TandemTesting", "TandemServer", "TandemWire", "TandemKitTesting", "TandemTestSupport"], swiftSettings: swiftSettings),

@@ -14,6 +14,8 @@ let package = Package(
                 .product(name: "TandemClient", package: "Tandem"),
                 .product(name: "TandemServer", package: "Tandem"),
                 .product(name: "TandemProxy", package: "Tandem"),
+                // The event loop the in-process proxy runs on.
+                .product(name: "TandemWire", package: "Tandem"),
             ]
         ),
     ]

@@ -2,7 +2,7 @@
 // TLS settings, and the store it may bind — come with `import TandemClient`.
 @_exported import TandemKit
 @_exported import TandemProtocol
-@_exported import TandemWire
+@_exported import TandemWireCore
 
 /// TandemClient: the library an app links to share its page state through a Tandem server.
 ///

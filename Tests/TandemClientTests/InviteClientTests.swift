@@ -7,15 +7,16 @@ import TandemWire
 @Suite struct InviteClientTests {
     private func baseURL(_ harness: SessionTestServer) -> String { "http://127.0.0.1:\(harness.server.port)" }
 
-    @Test func aGuestJoinsWithTheTokenOfAnAcceptedInvitationAndTheHostRemovesThem() async throws {
+    @Test(arguments: HTTPKind.allCases)
+    func aGuestJoinsWithTheTokenOfAnAcceptedInvitationAndTheHostRemovesThem(over http: HTTPKind) async throws {
         let harness = try SessionTestServer.start()
-        let host = InviteClient(baseURL: baseURL(harness) + "/", token: harness.token(user: "alice"), group: harness.group)
+        let host = InviteClient(baseURL: baseURL(harness) + "/", token: harness.token(user: "alice"), transport: http.transport(group: harness.group))
         let invitation = try await host.createInvite(role: .guest, ttl: 300, uses: 1)
         #expect(invitation.code.count == 6 && invitation.usesLeft == 1)
         #expect(invitation.url == "\(baseURL(harness))/#invite=\(invitation.code)")
         #expect(try await host.listInvites().map(\.code) == [invitation.code])
 
-        let guest = InviteClient(baseURL: baseURL(harness), group: harness.group)
+        let guest = InviteClient(baseURL: baseURL(harness), transport: http.transport(group: harness.group))
         let accepted = try await guest.acceptInvite(code: invitation.code, name: "Bob")
         #expect(accepted.room == "lobby" && accepted.role == .guest)
         #expect(try await host.listInvites().isEmpty)
@@ -39,10 +40,11 @@ import TandemWire
         await harness.shutdown()
     }
 
-    @Test func eachRefusalIsATypedError() async throws {
+    @Test(arguments: HTTPKind.allCases)
+    func eachRefusalIsATypedError(over http: HTTPKind) async throws {
         let harness = try SessionTestServer.start()
-        let host = InviteClient(baseURL: baseURL(harness), token: harness.token(user: "alice"), group: harness.group)
-        let anonymous = InviteClient(baseURL: baseURL(harness), group: harness.group)
+        let host = InviteClient(baseURL: baseURL(harness), token: harness.token(user: "alice"), transport: http.transport(group: harness.group))
+        let anonymous = InviteClient(baseURL: baseURL(harness), transport: http.transport(group: harness.group))
         let code = try await host.createInvite().code
         _ = try await anonymous.acceptInvite(code: code)
 
@@ -57,11 +59,11 @@ import TandemWire
         await #expect { try await anonymous.createInvite() } throws: { error in
             if case InviteError.unauthorized = error { true } else { false }
         }
-        let guestHost = InviteClient(baseURL: baseURL(harness), token: harness.token(user: "g", role: .guest), group: harness.group)
+        let guestHost = InviteClient(baseURL: baseURL(harness), token: harness.token(user: "g", role: .guest), transport: http.transport(group: harness.group))
         await #expect { try await guestHost.createInvite() } throws: { error in
             if case InviteError.forbidden = error { true } else { false }
         }
-        let forged = InviteClient(baseURL: baseURL(harness), token: "x.y.z", group: harness.group)
+        let forged = InviteClient(baseURL: baseURL(harness), token: "x.y.z", transport: http.transport(group: harness.group))
         await #expect { try await forged.listInvites() } throws: { error in
             if case InviteError.unauthorized = error { true } else { false }
         }

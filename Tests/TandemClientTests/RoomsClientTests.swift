@@ -1,5 +1,5 @@
 import Testing
-import TandemClient
+@testable import TandemClient
 import TandemProtocol
 import TandemTesting
 
@@ -7,10 +7,11 @@ import TandemTesting
 @Suite struct RoomsClientTests {
     private static func ops(_ text: String) throws -> [PatchOp] { try PatchOp.list(from: try JSONValue.parse(text)) }
 
-    @Test func aBackendReadsWritesAndDeletesARoom() async throws {
+    @Test(arguments: HTTPKind.allCases)
+    func aBackendReadsWritesAndDeletesARoom(over http: HTTPKind) async throws {
         let server = try TestServer()
         let base = "http://127.0.0.1:\(server.server.port)"
-        let backend = RoomsClient(baseURL: base, token: server.token(user: "backend", room: TokenClaims.anyRoom), group: server.group)
+        let backend = RoomsClient(baseURL: base, token: server.token(user: "backend", room: TokenClaims.anyRoom), transport: http.transport(group: server.group))
         #expect(try await backend.write("lobby", ops: try Self.ops(#"[{"op":"set","path":"/cart","value":["a"]}]"#)) == 1)
         let room = try await backend.room("lobby")
         #expect(room.room == "lobby" && room.rev == 1 && room.state == ["cart": ["a"]] && room.participants.isEmpty)
@@ -26,7 +27,7 @@ import TandemTesting
         } throws: { error in
             if case RoomsClientError.refused(.testFailed, _) = error { true } else { false }
         }
-        let stranger = RoomsClient(baseURL: base, token: server.token(user: "eve", room: "other"), group: server.group)
+        let stranger = RoomsClient(baseURL: base, token: server.token(user: "eve", room: "other"), transport: http.transport(group: server.group))
         await #expect { _ = try await stranger.room("lobby") } throws: { error in
             if case RoomsClientError.forbidden = error { true } else { false }
         }

@@ -1,5 +1,6 @@
 import Testing
 @testable import TandemWire
+@testable import TandemWireCore
 
 /// The frame encoder and decoder on their own: wire format, masking, round trips and the
 /// decoder's incremental behaviour.

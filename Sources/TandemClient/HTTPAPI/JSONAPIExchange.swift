@@ -1,57 +1,31 @@
 import TandemProtocol
-import TandemWire
+import TandemWireCore
 
-/// One request to a Tandem server's HTTP API with a JSON body and answer, over Tandem's own event loops:
-/// what the API clients (`InviteClient`, `RoomsClient`) share, each mapping statuses to its own errors.
+/// One request to a Tandem server's HTTP API with a JSON body and answer, over an `HTTPAPITransport`: what
+/// the API clients (`InviteClient`, `RoomsClient`) share, each mapping statuses to its own errors.
 struct JSONAPIExchange: Sendable {
-    /// Why no answer came.
-    enum Failure: Error, Sendable {
-        /// The server could not be reached or did not answer in time.
-        case transport(String)
-        /// TLS could not be set up for an `https://` server.
-        case tls(TLSError)
-    }
-
     /// The server's base URL, without a trailing `/`.
     let baseURL: String
-    let resources: WireClientResources
+    let transport: any HTTPAPITransport
     let timeout: Duration
 
     /// A client of the server at `baseURL` (a trailing `/` is ignored).
-    init(baseURL: String, group: EventLoopGroup?, tls: TLSConfiguration, timeout: Duration) {
+    init(baseURL: String, transport: any HTTPAPITransport, timeout: Duration) {
         var base = baseURL
         while base.hasSuffix("/") { base.removeLast() }
         self.baseURL = base
-        resources = WireClientResources(group: group, tls: tls)
+        self.transport = transport
         self.timeout = timeout
     }
 
     /// Sends `method path` with `body` as JSON and `token` as the bearer; returns the response and its
     /// body parsed as JSON (nil when it is not JSON).
-    func send(_ method: String, _ path: String, body: JSONValue?, token: String?) async throws(Failure) -> (response: HTTPResponse, json: JSONValue?) {
+    func send(_ method: String, _ path: String, body: JSONValue?, token: String?) async throws(HTTPAPIFailure) -> (response: HTTPResponse, json: JSONValue?) {
         var headers: HTTPHeaders = ["Accept": "application/json"]
         if let token { headers.add(name: "Authorization", value: "Bearer \(token)") }
         if body != nil { headers.add(name: "Content-Type", value: "application/json") }
-        let loop: EventLoop
-        let context: TLSContext?
-        do throws(IOError) {
-            loop = try resources.loop()
-        } catch {
-            throw .transport(error.description)
-        }
-        do throws(TLSError) {
-            context = baseURL.lowercased().hasPrefix("https://") ? try resources.tlsContext() : nil
-        } catch {
-            throw .tls(error)
-        }
-        let response: HTTPResponse
-        do {
-            response = try await HTTPClient.send(method: method, url: baseURL + path, headers: headers, body: body?.serializedBytes() ?? [],
-                                                 timeout: timeout, tls: context, on: loop)
-        } catch {
-            if case .tls(let failure) = error { throw .tls(failure) }
-            throw .transport(error.description)
-        }
+        let response = try await transport.send(method: method, url: baseURL + path, headers: headers, body: body?.serializedBytes() ?? [],
+                                                timeout: timeout)
         return (response, try? JSONValue.parse(response.body))
     }
 

@@ -1,11 +1,14 @@
 import TandemProtocol
+import TandemWireCore
+#if TANDEM_WIRE_TRANSPORT
 import TandemWire
+#endif
 
 /// The client of a Tandem server's invitation API: a host creates, lists and revokes invitations and removes
 /// participants; a guest accepts a code and gets a token for `SyncSession`.
 ///
-/// HTTP/1.1 (`http://` or `https://`) over Tandem's own event loops (no Foundation networking, so it runs
-/// wherever `SyncSession` does). Every failure is a typed ``InviteError``.
+/// HTTP/1.1 (`http://` or `https://`) over URLSession on Apple platforms and Tandem's own event loops on
+/// Linux. Every failure is a typed ``InviteError``.
 public struct InviteClient: Sendable {
     /// The server's base URL, e.g. `https://tandem.example.com` or `http://127.0.0.1:8080`.
     public var baseURL: String { exchange.baseURL }
@@ -13,13 +16,26 @@ public struct InviteClient: Sendable {
     public let token: String?
     private let exchange: JSONAPIExchange
 
+    #if TANDEM_WIRE_TRANSPORT
     /// Creates a client for the server at `baseURL` (`http://` or `https://HOST[:PORT]`; a trailing `/` is
     /// ignored). Requests run on `group` (the caller's) or on a loop of the client's own when nil; `https://`
     /// servers are verified against `tls` (the system's trust store by default).
     public init(baseURL: String, token: String? = nil, group: EventLoopGroup? = nil, tls: TLSConfiguration = .client(),
                 timeout: Duration = .seconds(10)) {
+        self.init(baseURL: baseURL, token: token, transport: WireHTTPTransport(group: group, tls: tls), timeout: timeout)
+    }
+    #else
+    /// Creates a client for the server at `baseURL` (`http://` or `https://HOST[:PORT]`; a trailing `/` is
+    /// ignored), over URLSession (the system's trust store and App Transport Security).
+    public init(baseURL: String, token: String? = nil, timeout: Duration = .seconds(10)) {
+        self.init(baseURL: baseURL, token: token, transport: URLSessionHTTPTransport(), timeout: timeout)
+    }
+    #endif
+
+    /// A client over `transport` (tests run both kinds against a server).
+    package init(baseURL: String, token: String? = nil, transport: any HTTPAPITransport, timeout: Duration = .seconds(10)) {
         self.token = token
-        exchange = JSONAPIExchange(baseURL: baseURL, group: group, tls: tls, timeout: timeout)
+        exchange = JSONAPIExchange(baseURL: baseURL, transport: transport, timeout: timeout)
     }
 
     /// Creates an invitation to the host's room (defaults: guest, 20 minutes, one use).
@@ -85,7 +101,7 @@ public struct InviteClient: Sendable {
     private func request(_ method: String, _ path: String, body: JSONValue?, authorized: Bool, expecting status: Int) async throws(InviteError) -> JSONValue {
         if authorized, token == nil { throw .unauthorized("this call needs the host's token; create the client with token:") }
         let answer: (response: HTTPResponse, json: JSONValue?)
-        do throws(JSONAPIExchange.Failure) {
+        do throws(HTTPAPIFailure) {
             answer = try await exchange.send(method, path, body: body, token: authorized ? token : nil)
         } catch {
             switch error {

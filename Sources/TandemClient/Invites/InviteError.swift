@@ -1,4 +1,4 @@
-import TandemWire
+import TandemWireCore
 
 /// Why an invitation request failed, one case per kind of answer, each with the server's message.
 public enum InviteError: Error, Sendable, Equatable, CustomStringConvertible {

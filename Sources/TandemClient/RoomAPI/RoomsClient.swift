@@ -1,24 +1,40 @@
 import TandemProtocol
+import TandemWireCore
+#if TANDEM_WIRE_TRANSPORT
 import TandemWire
+#endif
 
 /// The client of a Tandem server's rooms API, for backends: read a room, page through its history, read
 /// its state at a rev, write to it (optionally only while it is at a rev) and delete it, without a
 /// socket. With a token of the room or a backend's (room `*`).
 ///
-/// HTTP/1.1 (`http://` or `https://`) over Tandem's own event loops. Every failure is a typed
-/// ``RoomsClientError``.
+/// HTTP/1.1 (`http://` or `https://`) over URLSession on Apple platforms and Tandem's own event loops on
+/// Linux. Every failure is a typed ``RoomsClientError``.
 public struct RoomsClient: Sendable {
     /// The server's base URL, e.g. `https://tandem.example.com` or `http://127.0.0.1:8080`.
     public var baseURL: String { exchange.baseURL }
     private let token: String
     private let exchange: JSONAPIExchange
 
+    #if TANDEM_WIRE_TRANSPORT
     /// Creates a client for the server at `baseURL` acting with `token`. Requests run on `group` (the
     /// caller's) or on a loop of the client's own when nil; `https://` servers are verified against `tls`.
     public init(baseURL: String, token: String, group: EventLoopGroup? = nil, tls: TLSConfiguration = .client(),
                 timeout: Duration = .seconds(10)) {
+        self.init(baseURL: baseURL, token: token, transport: WireHTTPTransport(group: group, tls: tls), timeout: timeout)
+    }
+    #else
+    /// Creates a client for the server at `baseURL` acting with `token`, over URLSession (the system's
+    /// trust store and App Transport Security).
+    public init(baseURL: String, token: String, timeout: Duration = .seconds(10)) {
+        self.init(baseURL: baseURL, token: token, transport: URLSessionHTTPTransport(), timeout: timeout)
+    }
+    #endif
+
+    /// A client over `transport` (tests run both kinds against a server).
+    package init(baseURL: String, token: String, transport: any HTTPAPITransport, timeout: Duration = .seconds(10)) {
         self.token = token
-        exchange = JSONAPIExchange(baseURL: baseURL, group: group, tls: tls, timeout: timeout)
+        exchange = JSONAPIExchange(baseURL: baseURL, transport: transport, timeout: timeout)
     }
 
     /// The room's state, rev and participants.
@@ -85,7 +101,7 @@ public struct RoomsClient: Sendable {
 
     private func request(_ method: String, _ path: String, body: JSONValue?) async throws(RoomsClientError) -> JSONValue {
         let answer: (response: HTTPResponse, json: JSONValue?)
-        do throws(JSONAPIExchange.Failure) {
+        do throws(HTTPAPIFailure) {
             answer = try await exchange.send(method, path, body: body, token: token)
         } catch {
             switch error {

@@ -1,5 +1,5 @@
 import TandemProtocol
-import TandemWire
+import TandemWireCore
 
 /// Why a request of the rooms API failed, one case per kind of answer, each with the server's message.
 public enum RoomsClientError: Error, Sendable, Equatable, CustomStringConvertible {

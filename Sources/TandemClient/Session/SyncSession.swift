@@ -1,6 +1,6 @@
 import TandemKit
 import TandemProtocol
-import TandemWire
+import TandemWireCore
 
 /// A networked Tandem participant: keeps one WebSocket connection to a room alive and drives the
 /// pure core with it — `SyncEngine` (outbox, rebase), `ConnectionLifecycle` (reconnect rules,

@@ -1,4 +1,4 @@
-import TandemWire
+import TandemWireCore
 
 /// How a `SyncSession` reaches the server: each connection attempt asks the transport for one WebSocket.
 ///

@@ -1,4 +1,4 @@
-import TandemWire
+import TandemWireCore
 
 /// Why a transport could not open a connection or send on it.
 public enum SyncTransportError: Error, Sendable, Hashable, CustomStringConvertible {

@@ -2,7 +2,7 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
-import TandemWire
+import TandemWireCore
 import TandemProtocol
 
 /// The transport on `URLSessionWebSocketTask`, the WebSocket Apple apps trust: the system's TLS, App Transport
@@ -63,22 +63,14 @@ public final class URLSessionWebSocketTransport: SyncTransport {
 
     /// The session's error for a URLSession failure: certificate problems are `tls` (permanent).
     static func transportError(_ error: any Error) -> SyncTransportError {
-        // FoundationNetworking reports some failures as an NSError of the URL domain rather than a `URLError`.
-        let bridged = error as NSError
-        let code: URLError.Code? = bridged.domain == NSURLErrorDomain ? URLError.Code(rawValue: bridged.code) : nil
-        guard let failure = (error as? URLError) ?? code.map({ URLError($0, userInfo: bridged.userInfo) }) else {
-            return .unreachable("\(error)")
-        }
+        guard let failure = URLSessionFailure.urlError(error) else { return .unreachable("\(error)") }
+        if let tls = URLSessionFailure.tlsError(failure) { return .tls(tls) }
         let detail = failure.localizedDescription
         switch failure.code {
         case .unsupportedURL where failure.failingURL.map({ ["ws", "wss"].contains($0.scheme?.lowercased() ?? "") }) ?? true:
             // A ws:// or wss:// URL the platform cannot open: its networking has no WebSockets. Retrying cannot help.
             return .unsupportedPlatform(detail)
         case .badURL, .unsupportedURL: return .invalidURL(detail)
-        case .serverCertificateUntrusted, .serverCertificateHasUnknownRoot: return .tls(.untrustedCertificate(reason: detail))
-        case .serverCertificateHasBadDate, .serverCertificateNotYetValid: return .tls(.certificateExpired(reason: detail))
-        case .clientCertificateRejected, .clientCertificateRequired: return .tls(.certificateRejected(reason: detail))
-        case .secureConnectionFailed: return .tls(.handshakeFailed(reason: detail))
         case .timedOut: return .timeout
         case .badServerResponse: return .handshakeFailed(detail)
         default: return .unreachable(detail)

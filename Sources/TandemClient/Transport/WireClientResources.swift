@@ -1,3 +1,5 @@
+// Only where the package links TandemWire (Package.swift's `wireTransportPlatforms`).
+#if TANDEM_WIRE_TRANSPORT
 import TandemSynchronization
 import TandemWire
 
@@ -53,3 +55,4 @@ final class WireClientResources: Sendable {
         return try result.get()
     }
 }
+#endif

@@ -1,3 +1,5 @@
+// Only where the package links TandemWire (Package.swift's `wireTransportPlatforms`).
+#if TANDEM_WIRE_TRANSPORT
 import TandemWire
 
 /// The transport on TandemWire's event loops: `ws://`, and `wss://` through OpenSSL (Linux). The default
@@ -73,3 +75,4 @@ struct WireTransportConnection: SyncTransportConnection {
         client.abort()
     }
 }
+#endif

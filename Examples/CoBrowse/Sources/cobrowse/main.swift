@@ -2,6 +2,7 @@ import Foundation
 import TandemClient
 import TandemProxy
 import TandemServer
+import TandemWire
 
 // Two phones on one product page: alice on a direct link, bob on an impaired one. Every step waits for
 // what the other phone must show, and the last line says whether both converged.

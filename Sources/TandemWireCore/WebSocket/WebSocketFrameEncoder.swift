@@ -22,7 +22,7 @@ package struct WebSocketFrameEncoder: Sendable {
 
     /// Creates an encoder that draws masking keys from `random` a batch at a time (for a connection that masks
     /// every frame it sends).
-    init(pooledKeysFrom random: any RandomByteSource) {
+    package init(pooledKeysFrom random: any RandomByteSource) {
         self.random = random
         keyPool = MaskKeyPool(random: random)
     }
