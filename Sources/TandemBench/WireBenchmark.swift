@@ -126,7 +126,7 @@ enum WireBenchmark {
                 }
             })
             decodeRates.append(rate(bytes: wire.count * batchesPerRun) {
-                var decoder = WebSocketFrameDecoder(role: .server, maxMessageSize: 64 * 1024)
+                var decoder = WebSocketFrameDecoder(role: .server)
                 wire.withUnsafeBytes { raw in
                     for _ in 0..<batchesPerRun {
                         var offset = 0

@@ -23,6 +23,22 @@ import TandemWire
         #expect(configuration.allowedOrigins == ["https://shop.example"])
     }
 
+    @Test("every default the help prints is the one the server runs with: passing it changes nothing")
+    func everyPrintedDefaultIsTheConfigurationsOwn() throws {
+        let unset = try ServeCommand.configuration(from: ParsedArguments())
+        #expect(unset == ServerConfiguration())
+        let withDefaults = ServeCommand.spec.options.filter { $0.defaultValue != nil }
+        #expect(withDefaults.count >= 30, "the options that print a default")
+        for option in withDefaults {
+            let arguments = try ArgumentParser.parse(["--\(option.name)", option.defaultValue ?? ""], for: ServeCommand.spec)
+            if option.name == "log-level" {
+                #expect(try ServeCommand.logLevel(from: arguments) == ServeCommand.logLevel(from: ParsedArguments()))
+                continue
+            }
+            #expect(try ServeCommand.configuration(from: arguments) == unset, "--\(option.name) \(option.defaultValue ?? "") is not the default")
+        }
+    }
+
     @Test func loopsSetsTheEventLoopThreadsAndOtherwiseTheDefaultLeavesACoreToTheStorageWriter() throws {
         let set = try ServeCommand.configuration(from: try ArgumentParser.parse(["--loops", "3"], for: ServeCommand.spec))
         #expect(set.eventLoopThreads == 3)

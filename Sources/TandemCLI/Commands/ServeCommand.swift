@@ -13,48 +13,53 @@ import Darwin
 
 /// `tandem serve`: runs the sync server until SIGINT or SIGTERM, then shuts down gracefully.
 enum ServeCommand {
+    /// The configuration a command line without options makes: every default the help prints comes from it.
+    private static let defaults = ServerConfiguration()
+    /// The log level without `--log-level`.
+    private static let defaultLogLevel = "info"
+
     static let spec = CommandSpec(
         name: "serve",
         summary: "Run the Tandem sync server.",
         options: [
-            .value("host", "HOST", help: "Address to listen on.", default: "127.0.0.1"),
-            .value("port", "PORT", help: "TCP port to listen on (0 picks a free one).", default: "8080"),
-            .value("data", "DIR", help: "Data folder (storage, secret).", default: "./tandem-data"),
-            .value("rate-limit", "N", help: "Messages per second per connection; 0 turns the limit off.", default: "60"),
-            .value("rate-burst", "N", help: "Messages a connection may send in a burst.", default: "120"),
-            .value("max-message", "BYTES", help: "Largest WebSocket message.", default: "65536"),
-            .value("max-document", "BYTES", help: "Largest room document.", default: "1048576"),
-            .value("max-ops", "N", help: "Most ops in one patch.", default: "100"),
-            .value("max-clients", "N", help: "Client ids per room whose last applied seq is remembered (exactly-once).", default: "10000"),
-            .value("client-ttl", "HOURS", help: "Hours a room remembers a client id it has not heard from.", default: "720"),
+            .value("host", "HOST", help: "Address to listen on.", default: "\(defaults.host)"),
+            .value("port", "PORT", help: "TCP port to listen on (0 picks a free one).", default: "\(defaults.port)"),
+            .value("data", "DIR", help: "Data folder (storage, secret).", default: "\(defaults.dataDirectory)"),
+            .value("rate-limit", "N", help: "Messages per second per connection; 0 turns the limit off.", default: "\(defaults.rateLimit)"),
+            .value("rate-burst", "N", help: "Messages a connection may send in a burst.", default: "\(defaults.rateBurst)"),
+            .value("max-message", "BYTES", help: "Largest WebSocket message.", default: "\(defaults.maxMessageBytes)"),
+            .value("max-document", "BYTES", help: "Largest room document.", default: "\(defaults.maxDocumentBytes)"),
+            .value("max-ops", "N", help: "Most ops in one patch.", default: "\(defaults.maxOpsPerPatch)"),
+            .value("max-clients", "N", help: "Client ids per room whose last applied seq is remembered (exactly-once).", default: "\(defaults.maxTrackedClientsPerRoom)"),
+            .value("client-ttl", "HOURS", help: "Hours a room remembers a client id it has not heard from.", default: "\(defaults.clientProgressTTLHours)"),
             .value("max-depth", "N", help: "Deepest nesting of a room document, presence and signal data (at most \(PatchLimits.deepestAllowed)).",
-                   default: "\(PatchLimits.defaultMaxDepth)"),
-            .value("heartbeat", "MS", help: "Heartbeat interval announced to clients.", default: "10000"),
-            .value("idle-timeout", "MS", help: "Close connections silent for this long.", default: "30000"),
-            .value("presence-grace", "MS", help: "How long a dropped participant stays present.", default: "5000"),
-            .value("history", "REVS", help: "Revisions kept per room for resume.", default: "10000"),
-            .value("retain", "REVS", help: "Revisions of history kept per room in storage, for the rooms API (at least --history).", default: "100000"),
+                   default: "\(defaults.maxDepth)"),
+            .value("heartbeat", "MS", help: "Heartbeat interval announced to clients.", default: "\(defaults.heartbeatIntervalMilliseconds)"),
+            .value("idle-timeout", "MS", help: "Close connections silent for this long.", default: "\(defaults.idleTimeoutMilliseconds)"),
+            .value("presence-grace", "MS", help: "How long a dropped participant stays present.", default: "\(defaults.presenceGraceMilliseconds)"),
+            .value("history", "REVS", help: "Revisions kept per room for resume.", default: "\(defaults.historyWindow)"),
+            .value("retain", "REVS", help: "Revisions of history kept per room in storage, for the rooms API (at least --history).", default: "\(defaults.retainedRevisions)"),
             .value("retain-days", "D", help: "Also drop history older than D days (never within --history)."),
-            .value("max-participants", "N", help: "Most participants in one room.", default: "100"),
-            .value("max-connections-per-user", "N", help: "Most connections one user may have in one room.", default: "5"),
+            .value("max-participants", "N", help: "Most participants in one room.", default: "\(defaults.maxParticipantsPerRoom)"),
+            .value("max-connections-per-user", "N", help: "Most connections one user may have in one room.", default: "\(defaults.maxConnectionsPerUser)"),
             .value("webhook", "URL", help: "POST room, participant and state events to this http:// or https:// URL (repeatable; see docs/OPERATIONS.md)."),
             .value("webhook-secret", "S", help: "Key of the Tandem-Signature header (default: the file webhook-secret in --data, created on first start)."),
             .value("webhook-ca", "FILE", help: "Also trust this PEM CA for https:// webhook endpoints (a private CA)."),
-            .value("webhook-debounce", "MS", help: "At most one state.changed per room per this many ms.", default: "1000"),
-            .value("webhook-retry-base", "MS", help: "Bound of the first retry's wait; later waits double up to 10 minutes.", default: "1000"),
-            .value("webhook-retry-hours", "H", help: "Hours an event is tried before it is dropped and counted.", default: "24"),
-            .value("max-connections", "N", help: "Most open connections.", default: "50000"),
-            .value("send-queue", "BYTES", help: "Bytes queued for one connection before it is closed as too slow.", default: "4194304"),
+            .value("webhook-debounce", "MS", help: "At most one state.changed per room per this many ms.", default: "\(defaults.webhookDebounceMilliseconds)"),
+            .value("webhook-retry-base", "MS", help: "Bound of the first retry's wait; later waits double up to 10 minutes.", default: "\(defaults.webhookRetryBaseMilliseconds)"),
+            .value("webhook-retry-hours", "H", help: "Hours an event is tried before it is dropped and counted.", default: "\(defaults.webhookRetryHours)"),
+            .value("max-connections", "N", help: "Most open connections.", default: "\(defaults.maxConnections)"),
+            .value("send-queue", "BYTES", help: "Bytes queued for one connection before it is closed as too slow.", default: "\(defaults.sendQueueLimitBytes)"),
             .value("allow-origin", "ORIGIN", help: "Only this browser Origin may connect (default: any)."),
             .value("public-url", "URL", help: "Origin guests open, for invitation links (e.g. https://cobrowse.example.com; default: the listening address)."),
-            .value("invite-token-ttl", "SECONDS", help: "Lifetime of tokens minted for accepted invitations.", default: "3600"),
-            .value("invite-code-length", "DIGITS", help: "Digits of the invitation codes made (6 to 12).", default: "6"),
-            .value("invite-creations-per-minute", "N", help: "Invitations one host may create per minute in a room (and all its hosts together).", default: "30"),
+            .value("invite-token-ttl", "SECONDS", help: "Lifetime of tokens minted for accepted invitations.", default: "\(defaults.inviteTokenTTLSeconds)"),
+            .value("invite-code-length", "DIGITS", help: "Digits of the invitation codes made (6 to 12).", default: "\(defaults.inviteCodeLength)"),
+            .value("invite-creations-per-minute", "N", help: "Invitations one host may create per minute in a room (and all its hosts together).", default: "\(defaults.inviteCreationsPerMinute)"),
             .value("token-issuer", "ISS", help: "Refuse tokens whose iss claim is not ISS (default: any)."),
             .value("token-audience", "AUD", help: "Refuse tokens whose aud claim does not name AUD (default: any)."),
             .value("max-token-lifetime", "SECONDS", help: "Refuse tokens whose exp lies more than SECONDS ahead (default: no bound)."),
-            .value("failed-accepts-per-address", "N", help: "Failed invitation accepts per address per minute before 429.", default: "10"),
-            .value("failed-accepts-global", "N", help: "Failed invitation accepts per minute, all addresses, before 429.", default: "100"),
+            .value("failed-accepts-per-address", "N", help: "Failed invitation accepts per address per minute before 429.", default: "\(defaults.failedAcceptsPerAddress)"),
+            .value("failed-accepts-global", "N", help: "Failed invitation accepts per minute, all addresses, before 429.", default: "\(defaults.failedAcceptsGlobal)"),
             .value("tls-cert", "FILE", help: "Serve wss:// and https:// on the port with this PEM certificate chain (leaf first; needs --tls-key)."),
             .value("tls-key", "FILE", help: "The PEM private key of --tls-cert."),
             .value("hsts", "SECONDS", help: "With --tls-cert: every HTTPS response tells browsers to use only https:// for this host for SECONDS (Strict-Transport-Security)."),
@@ -63,10 +68,10 @@ enum ServeCommand {
             .value("redis", "URL", help: "Cluster mode: share rooms with other nodes through this Redis (redis://HOST:PORT; see docs/CLUSTER.md; several with --redis-cluster)."),
             .flag("redis-cluster", help: "--redis names nodes of a Redis Cluster (sharded; several as redis://A:PORT,redis://B:PORT)."),
             .value("node-id", "ID", help: "This node's name in the cluster (default: random; needs --redis)."),
-            .value("presence-ttl", "MS", help: "Cluster mode: how long a dead node's participants still appear elsewhere.", default: "15000"),
-            .value("presence-interval", "MS", help: "Cluster mode: how often nodes exchange participants.", default: "1000"),
-            .value("redis-commit-interval", "US", help: "Cluster mode: least time between two appends to Redis; patches that come meanwhile go together (0: at once).", default: "5000"),
-            .value("log-level", "LEVEL", help: "debug, info, warning or error.", default: "info"),
+            .value("presence-ttl", "MS", help: "Cluster mode: how long a dead node's participants still appear elsewhere.", default: "\(defaults.clusterPresenceTTLMilliseconds)"),
+            .value("presence-interval", "MS", help: "Cluster mode: how often nodes exchange participants.", default: "\(defaults.clusterPresenceIntervalMilliseconds)"),
+            .value("redis-commit-interval", "US", help: "Cluster mode: least time between two appends to Redis; patches that come meanwhile go together (0: at once).", default: "\(defaults.clusterCommitIntervalMicroseconds)"),
+            .value("log-level", "LEVEL", help: "debug, info, warning or error.", default: defaultLogLevel),
             .value("ready-file", "PATH", help: "Once serving, write {\"url\",\"http\",\"port\",\"pid\"} as JSON to PATH (atomically), for programs that start the server (e.g. with --port 0)."),
         ]
     )
@@ -219,7 +224,7 @@ enum ServeCommand {
     }
 
     static func logLevel(from arguments: ParsedArguments) throws(CommandLineError) -> LogLevel {
-        switch try arguments.choice("log-level", default: "info", among: ["debug", "info", "warning", "error"]) {
+        switch try arguments.choice("log-level", default: defaultLogLevel, among: ["debug", "info", "warning", "error"]) {
         case "debug": .debug
         case "warning": .warning
         case "error": .error

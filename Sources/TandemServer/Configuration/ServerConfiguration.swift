@@ -1,3 +1,5 @@
+import TandemWire
+
 import TandemProtocol
 
 /// Every tunable of `tandem serve`, with the defaults of the product specification.
@@ -8,11 +10,11 @@ public struct ServerConfiguration: Sendable, Equatable {
     /// Address to listen on.
     public var host = "127.0.0.1"
     /// TCP port; 0 picks a free port (tests).
-    public var port = 8080
+    public var port = TandemServer.defaultPort
     /// Folder for storage and the secret file.
     public var dataDirectory = "./tandem-data"
     /// Largest WebSocket message accepted, in bytes (larger closes with 1009).
-    public var maxMessageBytes = 64 * 1024
+    public var maxMessageBytes = WebSocketFrameDecoder.defaultMaxMessageSize
     /// Largest room document after a patch, in bytes of compact JSON (larger is rejected `too_large`).
     public var maxDocumentBytes = 1024 * 1024
     /// Deepest nesting of a room document, presence and signal data (deeper is rejected `too_deep`); at

@@ -1,18 +1,20 @@
+import TandemProtocol
+
 /// Settings of a ``WebSocketServer``. Plain `Sendable` data with the defaults of the Tandem sync protocol.
 package struct WebSocketServerConfiguration: Sendable {
     /// The address to bind (IPv4/IPv6 literal or a name resolved at start-up).
     package var host = "127.0.0.1"
-    /// The port to bind; 0 picks a free one (read it back from ``WebSocketServer/port``).
-    package var port = 8080
+    /// The port to bind; 0 (the default) picks a free one (read it back from ``WebSocketServer/port``).
+    package var port = 0
     /// The only path that accepts WebSocket upgrades.
     package var path = "/v1/sync"
     /// The subprotocols spoken, most preferred first; the first one the client also offers is chosen.
-    package var subprotocols = ["tandem.v1"]
+    package var subprotocols = [TandemProtocol.subprotocol]
     /// Browser origins allowed to connect. Empty allows any; otherwise an upgrade whose `Origin` header is not
     /// listed gets 403. Requests without `Origin` (non-browser clients) are always allowed.
     package var allowedOrigins: [String] = []
     /// The largest message accepted (sum of fragments); larger ones close the connection with 1009.
-    package var maxMessageSize = 64 * 1024
+    package var maxMessageSize = WebSocketFrameDecoder.defaultMaxMessageSize
     /// The most TCP connections served at once (upgraded or not); more are closed right after `accept`.
     package var maxConnections = 50_000
     /// How long a connection may take to send a complete request (and, with keep-alive, how long it may stay

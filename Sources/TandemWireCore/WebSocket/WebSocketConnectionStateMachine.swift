@@ -30,7 +30,7 @@ package struct WebSocketConnectionStateMachine: Sendable {
     /// `maxMessageSize` bytes fail the connection with 1009. With `textAsBytes`, text messages are
     /// delivered as ``WebSocketEvent/textBytes(_:)`` (validated UTF-8, no `String` built).
     package init(
-        role: WebSocketRole, maxMessageSize: Int = 64 * 1024, textAsBytes: Bool = false,
+        role: WebSocketRole, maxMessageSize: Int = WebSocketFrameDecoder.defaultMaxMessageSize, textAsBytes: Bool = false,
         encoder: WebSocketFrameEncoder = WebSocketFrameEncoder()
     ) {
         self.role = role

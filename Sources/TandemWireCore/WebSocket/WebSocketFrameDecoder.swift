@@ -37,8 +37,12 @@ package struct WebSocketFrameDecoder: Sendable {
     private var validatedLength = 0
     private var failure: WebSocketProtocolError?
 
+    /// The largest data message taken when no limit is given: 64 KiB, the sync protocol's default (a
+    /// server's `ServerConfiguration.maxMessageBytes` starts from it).
+    package static let defaultMaxMessageSize = 64 * 1024
+
     /// Creates a decoder for `role` that refuses data messages above `maxMessageSize` bytes.
-    package init(role: WebSocketRole, maxMessageSize: Int = 64 * 1024) {
+    package init(role: WebSocketRole, maxMessageSize: Int = defaultMaxMessageSize) {
         precondition(maxMessageSize >= 0, "WebSocketFrameDecoder: maxMessageSize must not be negative")
         self.role = role
         self.maxMessageSize = maxMessageSize
