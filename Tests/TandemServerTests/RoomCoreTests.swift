@@ -15,6 +15,11 @@ import TandemProtocol
         .set(try! JSONPointer(parsing: path), value)
     }
 
+    @Test("a room's default settings are the ones a server without options gives it")
+    func theDefaultSettingsAreTheServerConfigurationsOwn() {
+        #expect(RoomCore.Settings() == RoomSettings(ServerConfiguration()).core)
+    }
+
     @Test func creatingARoomStoresAnEmptyDocument() {
         let (room, write) = RoomCore.create(name: "lobby", epoch: "e1", settings: .init())
         #expect(write == .createRoom(room: "lobby", epoch: "e1", snapshot: Array("{}".utf8)))

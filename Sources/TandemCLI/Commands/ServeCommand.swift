@@ -14,7 +14,7 @@ import Darwin
 /// `tandem serve`: runs the sync server until SIGINT or SIGTERM, then shuts down gracefully.
 enum ServeCommand {
     /// The configuration a command line without options makes: every default the help prints comes from it.
-    private static let defaults = ServerConfiguration()
+    private static let defaults = ServerConfiguration.standard
     /// The log level without `--log-level`.
     private static let defaultLogLevel = "info"
 

@@ -6,11 +6,18 @@ import TandemWireCore
 
 /// HTTP through URLSession: the system's TLS, proxies and App Transport Security on Apple platforms. It runs
 /// on Linux too (FoundationNetworking speaks HTTP), which is where the suite tests it.
-struct URLSessionHTTPTransport: HTTPAPITransport {
+///
+/// Its session is ephemeral (no cookies or cache kept for an API called with bearer tokens) and its own:
+/// it is invalidated when the last client holding the transport lets it go.
+final class URLSessionHTTPTransport: HTTPAPITransport {
     let session: URLSession
 
-    init(session: URLSession = URLSession(configuration: .ephemeral)) {
-        self.session = session
+    init() {
+        session = URLSession(configuration: .ephemeral)
+    }
+
+    deinit {
+        session.finishTasksAndInvalidate()
     }
 
     func send(method: String, url: String, headers: HTTPHeaders, body: [UInt8], timeout: Duration) async throws(HTTPAPIFailure) -> HTTPResponse {

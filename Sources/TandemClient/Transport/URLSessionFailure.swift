@@ -11,6 +11,8 @@ enum URLSessionFailure {
     static func urlError(_ error: any Error) -> URLError? {
         if let failure = error as? URLError { return failure }
         let bridged = error as NSError
+        // `URLError.Code(rawValue:)` is failable in FoundationNetworking and not on Apple platforms: the cast
+        // to an optional reads both.
         guard bridged.domain == NSURLErrorDomain, let code = URLError.Code(rawValue: bridged.code) as URLError.Code? else { return nil }
         return URLError(code, userInfo: bridged.userInfo)
     }

@@ -16,12 +16,12 @@ public struct ServerConfiguration: Sendable, Equatable {
     /// Largest WebSocket message accepted, in bytes (larger closes with 1009).
     public var maxMessageBytes = WebSocketFrameDecoder.defaultMaxMessageSize
     /// Largest room document after a patch, in bytes of compact JSON (larger is rejected `too_large`).
-    public var maxDocumentBytes = 1024 * 1024
+    public var maxDocumentBytes = PatchLimits().maxDocument
     /// Deepest nesting of a room document, presence and signal data (deeper is rejected `too_deep`); at
     /// most `PatchLimits.deepestAllowed`, so that every message carrying such a value stays readable.
     public var maxDepth = PatchLimits.defaultMaxDepth
     /// Most ops in one patch (more is rejected `too_many_ops`).
-    public var maxOpsPerPatch = 100
+    public var maxOpsPerPatch = PatchLimits().maxOps
     /// Messages per second per connection (token bucket refill); 0 turns rate limiting off.
     public var rateLimit = 60
     /// Token bucket size: messages a connection may send in a burst.
@@ -58,9 +58,9 @@ public struct ServerConfiguration: Sendable, Equatable {
     /// is closed with 4013 — one token cannot fill a room.
     public var maxConnectionsPerUser = 5
     /// Bytes queued for one connection beyond which it is closed with 4002 as a slow consumer.
-    public var sendQueueLimitBytes = 4 * 1024 * 1024
+    public var sendQueueLimitBytes = WebSocketServerConfiguration().sendQueueLimit
     /// Most open connections for the whole server.
-    public var maxConnections = 50_000
+    public var maxConnections = WebSocketServerConfiguration().maxConnections
     /// Browser origins allowed to open WebSockets; empty allows any origin.
     public var allowedOrigins: [String] = []
     /// Keep room documents only in memory (benchmarks of what durability costs); acks then mean
@@ -151,6 +151,10 @@ public struct ServerConfiguration: Sendable, Equatable {
 
     /// Whether patches are committed to this server's own durable storage (the journal and SQLite; not in memory, not in Redis).
     public var storesDurably: Bool { !inMemoryStorage && redisURL == nil }
+
+    /// The configuration without any option set: where the defaults of the parts built from a configuration
+    /// (a room's settings, the command line's help) come from.
+    package static let standard = ServerConfiguration()
 
     /// The default number of event-loop threads on a machine with `cores` cores: one per core, less one
     /// when rooms are stored durably, which leaves a core to the journal's materializer and the WAL

@@ -6,25 +6,28 @@ import TandemProtocol
 ///
 /// A value type with a single owner (`Room`), so every rule here is tested directly.
 package struct RoomCore: Sendable {
-    /// Tunables that come from the server configuration.
+    /// Tunables that come from the server configuration (`RoomSettings.init(_:)`); each default is the
+    /// configuration's own.
     package struct Settings: Sendable, Equatable {
-        package var limits = PatchLimits()
+        package var limits = PatchLimits(maxOps: ServerConfiguration.standard.maxOpsPerPatch,
+                                         maxDocument: ServerConfiguration.standard.maxDocumentBytes,
+                                         maxDepth: ServerConfiguration.standard.maxDepth)
         /// Revisions a client may be behind and still resume by replay.
-        package var historyWindow: Int64 = 10_000
+        package var historyWindow = Int64(ServerConfiguration.standard.historyWindow)
         /// Revisions of history kept in storage (at least the history window): what the rooms API
         /// reads back, and rebuilds states from.
-        package var retainedRevisions: Int64 = 100_000
+        package var retainedRevisions = Int64(ServerConfiguration.standard.retainedRevisions)
         /// History older than this (ms) goes too, outside the history window; nil keeps it by revisions only.
         package var retainedMilliseconds: Int64?
         /// Patch events kept in memory for fast replay.
         package var recentCapacity = 1_024
         /// A snapshot of the document is stored every this many revisions.
-        package var snapshotInterval: Int64 = 1_000
+        package var snapshotInterval = Int64(ServerConfiguration.standard.snapshotInterval)
         /// A client id's progress is forgotten once the room has not heard from it for this long, ms.
-        package var progressTTL: Int64 = 30 * 86_400_000
+        package var progressTTL = Int64(ServerConfiguration.standard.clientProgressTTLHours) * 3_600_000
         /// The most client ids whose progress the room keeps; beyond it (with a sixteenth of slack, so
         /// eviction runs in batches) the least recently seen are forgotten.
-        package var maxTrackedClients = 10_000
+        package var maxTrackedClients = ServerConfiguration.standard.maxTrackedClientsPerRoom
     }
 
     /// The outcome of a submitted patch.

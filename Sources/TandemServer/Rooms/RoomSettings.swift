@@ -3,17 +3,15 @@ import TandemProtocol
 
 /// What a room needs from the server configuration.
 package struct RoomSettings: Sendable {
-    package var core = RoomCore.Settings()
-    var presenceGrace: Duration = .seconds(5)
-    var maxParticipants = 100
+    package var core: RoomCore.Settings
+    var presenceGrace: Duration
+    var maxParticipants: Int
     /// Most connections (client ids) one user may have in one room on this node.
-    var maxConnectionsPerUser = 5
-    var heartbeat = HeartbeatSettings()
-    var limits = SessionLimits()
+    var maxConnectionsPerUser: Int
+    var heartbeat: HeartbeatSettings
+    var limits: SessionLimits
     /// Unix milliseconds: when a room hears from a client (exactly-once memory expires by it).
     package var wallClock: @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970 * 1_000) }
-
-    init() {}
 
     init(_ configuration: ServerConfiguration) {
         core = RoomCore.Settings(

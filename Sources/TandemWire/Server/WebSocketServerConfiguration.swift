@@ -7,7 +7,7 @@ package struct WebSocketServerConfiguration: Sendable {
     /// The port to bind; 0 (the default) picks a free one (read it back from ``WebSocketServer/port``).
     package var port = 0
     /// The only path that accepts WebSocket upgrades.
-    package var path = "/v1/sync"
+    package var path = TandemProtocol.syncPath
     /// The subprotocols spoken, most preferred first; the first one the client also offers is chosen.
     package var subprotocols = [TandemProtocol.subprotocol]
     /// Browser origins allowed to connect. Empty allows any; otherwise an upgrade whose `Origin` header is not

@@ -71,8 +71,12 @@ struct ClusterWebhookTests {
             let group = try EventLoopGroup(threads: 1)
             let receiver = try WebhookReceiver(group: group)
             let settings = Self.webhooks(receiver.url)
-            let a = try ClusterServerTests.startNode(redisPort: 0) { settings(&$0); redis(&$0) }
-            let b = try ClusterServerTests.startNode(redisPort: 0) { settings(&$0); redis(&$0) }
+            // The two changes below go through different nodes; on a busy machine the second can take longer
+            // than a short debounce to be applied, and two state.changed would be right. A window well above
+            // that delay makes "both in one event" the only right outcome.
+            let debounced: (inout ServerConfiguration) -> Void = { settings(&$0); redis(&$0); $0.webhookDebounceMilliseconds = 2_000 }
+            let a = try ClusterServerTests.startNode(redisPort: 0, debounced)
+            let b = try ClusterServerTests.startNode(redisPort: 0, debounced)
 
             let (alice, _) = try await ClusterServerTests.join(a.syncURL, user: "alice", client: "a1", loop: group.next())
             #expect(await Self.lines(receiver, count: 2).map(\.line) == ["room.started", "participant.joined a1"])
