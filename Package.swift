@@ -133,7 +133,13 @@ let package = Package(
 
         // Cluster mode: rooms sequenced through a shared Redis log (the Redis scripts, the log follower,
         // cross-node presence), plugged into the server as its `RoomSequencing`.
-        .target(name: "TandemCluster", dependencies: ["TandemSynchronization", "TandemServer", "TandemRedis", "TandemProtocol", "TandemWire"], swiftSettings: swiftSettings),
+        // Its Lua scripts are files (Scripts/Lua), built into the binary.
+        .target(
+            name: "TandemCluster",
+            dependencies: ["TandemSynchronization", "TandemServer", "TandemRedis", "TandemProtocol", "TandemWire"],
+            resources: [.embedInCode("Scripts/Lua")],
+            swiftSettings: swiftSettings
+        ),
 
         // The benchmark suites `tandem bench` runs, their harnesses (the relay comparison, the idle-connection
         // probe) and the host-steal rule: tooling, not a product.

@@ -77,28 +77,8 @@ struct RedisPresence: Sendable {
 
     /// ARGV: expiry, ttl ms, then member and payload pairs. Both keys expire with the TTL too, so a room
     /// that no node refreshes any more leaves nothing behind.
-    private static let refreshScript = RedisScript("""
-    for i = 3, #ARGV, 2 do
-      redis.call('ZADD', KEYS[1], ARGV[1], ARGV[i])
-      redis.call('HSET', KEYS[2], ARGV[i], ARGV[i + 1])
-    end
-    redis.call('PEXPIRE', KEYS[1], ARGV[2])
-    redis.call('PEXPIRE', KEYS[2], ARGV[2])
-    return 1
-    """)
+    static let refreshScript = RedisScript(lua: PackageResources.presence_refresh_lua)
 
     /// ARGV: now. Deletes entries whose expiry is at or before now; returns member, expiry, payload triples.
-    private static let liveScript = RedisScript("""
-    local lapsed = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1])
-    for _, member in ipairs(lapsed) do redis.call('HDEL', KEYS[2], member) end
-    redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', ARGV[1])
-    local live = redis.call('ZRANGE', KEYS[1], 0, -1, 'WITHSCORES')
-    local out = {}
-    for i = 1, #live, 2 do
-      out[#out + 1] = live[i]
-      out[#out + 1] = live[i + 1]
-      out[#out + 1] = redis.call('HGET', KEYS[2], live[i]) or ''
-    end
-    return out
-    """)
+    static let liveScript = RedisScript(lua: PackageResources.presence_live_lua)
 }

@@ -174,165 +174,26 @@ struct RedisWebhookLog: Sendable {
 
     // MARK: - Scripts
 
-    /// Shared by the report and tick scripts, after their header has set `prefix`, `now`, `idPrefix`,
-    /// `events` and `changes`. `emit` appends one event; `closeChange` turns a room's open window into its
-    /// `state.changed`; `leave` reports a member of `node` as left (and the session as ended when it
-    /// was the last), unless the cluster counts the client elsewhere or not at all.
-    private static let prelude = """
-    local sep = '\\31'
-    local emitted = 0
-    local function emit(room, kind, fields)
-      emitted = emitted + 1
-      redis.call('XADD', events, '*', 'room', room, 'id', idPrefix .. string.format('%012x', emitted),
-                 'type', kind, 'time', now, 'fields', fields)
-    end
-    local function closeChange(room)
-      local key = prefix .. ':change:' .. room
-      local rev = redis.call('HGET', key, 'rev')
-      if not rev then return end
-      local pathsKey = prefix .. ':change-paths:' .. room
-      local paths = redis.call('SMEMBERS', pathsKey)
-      table.sort(paths)
-      local fields = '{"paths":[' .. table.concat(paths, ',') .. '],"rev":' .. rev
-      if redis.call('HGET', key, 'truncated') == '1' then fields = fields .. ',"pathsTruncated":true' end
-      emit(room, 'state.changed', fields .. '}')
-      redis.call('DEL', key, pathsKey)
-      redis.call('ZREM', changes, room)
-      redis.call('SET', prefix .. ':reported:' .. room, rev, 'PX', 86400000)
-    end
-    local function leave(room, client, node, fields)
-      local members = prefix .. ':members:' .. room
-      local known = redis.call('HGET', members, client)
-      if not known or string.sub(known, 1, #node + 1) ~= node .. sep then return end
-      if not fields then fields = string.sub(known, #node + 2) end
-      redis.call('HDEL', members, client)
-      redis.call('SREM', prefix .. ':node:' .. node, room .. sep .. client)
-      local last = redis.call('HLEN', members) == 0
-      if last then closeChange(room) end
-      emit(room, 'participant.left', fields)
-      if last then emit(room, 'room.ended', '{}') end
-    end
-
-    """
+    // The report and tick scripts run after `Scripts/Lua/webhook-prelude.lua`: `emit` appends one event,
+    // `closeChange` turns a room's open window into its `state.changed`, `leave` reports a member of a
+    // node as left (and the session as ended when it was the last), unless the cluster counts the client
+    // elsewhere or not at all.
 
     /// KEYS: events, changes, nodes, node:N. ARGV: prefix, node, now, node expiry, debounce ms, id
     /// prefix, paths per window, then facts (kind, room, a, b, count, count extras).
-    private static let reportScript = RedisScript("""
-    local prefix, node, now, idPrefix = ARGV[1], ARGV[2], ARGV[3], ARGV[6]
-    local events, changes = KEYS[1], KEYS[2]
-    local debounce, maxPaths = tonumber(ARGV[5]), tonumber(ARGV[7])
-
-    """ + prelude + """
-    redis.call('ZADD', KEYS[3], ARGV[4], node)
-    local i = 8
-    while i <= #ARGV do
-      local kind, room, a, b, count = ARGV[i], ARGV[i + 1], ARGV[i + 2], ARGV[i + 3], tonumber(ARGV[i + 4])
-      local members = prefix .. ':members:' .. room
-      if kind == 'j' then
-        local known = redis.call('HGET', members, a)
-        if known then
-          local old = string.match(known, '^([^' .. sep .. ']*)')
-          if old ~= node then redis.call('SREM', prefix .. ':node:' .. old, room .. sep .. a) end
-        else
-          if redis.call('HLEN', members) == 0 then emit(room, 'room.started', '{}') end
-          emit(room, 'participant.joined', b)
-        end
-        redis.call('HSET', members, a, node .. sep .. b)
-        redis.call('SADD', KEYS[4], room .. sep .. a)
-      elseif kind == 'l' then
-        leave(room, a, node, b)
-      elseif kind == 'c' then
-        local key = prefix .. ':change:' .. room
-        local current = redis.call('HGET', key, 'rev')
-        local reported = redis.call('GET', prefix .. ':reported:' .. room)
-        if current or not reported or tonumber(a) > tonumber(reported) then
-          if not current then
-            redis.call('HSET', key, 'rev', a)
-            redis.call('ZADD', changes, tonumber(now) + debounce, room)
-          elseif tonumber(a) > tonumber(current) then
-            redis.call('HSET', key, 'rev', a)
-          end
-          if b == '1' then redis.call('HSET', key, 'truncated', '1') end
-          local pathsKey = prefix .. ':change-paths:' .. room
-          for p = 1, count do
-            local path = ARGV[i + 4 + p]
-            if redis.call('SCARD', pathsKey) < maxPaths then
-              redis.call('SADD', pathsKey, path)
-            elseif redis.call('SISMEMBER', pathsKey, path) == 0 then
-              redis.call('HSET', key, 'truncated', '1')
-            end
-          end
-        end
-      elseif kind == 'e' then
-        emit(room, a, b)
-      end
-      i = i + 5 + count
-    end
-    return emitted
-    """)
+    static let reportScript = RedisScript(lua: PackageResources.webhook_prelude_lua, PackageResources.webhook_report_lua)
 
     /// KEYS: events, changes, nodes, lease, seq, deliveries. ARGV: prefix, token, now, lease ttl, id
     /// prefix, events to take at most, then the endpoints. Reply: {0} without the lease, else
     /// {1, more, seq, record, seq, record…}.
-    private static let tickScript = RedisScript("""
-    if redis.call('GET', KEYS[4]) ~= ARGV[2] then return {0} end
-    redis.call('PEXPIRE', KEYS[4], ARGV[4])
-    local prefix, now, idPrefix = ARGV[1], ARGV[3], ARGV[5]
-    local events, changes = KEYS[1], KEYS[2]
-
-    """ + prelude + """
-    for _, room in ipairs(redis.call('ZRANGEBYSCORE', changes, '-inf', now, 'LIMIT', 0, 256)) do closeChange(room) end
-    -- Members of nodes that stopped refreshing leave, a bounded number per tick.
-    local budget = 1000
-    for _, gone in ipairs(redis.call('ZRANGEBYSCORE', KEYS[3], '-inf', now, 'LIMIT', 0, 8)) do
-      local index = prefix .. ':node:' .. gone
-      local entries = redis.call('SMEMBERS', index)
-      table.sort(entries)
-      for _, entry in ipairs(entries) do
-        if budget == 0 then break end
-        budget = budget - 1
-        local room, client = string.match(entry, '^(.*)' .. sep .. '([^' .. sep .. ']*)$')
-        redis.call('SREM', index, entry)
-        if room then leave(room, client, gone, nil) end
-      end
-      if redis.call('SCARD', index) == 0 then redis.call('ZREM', KEYS[3], gone) end
-    end
-    local limit = tonumber(ARGV[6])
-    local taken = redis.call('XRANGE', events, '-', '+', 'COUNT', limit + 1)
-    local out = {1, #taken > limit and 1 or 0}
-    for n = 1, math.min(#taken, limit) do
-      local entry = taken[n]
-      local f = {}
-      for k = 1, #entry[2], 2 do f[entry[2][k]] = entry[2][k + 1] end
-      for e = 7, #ARGV do
-        local seq = redis.call('INCR', KEYS[5])
-        local record = ARGV[e] .. sep .. f.room .. sep .. f.id .. sep .. f.type .. sep .. f.time .. sep .. f.fields
-        redis.call('HSET', KEYS[6], seq, record)
-        out[#out + 1] = seq
-        out[#out + 1] = record
-      end
-      redis.call('XDEL', events, entry[1])
-    end
-    return out
-    """)
+    static let tickScript = RedisScript(lua: PackageResources.webhook_prelude_lua, PackageResources.webhook_tick_lua)
 
     /// KEYS: nodes. ARGV: node, expiry. Reply: 1 when the node's entry was there.
-    private static let heartbeatScript = RedisScript("""
-    local present = redis.call('ZSCORE', KEYS[1], ARGV[1])
-    redis.call('ZADD', KEYS[1], ARGV[2], ARGV[1])
-    if present then return 1 end
-    return 0
-    """)
+    static let heartbeatScript = RedisScript(lua: PackageResources.webhook_heartbeat_lua)
 
     /// KEYS: nodes, node:N. ARGV: node.
-    private static let forgetScript = RedisScript("""
-    if redis.call('SCARD', KEYS[2]) == 0 then redis.call('ZREM', KEYS[1], ARGV[1]) end
-    return 1
-    """)
+    static let forgetScript = RedisScript(lua: PackageResources.webhook_forget_lua)
 
     /// KEYS: lease. ARGV: token.
-    private static let releaseScript = RedisScript("""
-    if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('DEL', KEYS[1]) end
-    return 1
-    """)
+    static let releaseScript = RedisScript(lua: PackageResources.webhook_release_lua)
 }
