@@ -116,7 +116,8 @@ let package = Package(
         ),
 
 
-        // Rooms, sequencer, auth, presence, storage, limits, metrics.
+        // Rooms, sequencer, auth, presence, storage, limits, metrics; the browser page's files (Page/Assets)
+        // built into the binary.
         .target(
             name: "TandemServer",
             dependencies: [
@@ -128,6 +129,7 @@ let package = Package(
                 .target(name: "CCrypto", condition: .when(platforms: [.linux])),
                 .target(name: "CTandemSystem", condition: .when(platforms: [.linux])),
             ],
+            resources: [.embedInCode("Page/Assets")],
             swiftSettings: swiftSettings
         ),
 

@@ -2,7 +2,7 @@ import Foundation
 import Synchronization
 import Testing
 import TandemProtocol
-import TandemServer
+@testable import TandemServer
 import TandemTestSupport
 import TandemWire
 @testable import TandemClient
@@ -724,6 +724,9 @@ struct BrowserParticipantTests {
         for page in ["guest", "late"] {
             try await browser.waitUntil(page, formShown)
         }
+
+        // The field is bounded by the server's limit, which the page read from the settings the index carries.
+        #expect(try await browser.evaluate("guest", "return document.getElementById('invite-name').maxLength", as: Int.self) == InviteRoutes.maxNameBytes)
 
         // A blank name is refused in the page; nothing is sent.
         try await browser.type("guest", "#invite-name", "   ")

@@ -209,7 +209,8 @@ import TandemWire
             #expect(made.count == length && InvitationCode.isWellFormed(made))
         }
         // The page checks codes by the same rule: its pattern is made from it.
-        #expect(PageAppScript.text.contains("/^[0-9]{\(InvitationCode.lengths.lowerBound),\(InvitationCode.lengths.upperBound)}$/"))
+        #expect(PageSettings().invitationCodeLengths == InvitationCode.lengths)
+        #expect(try #require(PageRoutes.assets["/page/app.js"]).text.contains("new RegExp('^[0-9]{' + SETTINGS.invitationCodeLengths[0] + ',' + SETTINGS.invitationCodeLengths[1] + '}$')"))
         await harness.shutdown()
     }
 

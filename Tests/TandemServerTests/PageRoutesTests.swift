@@ -15,7 +15,8 @@ import TandemWire
     /// The page cannot ask for a fresh token, so it stops on every close code after which a Swift session stops or
     /// needs a fresh token: one table, read out of the script, against the protocol's policy.
     @Test func thePageStopsOnTheCodesTheProtocolSaysNotToResumeWithoutAFreshToken() throws {
-        let line = try #require(PageSyncScript.text.split(separator: "\n").first { $0.contains("const FINAL_CLOSE_CODES = {") })
+        let sync = try #require(PageRoutes.assets["/page/sync.js"])
+        let line = try #require(sync.text.split(separator: "\n").first { $0.contains("const FINAL_CLOSE_CODES = {") })
         let codes = Set(line.matches(of: /(\d{4}):/).compactMap { UInt16($0.output.1) })
         let expected = Set(CloseCode.allDefined.filter { $0.reconnectPolicy != .resume }.map(\.rawValue))
         #expect(codes == expected)
@@ -62,10 +63,25 @@ import TandemWire
     @Test func theInvitationFormUsesTheServersNameLimitAndThePolicyAllowsTheAccept() throws {
         let html = String(decoding: try #require(get("/")).body, as: UTF8.self)
         let script = String(decoding: try #require(get("/page/app.js")).body, as: UTF8.self)
-        #expect(html.contains("id=\"invite-name\"") && html.contains("maxlength=\"\(InviteRoutes.maxNameBytes)\""))
-        #expect(script.contains("const MAX_NAME_BYTES = \(InviteRoutes.maxNameBytes);"))
+        #expect(html.contains("id=\"invite-name\"") && html.contains("\"maxNameBytes\":\(InviteRoutes.maxNameBytes)"))
+        #expect(script.contains("const MAX_NAME_BYTES = SETTINGS.maxNameBytes;") && script.contains("input.maxLength = MAX_NAME_BYTES;"))
         #expect(script.contains("'/v1/invites/' + code + '/accept'"), "the code goes only into the accept path")
         #expect(PageRoutes.contentSecurityPolicy.contains("connect-src 'self'"))
+    }
+
+    /// The index's one settings marker is filled with the server's rules as JSON the page reads; nothing else
+    /// of the page's files is changed on the way out.
+    @Test func theIndexCarriesTheServersRulesInPlaceOfItsMarker() throws {
+        let html = String(decoding: try #require(get("/")).body, as: UTF8.self)
+        #expect(!html.contains("{{"), "no marker left")
+        let block = try #require(html.firstMatch(of: /<script id="page-settings" type="application\/json">([^<]*)<\/script>/))
+        let settings = try JSONValue.parse(String(block.output.1))
+        #expect(settings["maxNameBytes"]?.doubleValue == Double(InviteRoutes.maxNameBytes))
+        #expect(settings["invitationCodeLengths"] == .array([.number(Double(InvitationCode.lengths.lowerBound)), .number(Double(InvitationCode.lengths.upperBound))]))
+        #expect(PageSettings().fill(Array("a {{settings}} b".utf8)) == Array("a ".utf8) + PageSettings().json + Array(" b".utf8))
+        for path in ["/page/app.css", "/page/scroll-chrome.js", "/page/sync.js", "/page/app.js"] {
+            #expect(try #require(get(path)).body == PageRoutes.assets[path]?.body)
+        }
     }
 
     @Test func aMatchingETagGetsNotModifiedWithoutABody() throws {

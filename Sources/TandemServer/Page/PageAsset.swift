@@ -9,10 +9,13 @@ struct PageAsset: Sendable {
     /// A quoted strong ETag: the first 16 hex digits of the body's SHA-256.
     let entityTag: String
 
-    init(path: String, contentType: String, text: String) {
+    init(path: String, contentType: String, body: [UInt8]) {
         self.path = path
         self.contentType = contentType
-        body = Array(text.utf8)
+        self.body = body
         entityTag = "\"" + Hex.lowercase(Digest.sha256(body).prefix(8)) + "\""
     }
+
+    /// The body as text (every asset is UTF-8).
+    var text: String { String(decoding: body, as: UTF8.self) }
 }

@@ -1,7 +1,8 @@
 import TandemWire
 
-/// The browser participant page: `GET /` and its assets under `/page/`, served from text built
-/// into the binary (no files on disk, no CDN, works offline).
+/// The browser participant page: `GET /` and its assets under `/page/`, served from the files of
+/// `Page/Assets` built into the binary (`embedInCode`: no files on disk at run time, no CDN, works
+/// offline). `sync.js` is the protocol, `app.js` the product page, `scroll-chrome.js` the nav bar's rule.
 ///
 /// Every response carries a strict Content-Security-Policy (scripts, styles and the WebSocket only
 /// from the server's own origin; no inline code, no framing), `nosniff`, `no-referrer`, and
@@ -17,11 +18,11 @@ enum PageRoutes {
     static let assets: [String: PageAsset] = {
         let javaScript = "text/javascript; charset=utf-8"
         let list = [
-            PageAsset(path: "/", contentType: "text/html; charset=utf-8", text: PageIndexDocument.text),
-            PageAsset(path: "/page/app.css", contentType: "text/css; charset=utf-8", text: PageStylesheet.text),
-            PageAsset(path: "/page/scroll-chrome.js", contentType: javaScript, text: PageScrollChromeScript.text),
-            PageAsset(path: "/page/sync.js", contentType: javaScript, text: PageSyncScript.text),
-            PageAsset(path: "/page/app.js", contentType: javaScript, text: PageAppScript.text),
+            PageAsset(path: "/", contentType: "text/html; charset=utf-8", body: PageSettings().fill(PackageResources.index_html)),
+            PageAsset(path: "/page/app.css", contentType: "text/css; charset=utf-8", body: PackageResources.app_css),
+            PageAsset(path: "/page/scroll-chrome.js", contentType: javaScript, body: PackageResources.scroll_chrome_js),
+            PageAsset(path: "/page/sync.js", contentType: javaScript, body: PackageResources.sync_js),
+            PageAsset(path: "/page/app.js", contentType: javaScript, body: PackageResources.app_js),
         ]
         return Dictionary(uniqueKeysWithValues: list.map { ($0.path, $0) })
     }()

@@ -1,8 +1,3 @@
-import TandemProtocol
-
-/// `/page/app.js`: renders the room's product page and turns clicks and scrolling into patches.
-enum PageAppScript {
-    static let text = #"""
 'use strict';
 // The shared product page: renders the room state, turns clicks and scrolling into patches, and
 // shows who is here. All state changes, local and remote, reach the page through render().
@@ -12,7 +7,10 @@ enum PageAppScript {
   const TOAST_VISIBLE_MS = 2200;
   const TOAST_LEAVE_MS = 250;
   const MARK_CONTROLS = { video_playing: 'video', price_sheet_shown: 'price-sheet' };
-  const MAX_NAME_BYTES = \#(InviteRoutes.maxNameBytes);
+  // The server's rules the page applies before asking it (PageSettings: the index carries them).
+  const SETTINGS = JSON.parse(document.getElementById('page-settings').textContent);
+  const MAX_NAME_BYTES = SETTINGS.maxNameBytes;
+  const INVITATION_CODE = new RegExp('^[0-9]{' + SETTINGS.invitationCodeLengths[0] + ',' + SETTINGS.invitationCodeLengths[1] + '}$');
 
   const $ = (id) => document.getElementById(id);
   const hasOwn = (object, key) => Object.prototype.hasOwnProperty.call(object, key);
@@ -194,6 +192,7 @@ enum PageAppScript {
     const dialog = $('invite');
     const form = $('invite-form');
     const input = $('invite-name');
+    input.maxLength = MAX_NAME_BYTES;
     const button = $('invite-join');
     const stage = $('stage');
     const status = $('status');
@@ -239,7 +238,7 @@ enum PageAppScript {
       tick();
     }
 
-    if (!/^[0-9]{\#(InvitationCode.lengths.lowerBound),\#(InvitationCode.lengths.upperBound)}$/.test(code)) {
+    if (!INVITATION_CODE.test(code)) {
       showError('This invitation link is broken.', 'It needs the code of digits after #invite=; ask the host for the link again.');
       close('the invitation link is broken');
       return;
@@ -551,5 +550,3 @@ enum PageAppScript {
   if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', start);
   else start();
 })();
-"""#
-}

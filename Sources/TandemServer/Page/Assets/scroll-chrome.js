@@ -1,6 +1,3 @@
-/// `/page/scroll-chrome.js`: TandemKit's ScrollChrome rules in JavaScript, checked against docs/scroll-chrome-cases.json.
-enum PageScrollChromeScript {
-    static let text = #"""
 'use strict';
 // The navigation bar's look as a pure function of the scroll offset: the same rules and constants
 // as TandemKit's ScrollChromeConfiguration.next(offset:previous:), checked against the shared
@@ -62,5 +59,3 @@ enum PageScrollChromeScript {
 
   global.TandemScrollChrome = Object.freeze({ configuration: configuration, midpoint: midpoint, alpha: alpha, next: next });
 })(window);
-"""#
-}

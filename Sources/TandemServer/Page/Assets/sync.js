@@ -1,6 +1,3 @@
-/// `/page/sync.js`: protocol v1 for the browser (hello/resume, backoff with full jitter, heartbeat, outbox with rebase and rollback).
-enum PageSyncScript {
-    static let text = #"""
 'use strict';
 // Tandem sync protocol v1 for the browser: hello/welcome with resume, reconnect with exponential
 // backoff and full jitter, heartbeat with RTT-based dead-connection detection, and an outbox of
@@ -554,5 +551,3 @@ enum PageSyncScript {
 
   global.TandemSync = Object.freeze({ Session: Session, applyOps: applyOps, backoffDelay: backoffDelay, pointerTokens: pointerTokens });
 })(window);
-"""#
-}
