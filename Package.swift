@@ -103,7 +103,7 @@ let package = Package(
         .target(name: "TandemDoctor", dependencies: ["TandemProtocol"], swiftSettings: swiftSettings),
 
         // A Redis client: RESP2/RESP3, pipelining, reconnect, scripts.
-        .target(name: "TandemRedis", dependencies: ["TandemSynchronization", "TandemWire"], swiftSettings: swiftSettings),
+        .target(name: "TandemRedis", dependencies: ["TandemSynchronization", "TandemKit", "TandemWire"], swiftSettings: swiftSettings),
 
         // The client library an app links to share its page state.
         .target(
@@ -122,6 +122,7 @@ let package = Package(
             name: "TandemServer",
             dependencies: [
                 "TandemSynchronization",
+                "TandemKit",
                 "TandemProtocol",
                 "TandemWire",
                 .target(name: "CSQLite", condition: .when(platforms: [.linux])),

@@ -106,7 +106,7 @@ public final class SyncServer: Sendable {
         } catch {
             throw .storage(error)
         }
-        let book = InviteBook(invites: storedInvites, retention: Int64(configuration.inviteRetentionSeconds))
+        let book = InviteBook(invites: storedInvites, retention: configuration.inviteRetention.components.seconds)
         let denials = DenyList(storedDenials)
         let access = RoomAccess(removals: denials, now: now)
         let writes = WriteAllowance(rate: Double(configuration.rateLimit), burst: Double(configuration.rateBurst))
@@ -162,13 +162,13 @@ public final class SyncServer: Sendable {
         wire.allowedOrigins = configuration.allowedOrigins
         wire.maxMessageSize = configuration.maxMessageBytes
         wire.maxConnections = configuration.maxConnections
-        wire.handshakeTimeout = .milliseconds(configuration.handshakeTimeoutMilliseconds)
-        wire.idleTimeout = .milliseconds(configuration.idleTimeoutMilliseconds)
+        wire.handshakeTimeout = configuration.handshakeTimeout
+        wire.idleTimeout = configuration.idleTimeout
         wire.sendQueueLimit = configuration.sendQueueLimitBytes
         // A write of the rooms API is a patch message in an HTTP body.
         wire.maxBodyBytes = max(wire.maxBodyBytes, configuration.maxMessageBytes)
         wire.tls = tls
-        wire.strictTransportSecurityMaxAge = configuration.hstsMaxAgeSeconds
+        wire.strictTransportSecurityMaxAge = configuration.hstsMaxAge.map { Int($0.components.seconds) }
 
         let context = ServerSession.Context(
             registry: registry, verifier: tokens, access: access, writes: writes, scheduler: DispatchTimerScheduler(), configuration: configuration,
@@ -210,7 +210,7 @@ public final class SyncServer: Sendable {
         let registry = registry
         if let shared = sequencing.sharedRemovals {
             removalMirror = Self.mirrorRemovals(shared, into: denials, registry: registry, logger: logger,
-                                                every: .milliseconds(configuration.clusterPresenceIntervalMilliseconds))
+                                                every: configuration.clusterPresenceInterval)
         } else {
             removalMirror = nil
         }
@@ -313,12 +313,12 @@ extension SyncServer {
 
     /// The server's TLS context when the configuration asks for TLS.
     static func tlsContext(_ configuration: ServerConfiguration) throws(ServerStartError) -> TLSContext? {
-        if let maxAge = configuration.hstsMaxAgeSeconds, maxAge < 0 {
-            throw .tls("the HSTS max-age (--hsts) is \(maxAge) seconds; give 0 or more (0 tells browsers to forget the host's HSTS)")
+        if let maxAge = configuration.hstsMaxAge, maxAge < .zero {
+            throw .tls("the HSTS max-age (--hsts) is \(maxAge.components.seconds) seconds; give 0 or more (0 tells browsers to forget the host's HSTS)")
         }
         switch (configuration.tlsCertificatePath, configuration.tlsKeyPath) {
         case (nil, nil):
-            guard configuration.hstsMaxAgeSeconds == nil else {
+            guard configuration.hstsMaxAge == nil else {
                 throw .tls("HSTS (--hsts) is sent over HTTPS only, and this server speaks plain HTTP: give --tls-cert and --tls-key, or drop --hsts")
             }
             return nil

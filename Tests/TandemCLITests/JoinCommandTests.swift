@@ -22,8 +22,8 @@ final class JoinHarness: Sendable {
         configuration.port = 0
         configuration.dataDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("tandem-join-\(UUID().uuidString)").path
         // The suite runs in parallel on two cores: deadlines not under test get room.
-        configuration.helloTimeoutMilliseconds = 60_000
-        configuration.handshakeTimeoutMilliseconds = 60_000
+        configuration.helloTimeout = .seconds(60)
+        configuration.handshakeTimeout = .seconds(60)
         server = try SyncServer(configuration: configuration, environment: ["TANDEM_SECRET": "test"], logger: .discarding, wallClock: wallClock)
         directory = configuration.dataDirectory
         group = try EventLoopGroup(threads: 1)

@@ -18,7 +18,7 @@ import TandemWire
         #expect(configuration.dataDirectory == "/tmp/x")
         #expect(configuration.rateLimit == 0)
         #expect(configuration.maxOpsPerPatch == 5)
-        #expect(configuration.presenceGraceMilliseconds == 100)
+        #expect(configuration.presenceGrace == .milliseconds(100))
         #expect(configuration.inMemoryStorage)
         #expect(configuration.allowedOrigins == ["https://shop.example"])
     }
@@ -125,7 +125,7 @@ import TandemWire
         ], for: ServeCommand.spec)
         let configuration = try ServeCommand.configuration(from: arguments)
         #expect(configuration.publicURL == "https://cobrowse.example")
-        #expect(configuration.inviteTokenTTLSeconds == 600)
+        #expect(configuration.inviteTokenTTL == .seconds(600))
         #expect(configuration.failedAcceptsPerAddress == 5 && configuration.failedAcceptsGlobal == 50)
         #expect(configuration.inviteCreationsPerMinute == 7 && configuration.maxConnectionsPerUser == 3 && configuration.inviteCodeLength == 9)
     }
@@ -154,9 +154,9 @@ import TandemWire
         let configuration = try ServeCommand.configuration(from: arguments)
         #expect(configuration.redisURL == "redis://10.0.0.7:6380")
         #expect(configuration.nodeID == "eu-1")
-        #expect(configuration.clusterPresenceTTLMilliseconds == 6_000 && configuration.clusterPresenceIntervalMilliseconds == 500)
-        #expect(configuration.clusterCommitIntervalMicroseconds == 500)
-        #expect(try ServeCommand.configuration(from: ParsedArguments()).clusterCommitIntervalMicroseconds == 5_000)
+        #expect(configuration.clusterPresenceTTL == .seconds(6) && configuration.clusterPresenceInterval == .milliseconds(500))
+        #expect(configuration.clusterCommitInterval == .microseconds(500))
+        #expect(try ServeCommand.configuration(from: ParsedArguments()).clusterCommitInterval == .milliseconds(5))
     }
 
     @Test("--redis-cluster: --redis names one or more nodes of a Redis Cluster; several without it, or it without --redis, are refused")
@@ -184,9 +184,9 @@ import TandemWire
         ], for: ServeCommand.spec)
         let configuration = try ServeCommand.configuration(from: arguments)
         #expect(configuration.webhookURLs == ["https://a.example/hook", "http://127.0.0.1:9000/h"])
-        #expect(configuration.webhookSecret == "whsec" && configuration.webhookDebounceMilliseconds == 250)
-        #expect(configuration.webhookRetryBaseMilliseconds == 500 && configuration.webhookRetryHours == 6)
-        #expect(configuration.retainedDays == 3, "--retain-days goes with --redis")
+        #expect(configuration.webhookSecret == "whsec" && configuration.webhookDebounce == .milliseconds(250))
+        #expect(configuration.webhookRetryBase == .milliseconds(500) && configuration.webhookRetryPeriod == .seconds(6 * 3_600))
+        #expect(configuration.retainedAge == .seconds(3 * 86_400), "--retain-days goes with --redis")
         #expect(try ServeCommand.configuration(from: ParsedArguments()).webhookURLs.isEmpty)
     }
 
@@ -202,9 +202,9 @@ import TandemWire
     func hstsFlag() async throws {
         let tls = ["--tls-cert", "/etc/tandem/fullchain.pem", "--tls-key", "/etc/tandem/privkey.pem"]
         let configuration = try ServeCommand.configuration(from: ArgumentParser.parse(tls + ["--hsts", "31536000"], for: ServeCommand.spec))
-        #expect(configuration.hstsMaxAgeSeconds == 31_536_000)
-        #expect(try ServeCommand.configuration(from: ArgumentParser.parse(tls + ["--hsts", "0"], for: ServeCommand.spec)).hstsMaxAgeSeconds == 0)
-        #expect(try ServeCommand.configuration(from: ArgumentParser.parse(tls, for: ServeCommand.spec)).hstsMaxAgeSeconds == nil)
+        #expect(configuration.hstsMaxAge == .seconds(31_536_000))
+        #expect(try ServeCommand.configuration(from: ArgumentParser.parse(tls + ["--hsts", "0"], for: ServeCommand.spec)).hstsMaxAge == .zero)
+        #expect(try ServeCommand.configuration(from: ArgumentParser.parse(tls, for: ServeCommand.spec)).hstsMaxAge == nil)
         for bad in ["a year", "315360001"] {
             #expect(throws: CommandLineError.self, "\(bad)") {
                 try ServeCommand.configuration(from: ArgumentParser.parse(tls + ["--hsts", bad], for: ServeCommand.spec))

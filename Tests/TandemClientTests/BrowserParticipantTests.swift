@@ -708,7 +708,7 @@ struct BrowserParticipantTests {
 
     @Test func anInvitationLinkAsksForANameJoinsAsGuestAndAReloadStaysJoined() async throws {
         // A long presence grace: a page that left without a clean close would stay listed for the whole test.
-        let room = try BrowserRoom(presenceGrace: 120_000)
+        let room = try BrowserRoom(presenceGrace: .seconds(120))
         let host = room.session(user: "swift", client: "swift-1")
         await host.start()
         let invitation = try await room.invites(token: room.token(user: "swift", name: nil, role: .host)).createInvite(role: .guest, ttl: 600, uses: 1)
@@ -916,10 +916,10 @@ private final class BrowserRoom: Sendable {
 
     /// `presenceGrace` (ms) is how long a dropped page stays in the participant list; `maxDocument` the
     /// room's document size limit.
-    init(presenceGrace: Int = ServerConfiguration().presenceGraceMilliseconds, maxDocument: Int = ServerConfiguration().maxDocumentBytes) throws {
+    init(presenceGrace: Duration = ServerConfiguration().presenceGrace, maxDocument: Int = ServerConfiguration().maxDocumentBytes) throws {
         server = try RestartableServer(secret: "browser") { configuration in
             configuration.maxDocumentBytes = maxDocument
-            configuration.presenceGraceMilliseconds = presenceGrace
+            configuration.presenceGrace = presenceGrace
         }
     }
 
@@ -955,7 +955,7 @@ private final class BrowserRoom: Sendable {
     /// A session whose events the test reads itself.
     func syncSession(user: String, client: String, role: Role = .host, presence: JSONValue? = nil, name: String? = nil) -> SyncSession {
         let minted = token(user: user, name: name, role: role)
-        let configuration = SyncSessionConfiguration(reconnect: ReconnectPolicy(backoff: ReconnectBackoff(base: 0.05, cap: 0.5)))
+        let configuration = SyncSessionConfiguration(reconnect: ReconnectPolicy(backoff: Backoff(base: .seconds(0.05), cap: .seconds(0.5))))
         return SyncSession(url: syncURL, clientID: client, tokenProvider: { minted }, presence: presence, configuration: configuration, transport: WireTransport(group: group))
     }
 

@@ -25,11 +25,11 @@ import TandemProtocol
     }
 
     @Test func lostConnectionRetriesWithGrowingCeilingAndResetsAfterAStableConnection() throws {
-        let backoff = ReconnectBackoff(base: 1, cap: 100)
-        var lifecycle = ConnectionLifecycle(policy: ReconnectPolicy(backoff: backoff, stableAfter: 10 * Self.second))
+        let backoff = Backoff(base: .seconds(1), cap: .seconds(100))
+        var lifecycle = ConnectionLifecycle(policy: ReconnectPolicy(backoff: backoff, stableAfter: .seconds(10)))
         var random = SplitMix(seed: 1)
         try Self.connected(&lifecycle, at: 0)
-        var ceilings: [Double] = []
+        var ceilings: [Duration] = []
         for attempt in 1...4 {
             let state = try lifecycle.connectionLost(code: nil, now: Self.second, using: &random)
             guard case .reconnecting(let number, let delay) = state else {
@@ -37,12 +37,12 @@ import TandemProtocol
                 return
             }
             #expect(number == attempt)
-            #expect(delay >= 0 && delay <= backoff.ceiling(attempt: attempt - 1))
-            ceilings.append(backoff.ceiling(attempt: attempt - 1))
+            #expect(delay >= .zero && delay <= backoff.bound(afterFailures: attempt))
+            ceilings.append(backoff.bound(afterFailures: attempt))
             try lifecycle.retry()
             #expect(lifecycle.state == .connecting)
         }
-        #expect(ceilings == [1, 2, 4, 8])
+        #expect(ceilings == [1, 2, 4, 8].map { Duration.seconds($0) })
         // Connected briefly: the count goes on.
         try lifecycle.transportOpened()
         try lifecycle.welcomed(now: 2 * Self.second)
@@ -108,7 +108,7 @@ import TandemProtocol
         (.connecting, .welcomed),
         (.connected, .connect),
         (.connected, .transportOpened),
-        (.reconnecting(attempt: 1, delay: 0), .welcomed),
+        (.reconnecting(attempt: 1, delay: .zero), .welcomed),
         (.closed(.closedByApp), .connect),
         (.closed(.closedByApp), .close),
         (.idle, .suspend),
@@ -125,7 +125,7 @@ import TandemProtocol
         #expect(lifecycle.state == state)
     }
 
-    @Test(arguments: [ConnectionState.connecting, .handshaking, .connected, .reconnecting(attempt: 1, delay: 0)])
+    @Test(arguments: [ConnectionState.connecting, .handshaking, .connected, .reconnecting(attempt: 1, delay: .zero)])
     func everyLiveStateSuspendsAndResumesIntoConnectingWithTheBackoffStartedOver(state: ConnectionState) throws {
         var lifecycle = ConnectionLifecycle()
         var random = SplitMix(seed: 3)
@@ -164,7 +164,7 @@ import TandemProtocol
         case .connected: try connected(&lifecycle, at: 0)
         case .reconnecting:
             try lifecycle.connect()
-            try lifecycle.handle(.lost(.retry(attempt: 1, delay: 0)))
+            try lifecycle.handle(.lost(.retry(attempt: 1, delay: .zero)))
         case .closed:
             try lifecycle.connect()
             try lifecycle.close()

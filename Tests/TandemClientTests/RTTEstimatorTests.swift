@@ -38,28 +38,3 @@ import TandemKit
         #expect(estimator.smoothed == nil)
     }
 }
-
-@Suite struct ReconnectBackoffTests {
-    @Test func ceilingDoublesUntilTheCap() {
-        let backoff = ReconnectBackoff(base: 0.5, cap: 10)
-        #expect((0..<7).map { backoff.ceiling(attempt: $0) } == [0.5, 1, 2, 4, 8, 10, 10])
-        #expect(backoff.ceiling(attempt: 10_000) == 10)
-        #expect(backoff.ceiling(attempt: -3) == 0.5)
-    }
-
-    @Test func delaysStayWithinBoundsAndSpreadAcrossTheRange() {
-        let backoff = ReconnectBackoff(base: 1, cap: 8)
-        var generator = SeededRandom(seed: 42)
-        for attempt in 0..<6 {
-            let ceiling = backoff.ceiling(attempt: attempt)
-            let draws = (0..<2_000).map { _ in backoff.delay(attempt: attempt, using: &generator) }
-            #expect(draws.allSatisfy { $0 >= 0 && $0 <= ceiling })
-            // Full jitter: uniform over the whole range, so about a quarter falls in each quarter.
-            for quarter in 0..<4 {
-                let low = ceiling * Double(quarter) / 4, high = ceiling * Double(quarter + 1) / 4
-                let share = Double(draws.filter { $0 >= low && $0 < high }.count) / Double(draws.count)
-                #expect(share > 0.2 && share < 0.3, "attempt \(attempt) quarter \(quarter): \(share)")
-            }
-        }
-    }
-}

@@ -19,13 +19,13 @@ import TandemWire
         let token = harness.token(user: user)
         return SyncSession(
             url: "ws://127.0.0.1:\(proxy.port)\(TandemProtocol.syncPath)", clientID: client, tokenProvider: { token },
-            configuration: SyncSessionConfiguration(reconnect: ReconnectPolicy(backoff: ReconnectBackoff(base: 0.01, cap: 0.05))),
+            configuration: SyncSessionConfiguration(reconnect: ReconnectPolicy(backoff: Backoff(base: .seconds(0.01), cap: .seconds(0.05)))),
             transport: WireTransport(group: harness.group))
     }
 
     @Test func aHalfOpenLinkIsDetectedWithinTwoHeartbeatIntervals() async throws {
         let interval = 400
-        let harness = try SessionTestServer.start { $0.heartbeatIntervalMilliseconds = interval }
+        let harness = try SessionTestServer.start { $0.heartbeatInterval = .milliseconds(interval) }
         let proxy = try Self.link(to: harness)
         let session = Self.session(harness, through: proxy, user: "alice", client: "a1")
         let states = StreamLog(session.states)

@@ -27,7 +27,7 @@ import TandemServer
         // Short enough for a quick test, long enough that a starved test run (the silence limit is
         // twice the interval, and frames wait for a cooperative thread before they count) does not
         // declare every connection dead before its first pong.
-        let harness = try SessionTestServer.start { $0.heartbeatIntervalMilliseconds = 2_000 }
+        let harness = try SessionTestServer.start { $0.heartbeatInterval = .seconds(2) }
         let (alice, _) = harness.session(user: "alice", client: "a1")
         let events = StreamLog(alice.events)
         await alice.start()

@@ -59,7 +59,7 @@ private final class SilentServer: Sendable {
 }
 
 @Suite struct SyncSessionHeartbeatTests {
-    private static let fastRetry = ReconnectPolicy(backoff: ReconnectBackoff(base: 0.01, cap: 0.02))
+    private static let fastRetry = ReconnectPolicy(backoff: Backoff(base: .seconds(0.01), cap: .seconds(0.02)))
 
     @Test func aSilentConnectionIsDeclaredDeadAndReplaced() async throws {
         let group = try EventLoopGroup(threads: 1)

@@ -7,7 +7,7 @@ import TandemProtocol
 /// session logic runs over every transport, so these pin the policy (handshake, resume, close codes,
 /// transport failures) without a network.
 @Suite struct SyncSessionInMemoryTests {
-    private static let fastRetry = SyncSessionConfiguration(reconnect: ReconnectPolicy(backoff: ReconnectBackoff(base: 0.001, cap: 0.002)))
+    private static let fastRetry = SyncSessionConfiguration(reconnect: ReconnectPolicy(backoff: Backoff(base: .seconds(0.001), cap: .seconds(0.002))))
 
     @Test func handshakePatchAndAckAndAResumeAfterADrop() async throws {
         let transport = InMemoryTransport()
@@ -66,7 +66,7 @@ import TandemProtocol
 /// The app lifecycle: background (suspend), foreground (resume), a network path change (reconnectNow).
 @Suite struct SyncSessionAppLifecycleTests {
     /// Backoff long enough that only `resume()` or `reconnectNow()` can explain a prompt reconnect.
-    private static let slowRetry = SyncSessionConfiguration(reconnect: ReconnectPolicy(backoff: ReconnectBackoff(base: 600, cap: 600)))
+    private static let slowRetry = SyncSessionConfiguration(reconnect: ReconnectPolicy(backoff: Backoff(base: .seconds(600), cap: .seconds(600))))
 
     /// Accepts the next connection and answers its hello with a welcome.
     private func accept(_ connections: inout AsyncStream<InMemoryServerEnd>.Iterator) async throws -> (ServedConnection, Hello) {

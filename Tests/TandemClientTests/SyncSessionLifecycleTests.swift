@@ -33,7 +33,7 @@ private final class FlakyTokens: Sendable {
         let tokens = FlakyTokens(failures: 2, token: harness.token(user: "alice"))
         let session = SyncSession(
             url: harness.server.syncURL, clientID: "a1", tokenProvider: { try tokens.next() },
-            configuration: SyncSessionConfiguration(reconnect: ReconnectPolicy(backoff: ReconnectBackoff(base: 0.01, cap: 0.02))),
+            configuration: SyncSessionConfiguration(reconnect: ReconnectPolicy(backoff: Backoff(base: .seconds(0.01), cap: .seconds(0.02)))),
             transport: WireTransport(group: harness.group))
         await session.start()
         #expect(await session.waitUntilConnected(timeout: .seconds(10)))
@@ -66,7 +66,7 @@ private final class FlakyTokens: Sendable {
 
     @Test func stopEndsBackoffAndLaterCallsAreRefused() async throws {
         let harness = try SessionTestServer.start()
-        let session = await harness.unreachableSession(backoff: ReconnectBackoff(base: 30, cap: 30))
+        let session = await harness.unreachableSession(backoff: Backoff(base: .seconds(30), cap: .seconds(30)))
         let states = StreamLog(session.states)
         await session.start()
         #expect(await eventually { if case .reconnecting = await session.state { true } else { false } })

@@ -81,7 +81,7 @@ private final class ScriptedServer: Sendable {
         let server = try ScriptedServer(group: group, answer: answer)
         let session = SyncSession(
             url: server.url, clientID: "a1", tokenProvider: { "t" },
-            configuration: SyncSessionConfiguration(reconnect: ReconnectPolicy(backoff: ReconnectBackoff(base: 0.01, cap: 0.02)),
+            configuration: SyncSessionConfiguration(reconnect: ReconnectPolicy(backoff: Backoff(base: .seconds(0.01), cap: .seconds(0.02))),
                                                     welcomeTimeout: 600_000_000_000),
             transport: WireTransport(group: group))
         let events = StreamLog(session.events)

@@ -98,7 +98,7 @@ import TandemServer
 
     @Test func drainGivesUpAtItsTimeoutWhenNothingCanBeDelivered() async throws {
         let harness = try SessionTestServer.start()
-        let session = await harness.unreachableSession(backoff: ReconnectBackoff(base: 0.01, cap: 0.02))
+        let session = await harness.unreachableSession(backoff: Backoff(base: .seconds(0.01), cap: .seconds(0.02)))
         await session.start()
         try await session.apply([Fixtures.set("/x", 1)])
         let start = ContinuousClock.now

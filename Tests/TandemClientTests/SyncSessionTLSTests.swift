@@ -19,7 +19,7 @@ import TandemWire
         }
     }
 
-    private static let fastRetry = SyncSessionConfiguration(reconnect: ReconnectPolicy(backoff: ReconnectBackoff(base: 0.01, cap: 0.02)))
+    private static let fastRetry = SyncSessionConfiguration(reconnect: ReconnectPolicy(backoff: Backoff(base: .seconds(0.01), cap: .seconds(0.02))))
 
     @Test func twoSessionsSyncOverWSSOnTheirOwnLoops() async throws {
         let harness = try secureServer()

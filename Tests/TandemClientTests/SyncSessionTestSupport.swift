@@ -20,9 +20,9 @@ final class SessionTestServer: Sendable {
         let base = try TestServer(secret: "test") { configuration in
             configuration.inMemoryStorage = false
             // The suite runs in parallel on two cores: deadlines not under test get room.
-            configuration.helloTimeoutMilliseconds = 60_000
-            configuration.handshakeTimeoutMilliseconds = 60_000
-            configuration.idleTimeoutMilliseconds = 60_000
+            configuration.helloTimeout = .seconds(60)
+            configuration.handshakeTimeout = .seconds(60)
+            configuration.idleTimeout = .seconds(60)
             adjust(&configuration)
             directory = configuration.dataDirectory
         }
@@ -58,7 +58,7 @@ final class SessionTestServer: Sendable {
     }
 
     /// Shuts the server down and returns a session aimed at its former address: every attempt fails.
-    func unreachableSession(backoff: ReconnectBackoff) async -> SyncSession {
+    func unreachableSession(backoff: Backoff) async -> SyncSession {
         let url = server.syncURL
         await stopServer()
         return SyncSession(

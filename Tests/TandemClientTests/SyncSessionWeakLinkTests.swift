@@ -89,7 +89,7 @@ private final class WeakLinkServer: Sendable {
             url: server.url, clientID: "a1", tokenProvider: { "t" },
             // The pong deadline pinned to 1 s: round trips a loaded machine stretches cannot move it past
             // the held pongs, nor the retried ping past the 2 × interval silence that ends a link.
-            configuration: SyncSessionConfiguration(reconnect: ReconnectPolicy(backoff: ReconnectBackoff(base: 0.01, cap: 0.02)),
+            configuration: SyncSessionConfiguration(reconnect: ReconnectPolicy(backoff: Backoff(base: .seconds(0.01), cap: .seconds(0.02))),
                                                     rtt: RTTEstimator(minimumTimeout: 1, maximumTimeout: 1, initialTimeout: 1)),
             transport: WireTransport(group: group))
         let events = StreamLog(session.events)

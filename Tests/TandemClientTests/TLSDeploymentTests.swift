@@ -126,7 +126,7 @@ import TandemWire
         }
         let url = "wss://localhost:\(front.port)\(TandemProtocol.syncPath)"
         let trust = TLSConfiguration.client(additionalTrustRoots: [certificates.caFile])
-        let configuration = SyncSessionConfiguration(reconnect: ReconnectPolicy(backoff: ReconnectBackoff(base: 0.01, cap: 0.05)))
+        let configuration = SyncSessionConfiguration(reconnect: ReconnectPolicy(backoff: Backoff(base: .seconds(0.01), cap: .seconds(0.05))))
         let aliceToken = token("alice")
         let bobToken = token("bob")
         let alice = SyncSession(url: url, clientID: "a1", tokenProvider: { aliceToken }, configuration: configuration,

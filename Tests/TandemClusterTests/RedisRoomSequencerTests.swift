@@ -35,7 +35,7 @@ struct RedisRoomSequencerTests {
             #expect(try await sequencer.append(room: "r", [entry("c", 2), entry("c", 3)], baseRev: 2) == [.behind(epoch: e, rev: 3), .skipped])
             // A structural reject the node did not expect stops the batch too.
             let bad = SequencerEntry(client: "c", user: "u", seq: 2, ops: Array("x".utf8))
-            #expect(try await sequencer.append(room: "r", [bad, entry("c", 3)], baseRev: 3) == [.rejected(epoch: e, reason: "ops must be a JSON array"), .skipped])
+            #expect(try await sequencer.append(room: "r", [bad, entry("c", 3)], baseRev: 3) == [.rejected(epoch: e, reason: "invalid_op\u{1F}ops must be a JSON array"), .skipped])
             #expect(try await sequencer.patches(room: "r", after: 0).map { "\($0.client)\($0.seq)" } == ["a1", "a2", "c1"])
             #expect(try await sequencer.head(room: "r")?.rev == 3)
             _ = try await context.client().send(["FLUSHALL"])
@@ -230,24 +230,25 @@ struct RedisRoomSequencerTests {
         }
     }
 
-    @Test("patches over the limits or malformed are rejected without consuming a rev", arguments: [
-        (#"{"op":"add"}"#, "ops must be a JSON array"),
-        ("not json", "ops must be a JSON array"),
-        (#"[{"op":"move","path":"/a"}]"#, "op 0 must be"),
-        (#"[{"op":"test","path":"/a"}]"#, "op 0 must be"),
-        (#"[{"op":"increment","path":"/a"}]"#, "op 0 must be"),
-        (#"[{"op":"set","path":"/a","value":null},{"op":"set","value":2}]"#, "op 1 must be"),
-        (#"[{"op":"set","path":"/a"}]"#, "op 0 must be"),
-        (#"[{"op":"remove","path":"/a"},{"op":"remove","path":"/b"},{"op":"remove","path":"/c"}]"#, "the patch has 3 ops, more than the limit of 2"),
-        (#"[{"op":"set","path":"/a","value":"\#(String(repeating: "x", count: 200))"}]"#, "more than the limit of 128"),
+    @Test("patches over the limits or malformed are rejected, with their reject code, without consuming a rev", arguments: [
+        (#"{"op":"add"}"#, RejectCode.invalidOp, "ops must be a JSON array"),
+        ("not json", .invalidOp, "ops must be a JSON array"),
+        (#"[{"op":"move","path":"/a"}]"#, .invalidOp, "op 0 must be"),
+        (#"[{"op":"test","path":"/a"}]"#, .invalidOp, "op 0 must be"),
+        (#"[{"op":"increment","path":"/a"}]"#, .invalidOp, "op 0 must be"),
+        (#"[{"op":"set","path":"/a","value":null},{"op":"set","value":2}]"#, .invalidOp, "op 1 must be"),
+        (#"[{"op":"set","path":"/a"}]"#, .invalidOp, "op 0 must be"),
+        (#"[{"op":"remove","path":"/a"},{"op":"remove","path":"/b"},{"op":"remove","path":"/c"}]"#, .tooManyOps, "the patch has 3 ops, more than the limit of 2"),
+        (#"[{"op":"set","path":"/a","value":"\#(String(repeating: "x", count: 200))"}]"#, .tooLarge, "more than the limit of 128"),
     ])
-    func rejectsBadPatches(ops: String, reason: String) async throws {
+    func rejectsBadPatches(ops: String, code: RejectCode, reason: String) async throws {
         try await RedisTestContext.with { context in
             let sequencer = RedisRoomSequencer(client: context.client(), settings: .init(maxOps: 2, maxPatchBytes: 128))
             _ = try await sequencer.open(room: "r")
             let outcome = try await sequencer.append(room: "r", client: "a", user: "u", seq: 1, ops: Array(ops.utf8))
-            guard case .rejected(_, let message) = outcome else { Issue.record("got \(outcome)"); return }
-            #expect(message.contains(reason))
+            guard case .rejected(_, let encoded) = outcome else { Issue.record("got \(outcome)"); return }
+            let (found, message) = ClusterRejection.decode(encoded)
+            #expect(found == code && message.contains(reason))
             #expect(try await sequencer.open(room: "r").rev == 0)
             // The seq was not consumed either: the client may send it again, fixed.
             guard case .applied(_, 1, _) = try await sequencer.append(room: "r", client: "a", user: "u", seq: 1, ops: Self.op) else {
@@ -264,7 +265,7 @@ struct RedisRoomSequencerTests {
             guard case .rejected(_, let reason) = try await sequencer.append(room: "r", client: "a", user: "u", seq: seq, ops: Self.op) else {
                 Issue.record("seq \(seq) must be rejected"); return
             }
-            #expect(reason.contains("seq must be a whole number from 1 to 2^53 - 1"))
+            #expect(ClusterRejection.decode(reason) == (.invalidOp, "seq must be a whole number from 1 to 2^53 - 1"))
             let largest: Int64 = (1 << 53) - 1
             guard case .applied = try await sequencer.append(room: "r", client: "a", user: "u", seq: largest, ops: Self.op) else {
                 Issue.record("seq 2^53 - 1 must apply"); return

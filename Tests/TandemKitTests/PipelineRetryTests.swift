@@ -16,9 +16,9 @@ import TandemKit
     @Test func policyClampsNonsenseValues() {
         let policy = RetryPolicy(maxAttempts: 0, initialDelay: .seconds(-1), multiplier: 0.1, jitter: 7)
         #expect(policy.maxAttempts == 1)
-        #expect(policy.initialDelay == .zero)
-        #expect(policy.multiplier == 1)
-        #expect(policy.jitter == 1)
+        #expect(policy.backoff.base == .zero)
+        #expect(policy.backoff.multiplier == 1)
+        #expect(policy.backoff.jitter == 1)
     }
 
     @Test func retriesWithBackoffOnInjectedClockUntilSuccess() async throws {

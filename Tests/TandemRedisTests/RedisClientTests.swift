@@ -18,7 +18,7 @@ struct RedisClientTests {
         try await RedisTestContext.with { context in
             let clock = ManualClock()
             let client = RedisClient(
-                configuration: .init(endpoint: context.endpoint, backoff: RedisBackoff(base: .milliseconds(100), cap: .seconds(5))),
+                configuration: .init(endpoint: context.endpoint, backoff: Backoff(base: .milliseconds(100), cap: .seconds(5))),
                 group: context.group, clock: clock, random: HalfRandom())
             #expect(try await client.send(["SET", "before", "1"]) == .simpleString("OK"))
             await context.server.stop()

@@ -25,14 +25,11 @@ struct RedisEndpointTests {
         #expect(RedisError.invalidURL(url, reason: reason).description.contains("expected redis://HOST:PORT"))
     }
 
-    @Test("backoff doubles from the base up to the cap; full jitter scales it by the random unit")
+    @Test("the default backoff doubles from 50 ms up to 5 s; 53 random bits make the jitter's unit")
     func backoff() {
-        let backoff = RedisBackoff(base: .milliseconds(100), cap: .seconds(1))
-        #expect((1...6).map { backoff.ceiling(attempt: $0) } == [.milliseconds(100), .milliseconds(200), .milliseconds(400), .milliseconds(800), .seconds(1), .seconds(1)])
-        #expect(backoff.delay(attempt: 3, unit: 0.5) == .milliseconds(200))
-        #expect(backoff.delay(attempt: 3, unit: 0) == .zero)
-        #expect(backoff.delay(attempt: 3, random: RedisClientTests.HalfRandom()) == .milliseconds(200), "53 random bits make the unit")
-        #expect(backoff.ceiling(attempt: 1_000) == .seconds(1))
+        let backoff = RedisClient.Configuration.defaultBackoff
+        #expect((1...9).map { backoff.bound(afterFailures: $0) } == [50, 100, 200, 400, 800, 1_600, 3_200, 5_000, 5_000].map { Duration.milliseconds($0) })
+        #expect(backoff.delay(afterFailures: 3, random: RedisClientTests.HalfRandom()) == .milliseconds(100))
     }
 
     @Test("a deployment is one server, or a Redis Cluster named by one or more seeds; several URLs need the cluster")

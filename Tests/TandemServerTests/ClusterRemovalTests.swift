@@ -20,7 +20,7 @@ import TandemWire
 
     @Test func aRemovalOnOneNodeHoldsOnEveryNodeUntilAReadmissionOnAnother() async throws {
         let redis = try await RedisServerProcess.start()
-        let fast: (inout ServerConfiguration) -> Void = { $0.clusterPresenceIntervalMilliseconds = 50 }
+        let fast: (inout ServerConfiguration) -> Void = { $0.clusterPresenceInterval = .milliseconds(50) }
         let a = try ClusterServerTests.startNode(redisPort: redis.port, fast)
         let b = try ClusterServerTests.startNode(redisPort: redis.port, fast)
         let group = try EventLoopGroup(threads: 2)

@@ -28,7 +28,7 @@ import TandemWire
     @Test("a node that does not serve the room reads it, its history and past states from Redis; writes from two nodes keep one order")
     func everyNodeReadsAndWritesEveryRoom() async throws {
         let redis = try await RedisServerProcess.start()
-        let fast: (inout ServerConfiguration) -> Void = { $0.clusterPresenceIntervalMilliseconds = 50 }
+        let fast: (inout ServerConfiguration) -> Void = { $0.clusterPresenceInterval = .milliseconds(50) }
         let serving = try ClusterServerTests.startNode(redisPort: redis.port, fast)
         let other = try ClusterServerTests.startNode(redisPort: redis.port, fast)
         let group = try EventLoopGroup(threads: 2)
@@ -253,7 +253,7 @@ import TandemWire
         let node = try ClusterServerTests.startNode(redisPort: redis.port, wallClock: { clock.load(ordering: .relaxed) }) {
             $0.historyWindow = 2
             $0.snapshotInterval = 4
-            $0.retainedDays = 1
+            $0.retainedAge = .seconds(86_400)
         }
         let group = try EventLoopGroup(threads: 1)
         let loop = group.next()

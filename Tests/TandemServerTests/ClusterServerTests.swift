@@ -24,8 +24,8 @@ struct ClusterServerTests {
         configuration.dataDirectory = SyncServerTests.temporaryDirectory()
         configuration.inMemoryStorage = true
         configuration.rateLimit = 0
-        configuration.helloTimeoutMilliseconds = 60_000
-        configuration.handshakeTimeoutMilliseconds = 60_000
+        configuration.helloTimeout = .seconds(60)
+        configuration.handshakeTimeout = .seconds(60)
         configuration.redisURL = "redis://127.0.0.1:\(redisPort)"
         adjust(&configuration)
         return try SyncServer(configuration: configuration, sequencing: .cluster, environment: ["TANDEM_SECRET": secret], logger: .discarding,
@@ -321,8 +321,8 @@ struct ClusterServerTests {
     func presenceAcrossNodes() async throws {
         let redis = try await RedisServerProcess.start()
         let fast: (inout ServerConfiguration) -> Void = {
-            $0.clusterPresenceIntervalMilliseconds = 100
-            $0.clusterPresenceTTLMilliseconds = 5_000
+            $0.clusterPresenceInterval = .milliseconds(100)
+            $0.clusterPresenceTTL = .milliseconds(5_000)
         }
         let a = try Self.startNode(redisPort: redis.port, fast), b = try Self.startNode(redisPort: redis.port, fast)
         let group = try EventLoopGroup(threads: 1)
@@ -399,7 +399,7 @@ struct ClusterServerTests {
     @Test("a node killed with SIGKILL: its participants leave on the other nodes once their presence entries lapse")
     func deadNodesParticipantsLeaveAfterTheTTL() async throws {
         let redis = try await RedisServerProcess.start()
-        let survivor = try Self.startNode(redisPort: redis.port) { $0.clusterPresenceIntervalMilliseconds = 100 }
+        let survivor = try Self.startNode(redisPort: redis.port) { $0.clusterPresenceInterval = .milliseconds(100) }
         let group = try EventLoopGroup(threads: 1)
         let (victim, victimURL) = try await CrashDurabilityTests.offload {
             try CrashDurabilityTests.serve(data: SyncServerTests.temporaryDirectory(), secret: Self.secret,
@@ -425,7 +425,7 @@ struct ClusterServerTests {
     @Test("--redis-commit-interval reaches the node: a call that follows another within the interval waits for it")
     func theCommitIntervalPacesTheNodesCalls() async throws {
         let redis = try await RedisServerProcess.start()
-        let node = try Self.startNode(redisPort: redis.port) { $0.clusterCommitIntervalMicroseconds = 600_000 }
+        let node = try Self.startNode(redisPort: redis.port) { $0.clusterCommitInterval = .microseconds(600_000) }
         let group = try EventLoopGroup(threads: 1)
         let (client, _) = try await Self.join(node.syncURL, user: "alice", client: "a1", loop: group.next())
         try await client.send(.patch(seq: 1, ops: Self.set("one", 1)))

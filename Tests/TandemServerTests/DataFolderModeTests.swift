@@ -29,7 +29,7 @@ import TandemWire
         configuration.dataDirectory = folder
         // Nothing listens on port 9: events stay queued in webhooks.sqlite.
         configuration.webhookURLs = ["http://127.0.0.1:9/hook"]
-        configuration.helloTimeoutMilliseconds = 60_000
+        configuration.helloTimeout = .seconds(60)
         // No TANDEM_SECRET: the secret file is created too.
         let server = try SyncServer(configuration: configuration, environment: [:], logger: .discarding)
         let group = try EventLoopGroup(threads: 1)

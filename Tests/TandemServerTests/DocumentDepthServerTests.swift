@@ -21,8 +21,8 @@ import TandemWire
         var configuration = ServerConfiguration()
         configuration.port = 0
         configuration.dataDirectory = data
-        configuration.helloTimeoutMilliseconds = 60_000
-        configuration.handshakeTimeoutMilliseconds = 60_000
+        configuration.helloTimeout = .seconds(60)
+        configuration.handshakeTimeout = .seconds(60)
         configuration.maxDepth = maxDepth
         let logger = log.map { Logger(sink: $0, level: .info) } ?? .discarding
         return try SyncServer(configuration: configuration, environment: ["TANDEM_SECRET": "test"], logger: logger)

@@ -12,8 +12,8 @@ import TandemWire
         configuration.historyWindow = 4 // progress leaves the patch history soon, so the clients table holds it
         configuration.port = 0
         configuration.dataDirectory = SyncServerTests.temporaryDirectory()
-        configuration.helloTimeoutMilliseconds = 60_000
-        configuration.handshakeTimeoutMilliseconds = 60_000
+        configuration.helloTimeout = .seconds(60)
+        configuration.handshakeTimeout = .seconds(60)
         configuration.maxTrackedClientsPerRoom = 16
         defer { try? FileManager.default.removeItem(atPath: configuration.dataDirectory) }
         let server = try SyncServer(configuration: configuration, environment: ["TANDEM_SECRET": "test"], logger: .discarding)

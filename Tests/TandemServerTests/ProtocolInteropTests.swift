@@ -10,7 +10,7 @@ import TandemTestSupport
         var configuration = ServerConfiguration()
         configuration.port = 0
         configuration.dataDirectory = SyncServerTests.temporaryDirectory()
-        configuration.helloTimeoutMilliseconds = 60_000
+        configuration.helloTimeout = .seconds(60)
         defer { try? FileManager.default.removeItem(atPath: configuration.dataDirectory) }
         let server = try SyncServer(configuration: configuration, environment: ["TANDEM_SECRET": "interop"], logger: .discarding)
         let token = server.tokens.mint(TokenClaims(sub: "python", room: "interop", role: .guest, exp: server.tokens.currentTime + 600))

@@ -28,8 +28,8 @@ struct RedisClusterServerTests {
             let rooms = Self.rooms
             #expect(Set(rooms.map { cluster.shard(of: "{\($0)}") }) == [0, 1, 2])
             let fast: (inout ServerConfiguration) -> Void = {
-                $0.clusterPresenceIntervalMilliseconds = 100
-                $0.clusterPresenceTTLMilliseconds = 5_000
+                $0.clusterPresenceInterval = .milliseconds(100)
+                $0.clusterPresenceTTL = .milliseconds(5_000)
             }
             let nodes = try [Self.startNode(cluster, fast), Self.startNode(cluster, fast)]
             try await nodes[0].checkCluster()

@@ -5,7 +5,7 @@ import TandemTestSupport
 import TandemWire
 @testable import TandemServer
 
-/// `hstsMaxAgeSeconds`: with TLS every HTTPS response — the page, the APIs, `/healthz`, errors — carries
+/// `hstsMaxAge`: with TLS every HTTPS response — the page, the APIs, `/healthz`, errors — carries
 /// `Strict-Transport-Security`; without the option none does; without TLS the server does not start.
 @Suite struct StrictTransportSecurityTests {
     private func start(hsts: Int?) throws -> SyncServer {
@@ -15,7 +15,7 @@ import TandemWire
         configuration.inMemoryStorage = true
         configuration.tlsCertificatePath = certificates.serverChain
         configuration.tlsKeyPath = certificates.serverKey
-        configuration.hstsMaxAgeSeconds = hsts
+        configuration.hstsMaxAge = hsts.map { .seconds($0) }
         return try SyncServer(configuration: configuration, environment: ["TANDEM_SECRET": "hsts"], logger: .discarding)
     }
 
@@ -63,7 +63,7 @@ import TandemWire
         var configuration = ServerConfiguration()
         configuration.port = 0
         configuration.inMemoryStorage = true
-        configuration.hstsMaxAgeSeconds = 600
+        configuration.hstsMaxAge = .seconds(600)
         let error = #expect(throws: ServerStartError.self) {
             _ = try SyncServer(configuration: configuration, environment: ["TANDEM_SECRET": "hsts"], logger: .discarding)
         }

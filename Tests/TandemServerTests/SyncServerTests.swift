@@ -65,8 +65,8 @@ struct ProtocolClient {
         configuration.dataDirectory = Self.temporaryDirectory()
         // The whole suite runs in parallel on two cores: deadlines that are not under test get
         // room, so a starved test never trips them.
-        configuration.helloTimeoutMilliseconds = 60_000
-        configuration.handshakeTimeoutMilliseconds = 60_000
+        configuration.helloTimeout = .seconds(60)
+        configuration.handshakeTimeout = .seconds(60)
         adjust(&configuration)
         let server = try SyncServer(configuration: configuration, environment: ["TANDEM_SECRET": "test"], logger: .discarding)
         return (server, configuration.dataDirectory)

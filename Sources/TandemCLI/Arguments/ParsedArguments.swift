@@ -38,6 +38,14 @@ public struct ParsedArguments: Sendable, Equatable {
         return number
     }
 
+    /// The value of an option stating a duration as a whole number of `unit`s within `range`, or
+    /// `defaultValue` when absent.
+    /// - Throws: `CommandLineError.invalidValue` when the text is not an integer in range.
+    public func duration(_ name: String, in unit: DurationUnit, default defaultValue: Duration, range: ClosedRange<Int>) throws(CommandLineError) -> Duration {
+        guard values[name] != nil else { return defaultValue }
+        return unit.duration(try integer(name, default: 0, in: range))
+    }
+
     /// The value of an option that must be one of `choices`, or `defaultValue` when absent.
     /// - Throws: `CommandLineError.invalidValue` naming the accepted choices.
     public func choice(_ name: String, default defaultValue: String, among choices: [String]) throws(CommandLineError) -> String {

@@ -31,12 +31,12 @@ enum ServeCommand {
             .value("max-document", "BYTES", help: "Largest room document.", default: "\(defaults.maxDocumentBytes)"),
             .value("max-ops", "N", help: "Most ops in one patch.", default: "\(defaults.maxOpsPerPatch)"),
             .value("max-clients", "N", help: "Client ids per room whose last applied seq is remembered (exactly-once).", default: "\(defaults.maxTrackedClientsPerRoom)"),
-            .value("client-ttl", "HOURS", help: "Hours a room remembers a client id it has not heard from.", default: "\(defaults.clientProgressTTLHours)"),
+            .value("client-ttl", "HOURS", help: "Hours a room remembers a client id it has not heard from.", default: "\(DurationUnit.hours.count(defaults.clientProgressTTL))"),
             .value("max-depth", "N", help: "Deepest nesting of a room document, presence and signal data (at most \(PatchLimits.deepestAllowed)).",
                    default: "\(defaults.maxDepth)"),
-            .value("heartbeat", "MS", help: "Heartbeat interval announced to clients.", default: "\(defaults.heartbeatIntervalMilliseconds)"),
-            .value("idle-timeout", "MS", help: "Close connections silent for this long.", default: "\(defaults.idleTimeoutMilliseconds)"),
-            .value("presence-grace", "MS", help: "How long a dropped participant stays present.", default: "\(defaults.presenceGraceMilliseconds)"),
+            .value("heartbeat", "MS", help: "Heartbeat interval announced to clients.", default: "\(DurationUnit.milliseconds.count(defaults.heartbeatInterval))"),
+            .value("idle-timeout", "MS", help: "Close connections silent for this long.", default: "\(DurationUnit.milliseconds.count(defaults.idleTimeout))"),
+            .value("presence-grace", "MS", help: "How long a dropped participant stays present.", default: "\(DurationUnit.milliseconds.count(defaults.presenceGrace))"),
             .value("history", "REVS", help: "Revisions kept per room for resume.", default: "\(defaults.historyWindow)"),
             .value("retain", "REVS", help: "Revisions of history kept per room in storage, for the rooms API (at least --history).", default: "\(defaults.retainedRevisions)"),
             .value("retain-days", "D", help: "Also drop history older than D days (never within --history)."),
@@ -45,14 +45,14 @@ enum ServeCommand {
             .value("webhook", "URL", help: "POST room, participant and state events to this http:// or https:// URL (repeatable; see docs/OPERATIONS.md)."),
             .value("webhook-secret", "S", help: "Key of the Tandem-Signature header (default: the file webhook-secret in --data, created on first start)."),
             .value("webhook-ca", "FILE", help: "Also trust this PEM CA for https:// webhook endpoints (a private CA)."),
-            .value("webhook-debounce", "MS", help: "At most one state.changed per room per this many ms.", default: "\(defaults.webhookDebounceMilliseconds)"),
-            .value("webhook-retry-base", "MS", help: "Bound of the first retry's wait; later waits double up to 10 minutes.", default: "\(defaults.webhookRetryBaseMilliseconds)"),
-            .value("webhook-retry-hours", "H", help: "Hours an event is tried before it is dropped and counted.", default: "\(defaults.webhookRetryHours)"),
+            .value("webhook-debounce", "MS", help: "At most one state.changed per room per this many ms.", default: "\(DurationUnit.milliseconds.count(defaults.webhookDebounce))"),
+            .value("webhook-retry-base", "MS", help: "Bound of the first retry's wait; later waits double up to 10 minutes.", default: "\(DurationUnit.milliseconds.count(defaults.webhookRetryBase))"),
+            .value("webhook-retry-hours", "H", help: "Hours an event is tried before it is dropped and counted.", default: "\(DurationUnit.hours.count(defaults.webhookRetryPeriod))"),
             .value("max-connections", "N", help: "Most open connections.", default: "\(defaults.maxConnections)"),
             .value("send-queue", "BYTES", help: "Bytes queued for one connection before it is closed as too slow.", default: "\(defaults.sendQueueLimitBytes)"),
             .value("allow-origin", "ORIGIN", help: "Only this browser Origin may connect (default: any)."),
             .value("public-url", "URL", help: "Origin guests open, for invitation links (e.g. https://cobrowse.example.com; default: the listening address)."),
-            .value("invite-token-ttl", "SECONDS", help: "Lifetime of tokens minted for accepted invitations.", default: "\(defaults.inviteTokenTTLSeconds)"),
+            .value("invite-token-ttl", "SECONDS", help: "Lifetime of tokens minted for accepted invitations.", default: "\(DurationUnit.seconds.count(defaults.inviteTokenTTL))"),
             .value("invite-code-length", "DIGITS", help: "Digits of the invitation codes made (6 to 12).", default: "\(defaults.inviteCodeLength)"),
             .value("invite-creations-per-minute", "N", help: "Invitations one host may create per minute in a room (and all its hosts together).", default: "\(defaults.inviteCreationsPerMinute)"),
             .value("token-issuer", "ISS", help: "Refuse tokens whose iss claim is not ISS (default: any)."),
@@ -68,9 +68,9 @@ enum ServeCommand {
             .value("redis", "URL", help: "Cluster mode: share rooms with other nodes through this Redis (redis://HOST:PORT; see docs/CLUSTER.md; several with --redis-cluster)."),
             .flag("redis-cluster", help: "--redis names nodes of a Redis Cluster (sharded; several as redis://A:PORT,redis://B:PORT)."),
             .value("node-id", "ID", help: "This node's name in the cluster (default: random; needs --redis)."),
-            .value("presence-ttl", "MS", help: "Cluster mode: how long a dead node's participants still appear elsewhere.", default: "\(defaults.clusterPresenceTTLMilliseconds)"),
-            .value("presence-interval", "MS", help: "Cluster mode: how often nodes exchange participants.", default: "\(defaults.clusterPresenceIntervalMilliseconds)"),
-            .value("redis-commit-interval", "US", help: "Cluster mode: least time between two appends to Redis; patches that come meanwhile go together (0: at once).", default: "\(defaults.clusterCommitIntervalMicroseconds)"),
+            .value("presence-ttl", "MS", help: "Cluster mode: how long a dead node's participants still appear elsewhere.", default: "\(DurationUnit.milliseconds.count(defaults.clusterPresenceTTL))"),
+            .value("presence-interval", "MS", help: "Cluster mode: how often nodes exchange participants.", default: "\(DurationUnit.milliseconds.count(defaults.clusterPresenceInterval))"),
+            .value("redis-commit-interval", "US", help: "Cluster mode: least time between two appends to Redis; patches that come meanwhile go together (0: at once).", default: "\(DurationUnit.microseconds.count(defaults.clusterCommitInterval))"),
             .value("log-level", "LEVEL", help: "debug, info, warning or error.", default: defaultLogLevel),
             .value("ready-file", "PATH", help: "Once serving, write {\"url\",\"http\",\"port\",\"pid\"} as JSON to PATH (atomically), for programs that start the server (e.g. with --port 0)."),
         ]
@@ -116,15 +116,15 @@ enum ServeCommand {
         configuration.maxDocumentBytes = try arguments.integer("max-document", default: configuration.maxDocumentBytes, in: 2...(256 << 20))
         configuration.maxOpsPerPatch = try arguments.integer("max-ops", default: configuration.maxOpsPerPatch, in: 1...100_000)
         configuration.maxTrackedClientsPerRoom = try arguments.integer("max-clients", default: configuration.maxTrackedClientsPerRoom, in: 16...10_000_000)
-        configuration.clientProgressTTLHours = try arguments.integer("client-ttl", default: configuration.clientProgressTTLHours, in: 1...87_600)
+        configuration.clientProgressTTL = try arguments.duration("client-ttl", in: .hours, default: configuration.clientProgressTTL, range: 1...87_600)
         configuration.maxDepth = try arguments.integer("max-depth", default: configuration.maxDepth, in: 1...PatchLimits.deepestAllowed)
-        configuration.heartbeatIntervalMilliseconds = try arguments.integer("heartbeat", default: configuration.heartbeatIntervalMilliseconds, in: 100...3_600_000)
-        configuration.idleTimeoutMilliseconds = try arguments.integer("idle-timeout", default: configuration.idleTimeoutMilliseconds, in: 100...86_400_000)
-        configuration.presenceGraceMilliseconds = try arguments.integer("presence-grace", default: configuration.presenceGraceMilliseconds, in: 0...3_600_000)
+        configuration.heartbeatInterval = try arguments.duration("heartbeat", in: .milliseconds, default: configuration.heartbeatInterval, range: 100...3_600_000)
+        configuration.idleTimeout = try arguments.duration("idle-timeout", in: .milliseconds, default: configuration.idleTimeout, range: 100...86_400_000)
+        configuration.presenceGrace = try arguments.duration("presence-grace", in: .milliseconds, default: configuration.presenceGrace, range: 0...3_600_000)
         configuration.historyWindow = try arguments.integer("history", default: configuration.historyWindow, in: 0...10_000_000)
         configuration.retainedRevisions = try arguments.integer("retain", default: configuration.retainedRevisions, in: 0...100_000_000)
         if arguments.value("retain-days") != nil {
-            configuration.retainedDays = try arguments.integer("retain-days", default: 0, in: 1...36_500)
+            configuration.retainedAge = try arguments.duration("retain-days", in: .days, default: .zero, range: 1...36_500)
         }
         configuration.webhookURLs = arguments.all("webhook")
         for url in configuration.webhookURLs where !(url.hasPrefix("http://") || url.hasPrefix("https://")) {
@@ -132,9 +132,9 @@ enum ServeCommand {
         }
         configuration.webhookSecret = arguments.value("webhook-secret")
         configuration.webhookCAFile = arguments.value("webhook-ca")
-        configuration.webhookDebounceMilliseconds = try arguments.integer("webhook-debounce", default: configuration.webhookDebounceMilliseconds, in: 0...3_600_000)
-        configuration.webhookRetryBaseMilliseconds = try arguments.integer("webhook-retry-base", default: configuration.webhookRetryBaseMilliseconds, in: 1...600_000)
-        configuration.webhookRetryHours = try arguments.integer("webhook-retry-hours", default: configuration.webhookRetryHours, in: 1...720)
+        configuration.webhookDebounce = try arguments.duration("webhook-debounce", in: .milliseconds, default: configuration.webhookDebounce, range: 0...3_600_000)
+        configuration.webhookRetryBase = try arguments.duration("webhook-retry-base", in: .milliseconds, default: configuration.webhookRetryBase, range: 1...600_000)
+        configuration.webhookRetryPeriod = try arguments.duration("webhook-retry-hours", in: .hours, default: configuration.webhookRetryPeriod, range: 1...720)
         configuration.maxParticipantsPerRoom = try arguments.integer("max-participants", default: configuration.maxParticipantsPerRoom, in: 1...100_000)
         configuration.maxConnectionsPerUser = try arguments.integer(
             "max-connections-per-user", default: configuration.maxConnectionsPerUser, in: 1...100_000)
@@ -167,16 +167,16 @@ enum ServeCommand {
             }
             configuration.nodeID = node
         }
-        configuration.clusterPresenceTTLMilliseconds = try arguments.integer(
-            "presence-ttl", default: configuration.clusterPresenceTTLMilliseconds, in: 1_000...3_600_000)
-        configuration.clusterPresenceIntervalMilliseconds = try arguments.integer(
-            "presence-interval", default: configuration.clusterPresenceIntervalMilliseconds, in: 50...600_000)
-        guard configuration.clusterPresenceIntervalMilliseconds * 2 <= configuration.clusterPresenceTTLMilliseconds else {
-            throw .invalidValue(option: "presence-interval", value: "\(configuration.clusterPresenceIntervalMilliseconds)",
-                                expected: "at most half of --presence-ttl (\(configuration.clusterPresenceTTLMilliseconds)), so entries are refreshed before they lapse")
+        configuration.clusterPresenceTTL = try arguments.duration(
+            "presence-ttl", in: .milliseconds, default: configuration.clusterPresenceTTL, range: 1_000...3_600_000)
+        configuration.clusterPresenceInterval = try arguments.duration(
+            "presence-interval", in: .milliseconds, default: configuration.clusterPresenceInterval, range: 50...600_000)
+        guard configuration.clusterPresenceInterval * 2 <= configuration.clusterPresenceTTL else {
+            throw .invalidValue(option: "presence-interval", value: "\(DurationUnit.milliseconds.count(configuration.clusterPresenceInterval))",
+                                expected: "at most half of --presence-ttl (\(DurationUnit.milliseconds.count(configuration.clusterPresenceTTL))), so entries are refreshed before they lapse")
         }
-        configuration.clusterCommitIntervalMicroseconds = try arguments.integer(
-            "redis-commit-interval", default: configuration.clusterCommitIntervalMicroseconds, in: 0...1_000_000)
+        configuration.clusterCommitInterval = try arguments.duration(
+            "redis-commit-interval", in: .microseconds, default: configuration.clusterCommitInterval, range: 0...1_000_000)
         switch (arguments.value("tls-cert"), arguments.value("tls-key")) {
         case (nil, nil): break
         case (let chain?, let key?):
@@ -191,7 +191,7 @@ enum ServeCommand {
             guard configuration.servesTLS else {
                 throw .invalidValue(option: "hsts", value: maxAge, expected: "to be used together with --tls-cert and --tls-key (browsers take HSTS over HTTPS only)")
             }
-            configuration.hstsMaxAgeSeconds = try arguments.integer("hsts", default: 0, in: 0...ServeCommand.longestHSTS)
+            configuration.hstsMaxAge = try arguments.duration("hsts", in: .seconds, default: .zero, range: 0...ServeCommand.longestHSTS)
         }
         if let url = arguments.value("public-url") {
             guard isPageOrigin(url) else {
@@ -200,7 +200,7 @@ enum ServeCommand {
             }
             configuration.publicURL = url
         }
-        configuration.inviteTokenTTLSeconds = try arguments.integer("invite-token-ttl", default: configuration.inviteTokenTTLSeconds, in: 60...(30 * 86_400))
+        configuration.inviteTokenTTL = try arguments.duration("invite-token-ttl", in: .seconds, default: configuration.inviteTokenTTL, range: 60...(30 * 86_400))
         configuration.inviteCodeLength = try arguments.integer(
             "invite-code-length", default: configuration.inviteCodeLength, in: InvitationCode.lengths)
         configuration.inviteCreationsPerMinute = try arguments.integer(
@@ -216,9 +216,9 @@ enum ServeCommand {
         configuration.failedAcceptsPerAddress = try arguments.integer(
             "failed-accepts-per-address", default: configuration.failedAcceptsPerAddress, in: 1...1_000_000)
         configuration.failedAcceptsGlobal = try arguments.integer("failed-accepts-global", default: configuration.failedAcceptsGlobal, in: 1...1_000_000)
-        guard configuration.idleTimeoutMilliseconds > configuration.heartbeatIntervalMilliseconds else {
-            throw .invalidValue(option: "idle-timeout", value: "\(configuration.idleTimeoutMilliseconds)",
-                                expected: "more than the heartbeat interval (\(configuration.heartbeatIntervalMilliseconds) ms)")
+        guard configuration.idleTimeout > configuration.heartbeatInterval else {
+            throw .invalidValue(option: "idle-timeout", value: "\(DurationUnit.milliseconds.count(configuration.idleTimeout))",
+                                expected: "more than the heartbeat interval (\(DurationUnit.milliseconds.count(configuration.heartbeatInterval)) ms)")
         }
         return configuration
     }

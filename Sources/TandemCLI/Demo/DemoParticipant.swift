@@ -110,7 +110,7 @@ final class DemoParticipant: Sendable {
 
     private static func status(_ state: ConnectionState) -> String {
         switch state {
-        case .reconnecting(_, let delay): "reconnecting in \(Int((delay * 1000).rounded())) ms"
+        case .reconnecting(_, let delay): "reconnecting in \(delay.totalMilliseconds) ms"
         default: "\(state)"
         }
     }

@@ -44,7 +44,7 @@ struct DemoRunner: Sendable {
         configuration.host = "127.0.0.1"
         configuration.port = 0
         configuration.dataDirectory = directory
-        configuration.heartbeatIntervalMilliseconds = settings.heartbeatMilliseconds
+        configuration.heartbeatInterval = .milliseconds(settings.heartbeatMilliseconds)
         let server: SyncServer
         let group: EventLoopGroup
         let proxy: FaultProxy
@@ -156,7 +156,7 @@ struct DemoRunner: Sendable {
         let claims = TokenClaims(sub: name, room: "demo", role: role, exp: tokens.currentTime + 86_400, name: name.capitalized)
         // A link reset every few seconds never lets a connection count as stable, so the default backoff
         // (capped at 30 s) would soon leave a participant waiting longer than the demo lasts.
-        let reconnect = ReconnectPolicy(backoff: ReconnectBackoff(base: 0.1, cap: 2), stableAfter: 2_000_000_000)
+        let reconnect = ReconnectPolicy(backoff: Backoff(base: .milliseconds(100), cap: .seconds(2)), stableAfter: .seconds(2))
         let session = SyncSession(
             url: url, clientID: "\(name)-demo", tokenProvider: { tokens.mint(claims) },
             presence: .object(["name": .string(name.capitalized)]),

@@ -142,7 +142,7 @@ public struct JoinRunner: Sendable {
         case .connected: ["event": "status", "status": "connected"]
         case .suspended: ["event": "status", "status": "suspended"]
         case .reconnecting(let attempt, let delay):
-            ["event": "status", "status": "reconnecting", "attempt": .number(Double(attempt)), "delay": .number(delay)]
+            ["event": "status", "status": "reconnecting", "attempt": .number(Double(attempt)), "delay": .number(delay.totalSeconds)]
         case .closed(let reason): ["event": "status", "status": "closed", "reason": .string(reason.description)]
         }
     }

@@ -23,8 +23,8 @@ public enum ConnectionEvent: Sendable, Hashable {
 
 /// The policy's answer to a lost connection.
 public enum ReconnectDecision: Sendable, Hashable {
-    /// Try again: attempt number and the delay (seconds) before it.
-    case retry(attempt: Int, delay: Double)
+    /// Try again: attempt number and the wait before it.
+    case retry(attempt: Int, delay: Duration)
     /// Do not try again.
     case stop(ConnectionCloseReason)
 }

@@ -119,7 +119,7 @@ public struct ConnectionLifecycle: Sendable {
     ) throws(ConnectionLifecycleError) -> ConnectionState {
         let event = ConnectionEvent.lost(.stop(.closedByApp)) // shape only, to check the transition exists
         guard machine.canHandle(event) else { throw .impossible(event: event, state: machine.state) }
-        if let connectedAt, now - connectedAt >= policy.stableAfter { failedAttempts = 0 }
+        if let connectedAt, Duration.nanoseconds(now - connectedAt) >= policy.stableAfter { failedAttempts = 0 }
         connectedAt = nil
         failedAttempts += 1
         let decision = policy.decide(

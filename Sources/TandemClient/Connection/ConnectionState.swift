@@ -1,7 +1,7 @@
 import TandemProtocol
 
 /// Where a client connection stands. `reconnecting` carries the attempt number (1 for the first
-/// retry) and the delay, in seconds, drawn before that attempt starts.
+/// retry) and the wait drawn before that attempt starts.
 public enum ConnectionState: Sendable, Hashable, CustomStringConvertible {
     /// Created, never started.
     case idle
@@ -11,8 +11,8 @@ public enum ConnectionState: Sendable, Hashable, CustomStringConvertible {
     case handshaking
     /// `welcome` received: the session is established.
     case connected
-    /// Lost; waiting `delay` seconds before attempt `attempt`.
-    case reconnecting(attempt: Int, delay: Double)
+    /// Lost; waiting `delay` before attempt `attempt`.
+    case reconnecting(attempt: Int, delay: Duration)
     /// Put aside by the app (`SyncSession.suspend()`, e.g. in the background): no connection and no
     /// retries until `resume()`; local changes still queue.
     case suspended
@@ -26,7 +26,7 @@ public enum ConnectionState: Sendable, Hashable, CustomStringConvertible {
         case .connecting: "connecting"
         case .handshaking: "handshaking"
         case .connected: "connected"
-        case .reconnecting(let attempt, let delay): "reconnecting (attempt \(attempt) in \(delay) s)"
+        case .reconnecting(let attempt, let delay): "reconnecting (attempt \(attempt) in \(delay.totalMilliseconds) ms)"
         case .suspended: "suspended"
         case .closed(let reason): "closed (\(reason))"
         }

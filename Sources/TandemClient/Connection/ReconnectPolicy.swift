@@ -3,15 +3,18 @@ import TandemProtocol
 /// When and how soon to reconnect: the close-code rules of the protocol plus exponential backoff
 /// with full jitter, reset once a connection has been stable.
 public struct ReconnectPolicy: Sendable, Equatable {
-    /// Delay distribution per attempt.
-    public var backoff: ReconnectBackoff
-    /// A connection that lasted at least this long (nanoseconds) resets the attempt count.
-    public var stableAfter: Int64
+    /// The wait before each attempt (`Backoff`: exponential, full jitter by default).
+    public var backoff: Backoff
+    /// A connection that lasted at least this long resets the attempt count.
+    public var stableAfter: Duration
     /// Give up after this many consecutive failed attempts; `nil` retries forever.
     public var maxAttempts: Int?
 
-    /// Creates a policy; defaults: backoff 0.25 s doubling to 30 s, stable after 10 s, no limit.
-    public init(backoff: ReconnectBackoff = ReconnectBackoff(), stableAfter: Int64 = 10_000_000_000, maxAttempts: Int? = nil) {
+    /// The default waits: 0.25 s doubling to 30 s, full jitter.
+    public static let defaultBackoff = Backoff(base: .milliseconds(250), cap: .seconds(30))
+
+    /// Creates a policy; defaults: `defaultBackoff`, stable after 10 s, no limit.
+    public init(backoff: Backoff = ReconnectPolicy.defaultBackoff, stableAfter: Duration = .seconds(10), maxAttempts: Int? = nil) {
         self.backoff = backoff
         self.stableAfter = stableAfter
         self.maxAttempts = maxAttempts
@@ -40,6 +43,6 @@ public struct ReconnectPolicy: Sendable, Equatable {
             }
         }
         if let maxAttempts, attempt > maxAttempts { return .stop(.gaveUp(attempts: attempt - 1)) }
-        return .retry(attempt: attempt, delay: backoff.delay(attempt: attempt - 1, using: &generator))
+        return .retry(attempt: attempt, delay: backoff.delay(afterFailures: attempt, using: &generator))
     }
 }

@@ -397,7 +397,7 @@ public actor SyncSession {
             publishState()
             guard case .reconnecting(_, let delay) = lost else { break }
             if !retryAtOnce {
-                let sleeper = Task { _ = try? await Task.sleep(for: .seconds(delay)) }
+                let sleeper = Task { _ = try? await Task.sleep(for: delay) }
                 backoffTask = sleeper
                 await sleeper.value
                 backoffTask = nil

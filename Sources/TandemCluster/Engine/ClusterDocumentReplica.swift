@@ -100,22 +100,3 @@ struct ClusterDocumentReplica: ClusterReplica {
         try PatchOp.list(from: try JSONValue.parseStored(bytes))
     }
 }
-
-/// Carries a reject's code through the sequencer script, which only knows reasons as text: the node
-/// that validated a patch encodes `code␟message`; a reason without the separator is one of the
-/// script's own structural checks.
-enum ClusterRejection {
-    private static let separator: Character = "\u{1F}"
-
-    static func encode(_ error: PatchError) -> String {
-        "\(error.code.wireValue)\(separator)\(error.description)"
-    }
-
-    static func decode(_ reason: String) -> (code: RejectCode, message: String) {
-        guard let index = reason.firstIndex(of: separator) else {
-            let code: RejectCode = reason.contains(" ops, more than") ? .tooManyOps : reason.contains(" bytes, more than") ? .tooLarge : .invalidOp
-            return (code, reason)
-        }
-        return (RejectCode(wireValue: String(reason[..<index])), String(reason[reason.index(after: index)...]))
-    }
-}

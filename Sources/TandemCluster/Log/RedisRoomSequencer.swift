@@ -307,7 +307,7 @@ package struct RedisRoomSequencer: Sendable {
     private func refusal(of entry: SequencerEntry, validated: Bool) -> String {
         if let reason = entry.localRejection { return reason }
         guard validated, entry.ops.count > settings.maxPatchBytes else { return "" }
-        return "the patch has \(entry.ops.count) bytes, more than the limit of \(settings.maxPatchBytes)"
+        return ClusterRejection.encode(code: .tooLarge, message: "the patch has \(entry.ops.count) bytes, more than the limit of \(settings.maxPatchBytes)")
     }
 
     /// Decodes one room's `append` reply.

@@ -88,11 +88,11 @@ extension RoomSequencing {
                     // The shared log is both the resume window and the history the rooms API reads.
                     logLength: max(configuration.historyWindow, configuration.retainedRevisions), limits: context.rooms.core.limits,
                     snapshotInterval: Int64(configuration.snapshotInterval),
-                    retainedMilliseconds: configuration.retainedDays.map { Int64($0) * 86_400_000 },
+                    retainedMilliseconds: configuration.retainedAge.map(\.totalMilliseconds),
                     resumeWindow: Int64(configuration.historyWindow),
-                    presence: .init(ttl: .milliseconds(configuration.clusterPresenceTTLMilliseconds),
-                                    interval: .milliseconds(configuration.clusterPresenceIntervalMilliseconds)),
-                    commitInterval: .microseconds(configuration.clusterCommitIntervalMicroseconds),
+                    presence: .init(ttl: configuration.clusterPresenceTTL,
+                                    interval: configuration.clusterPresenceInterval),
+                    commitInterval: configuration.clusterCommitInterval,
                     progressTTL: context.rooms.core.progressTTL, maxTrackedClients: context.rooms.core.maxTrackedClients),
                 group: context.group, logger: context.logger, wallClock: context.rooms.wallClock)
             return ClusterSequencing(node: node, settings: context.rooms.core, group: context.group)

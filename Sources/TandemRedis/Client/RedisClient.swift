@@ -1,7 +1,8 @@
+import TandemKit
 import TandemWire
 
 /// A Redis client that keeps one pipelined connection open and reopens it when it fails, waiting
-/// between attempts by `RedisBackoff` (exponential, full jitter) on an injected clock.
+/// between attempts by a `Backoff` (exponential, full jitter) on an injected clock.
 ///
 /// Concurrent callers share the connection and one reconnect. A command that was never sent is retried
 /// once on a fresh connection; a command whose connection died while it was in flight is not (it may
@@ -16,7 +17,7 @@ package actor RedisClient: RedisCommandSending {
         /// The bound on one TCP connect.
         package var connectTimeout: Duration
         /// Delays between failed connects.
-        package var backoff: RedisBackoff
+        package var backoff: Backoff
         /// Connects tried for one command before it fails with `RedisError.unavailable`.
         package var maxConnectAttempts: Int
         /// Bounds on replies.
@@ -26,11 +27,14 @@ package actor RedisClient: RedisCommandSending {
         /// outlives its server process, so a script learns which process runs it without asking.
         package var readsServerRunID = false
 
+        /// The default delays between failed connects: 50 ms doubling to 5 s, full jitter.
+        package static let defaultBackoff = Backoff(base: .milliseconds(50), cap: .seconds(5))
+
         /// Defaults: 5 s connect timeout, the default backoff, 8 attempts (about 6 s of waiting at most).
         package init(
             endpoint: RedisEndpoint,
             connectTimeout: Duration = .seconds(5),
-            backoff: RedisBackoff = RedisBackoff(),
+            backoff: Backoff = Configuration.defaultBackoff,
             maxConnectAttempts: Int = 8,
             limits: RESPLimits = RESPLimits()
         ) {
@@ -153,7 +157,7 @@ package actor RedisClient: RedisCommandSending {
                 // A restarted server answers LOADING until its data is back; the command did not run.
                 guard error.isLoading, attempt < configuration.maxConnectAttempts else { throw error }
                 do {
-                    try await clock.sleep(for: configuration.backoff.delay(attempt: attempt, random: random))
+                    try await clock.sleep(for: configuration.backoff.delay(afterFailures: attempt, random: random))
                 } catch {
                     throw .unavailable(endpoint: configuration.endpoint, attempts: attempt, lastError: "Redis is loading its dataset")
                 }
@@ -200,7 +204,7 @@ package actor RedisClient: RedisCommandSending {
                 lastError = error.description
             }
             guard attempt < configuration.maxConnectAttempts else { break }
-            let delay = configuration.backoff.delay(attempt: attempt, random: random)
+            let delay = configuration.backoff.delay(afterFailures: attempt, random: random)
             do {
                 try await clock.sleep(for: delay)
             } catch {

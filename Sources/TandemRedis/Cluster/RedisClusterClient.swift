@@ -182,7 +182,7 @@ package actor RedisClusterClient: RedisCommandSending {
             } catch {
                 guard attempt < template.maxConnectAttempts, case .unavailable = error else { throw error }
                 do {
-                    try await clock.sleep(for: template.backoff.delay(attempt: attempt, random: random))
+                    try await clock.sleep(for: template.backoff.delay(afterFailures: attempt, random: random))
                 } catch {
                     throw .unavailable(endpoint: seeds.first ?? RedisEndpoint(host: "127.0.0.1"), attempts: attempt, lastError: "cancelled")
                 }
@@ -236,7 +236,7 @@ package actor RedisClusterClient: RedisCommandSending {
                     continue
                 }
                 do {
-                    try await clock.sleep(for: template.backoff.delay(attempt: unreachable, random: random))
+                    try await clock.sleep(for: template.backoff.delay(afterFailures: unreachable, random: random))
                 } catch {
                     throw .unavailable(endpoint: endpoint, attempts: unreachable, lastError: "cancelled")
                 }

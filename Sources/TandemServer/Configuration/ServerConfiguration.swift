@@ -4,8 +4,9 @@ import TandemProtocol
 
 /// Every tunable of `tandem serve`, with the defaults of the product specification.
 ///
-/// A value type: build one, adjust what you need, hand it to the server. Durations are in
-/// milliseconds because they are announced to clients in milliseconds.
+/// A value type: build one, adjust what you need, hand it to the server. Every duration is a
+/// `Duration`; what is announced to clients (the heartbeat) goes out in whole milliseconds, and
+/// `tandem serve` takes each in the unit its option names.
 public struct ServerConfiguration: Sendable, Equatable {
     /// Address to listen on.
     public var host = "127.0.0.1"
@@ -26,32 +27,32 @@ public struct ServerConfiguration: Sendable, Equatable {
     public var rateLimit = 60
     /// Token bucket size: messages a connection may send in a burst.
     public var rateBurst = 120
-    /// Heartbeat interval announced to clients.
-    public var heartbeatIntervalMilliseconds = 10_000
+    /// Heartbeat interval announced to clients (in whole milliseconds).
+    public var heartbeatInterval: Duration = .seconds(10)
     /// A connection that sends nothing for this long is closed with 4000.
-    public var idleTimeoutMilliseconds = 30_000
+    public var idleTimeout: Duration = .seconds(30)
     /// A connection that sends no `hello` this long after the upgrade is closed with 4008.
-    public var helloTimeoutMilliseconds = 5_000
+    public var helloTimeout: Duration = .seconds(5)
     /// An HTTP request or upgrade not complete after this long is dropped (slow clients).
-    public var handshakeTimeoutMilliseconds = 10_000
+    public var handshakeTimeout: Duration = .seconds(10)
     /// How long a dropped participant stays present, so a quick reconnect makes no leave/join.
-    public var presenceGraceMilliseconds = 5_000
+    public var presenceGrace: Duration = .seconds(5)
     /// Revisions kept per room for resume; older resumes get a snapshot.
     public var historyWindow = 10_000
     /// Revisions of history each room keeps in storage (at least `historyWindow`): the rooms API reads
     /// its history and rebuilds its states from them.
     public var retainedRevisions = 100_000
-    /// Days of history each room keeps in storage beyond the resume window (older patches go when the
-    /// room next stores a snapshot); nil keeps history by `retainedRevisions` only.
-    public var retainedDays: Int?
+    /// How old history each room keeps in storage may get beyond the resume window (older patches go when
+    /// the room next stores a snapshot; whole milliseconds count); nil keeps history by `retainedRevisions` only.
+    public var retainedAge: Duration?
     /// A room's document is stored whole every this many revisions (the patches between are replayed
     /// onto it at a load, and by `state?rev=` of the rooms API).
     public var snapshotInterval = 1_000
     /// Client ids whose last applied seq a room remembers (exactly-once); beyond it the least recently
     /// seen are forgotten (see docs/PROTOCOL.md, "Exactly once per client id").
     public var maxTrackedClientsPerRoom = 10_000
-    /// A room forgets a client id's last applied seq once it has not heard from it for this long, hours.
-    public var clientProgressTTLHours = 720
+    /// A room forgets a client id's last applied seq once it has not heard from it for this long (30 days).
+    public var clientProgressTTL: Duration = .seconds(30 * 86_400)
     /// Most participants (connections) in one room; more close with 4013.
     public var maxParticipantsPerRoom = 100
     /// Most connections (each with its own client id) one user may have in one room on a node; beyond, a join
@@ -66,20 +67,20 @@ public struct ServerConfiguration: Sendable, Equatable {
     /// Keep room documents only in memory (benchmarks of what durability costs); acks then mean
     /// "applied", not "durable".
     public var inMemoryStorage = false
-    /// Lifetime of the tokens minted when an invitation is accepted, seconds.
-    public var inviteTokenTTLSeconds = 3600
+    /// Lifetime of the tokens minted when an invitation is accepted (whole seconds count: a token's `exp` is in seconds).
+    public var inviteTokenTTL: Duration = .seconds(3_600)
     /// What every token must also satisfy: an issuer, an audience, a longest lifetime (none by default).
     public var tokenRequirements = TokenRequirements()
-    /// Longest invitation lifetime a host may ask for, seconds.
-    public var inviteMaxTTLSeconds = 7 * 86_400
+    /// Longest invitation lifetime a host may ask for (whole seconds count).
+    public var inviteMaxTTL: Duration = .seconds(7 * 86_400)
     /// Most uses a host may give one invitation.
     public var inviteMaxUses = 1000
     /// Most live invitations per room.
     public var inviteMaxLivePerRoom = 100
     /// How long an invitation is remembered past its expiry, seconds. A code used up or revoked before then
     /// answers 410; one past its expiry is forgotten at once by default, so dead codes never crowd the code
-    /// space.
-    public var inviteRetentionSeconds = 0
+    /// space. Whole seconds count.
+    public var inviteRetention: Duration = .zero
     /// Digits of the invitation codes made (`InvitationCode.lengths`); each digit more makes guessing ten times
     /// harder. Codes of every length are accepted, so a change keeps the codes already handed out.
     public var inviteCodeLength = InvitationCode.defaultLength
@@ -103,16 +104,15 @@ public struct ServerConfiguration: Sendable, Equatable {
     public var nodeID: String?
     /// Cluster mode: how long a node's presence entries live without a refresh, i.e. how long after a
     /// node died its participants still appear on the other nodes.
-    public var clusterPresenceTTLMilliseconds = 15_000
+    public var clusterPresenceTTL: Duration = .seconds(15)
     /// Cluster mode: how often a node refreshes its presence entries and reads the other nodes'
     /// (the delay before a join, leave or presence change is seen across nodes).
-    public var clusterPresenceIntervalMilliseconds = 1_000
-    /// Cluster mode: the least time between two of a node's calls that append patches to Redis, in
-    /// microseconds. The rooms' patches that come meanwhile go together in the next call, so a node
+    public var clusterPresenceInterval: Duration = .seconds(1)
+    /// Cluster mode: the least time between two of a node's calls that append patches to Redis. The rooms' patches that come meanwhile go together in the next call, so a node
     /// makes at most one call per interval (at most four at Redis at once) whatever its load, and a
     /// patch waits at most this long before it leaves; a patch that comes after a quiet interval goes
     /// at once. Zero sends a call as soon as one of the four is free. See docs/CLUSTER.md.
-    public var clusterCommitIntervalMicroseconds = 5_000
+    public var clusterCommitInterval: Duration = .milliseconds(5)
 
     /// Webhooks: the endpoints every event is POSTed to (`http://` or `https://`); empty sends none.
     /// See docs/OPERATIONS.md.
@@ -120,17 +120,17 @@ public struct ServerConfiguration: Sendable, Equatable {
     /// Webhooks: the key of `Tandem-Signature`; nil uses the file `webhook-secret` in the data folder
     /// (created on first start like `secret`).
     public var webhookSecret: String?
-    /// Webhooks: at most one `state.changed` per room per this many milliseconds.
-    public var webhookDebounceMilliseconds = 1_000
+    /// Webhooks: at most one `state.changed` per room per this long.
+    public var webhookDebounce: Duration = .seconds(1)
     /// Webhooks: the bound of the first retry's wait; later waits double up to 10 minutes.
-    public var webhookRetryBaseMilliseconds = 1_000
-    /// Webhooks: how long an event is tried before it is dropped and counted, hours.
-    public var webhookRetryHours = 24
+    public var webhookRetryBase: Duration = .seconds(1)
+    /// Webhooks: how long an event is tried before it is dropped and counted.
+    public var webhookRetryPeriod: Duration = .seconds(24 * 3_600)
     /// Webhooks: a PEM CA certificate `https://` endpoints may also chain to (a private CA), besides the
     /// system's trust store.
     public var webhookCAFile: String?
     /// Webhooks: how long one try may take, connecting included.
-    public var webhookTimeoutMilliseconds = 5_000
+    public var webhookTimeout: Duration = .seconds(5)
 
     /// TLS: the PEM certificate chain (leaf first) served for `wss://` and `https://` on the same port, with
     /// `tlsKeyPath`. Nil (both) serves plain text; one without the other does not start.
@@ -139,9 +139,9 @@ public struct ServerConfiguration: Sendable, Equatable {
     public var tlsKeyPath: String?
 
     /// TLS: every HTTPS response (page, API, `/healthz`, errors) carries `Strict-Transport-Security: max-age=` this
-    /// many seconds, so browsers that saw it use only `https://` and `wss://` for the host that long. Nil sends
-    /// none; without TLS the server does not start (browsers ignore the header over plain HTTP).
-    public var hstsMaxAgeSeconds: Int?
+    /// long (in whole seconds), so browsers that saw it use only `https://` and `wss://` for the host that long.
+    /// Nil sends none; without TLS the server does not start (browsers ignore the header over plain HTTP).
+    public var hstsMaxAge: Duration?
 
     /// Whether the port speaks TLS.
     public var servesTLS: Bool { tlsCertificatePath != nil }

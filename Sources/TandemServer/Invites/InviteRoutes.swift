@@ -124,7 +124,7 @@ final class InviteRoutes: Sendable {
             throw .invalidField("\"role\" must be \"guest\" or \"viewer\"")
         }
         let settings = context.configuration
-        let ttl = try body.integer("ttl", default: 1200, in: 1...Int64(settings.inviteMaxTTLSeconds))
+        let ttl = try body.integer("ttl", default: 1200, in: 1...max(1, settings.inviteMaxTTL.components.seconds))
         let uses = try body.integer("uses", default: 1, in: 1...Int64(settings.inviteMaxUses))
         let template = StoredInvite(code: "", room: host.room, role: roleText, createdBy: host.sub, createdAt: now,
                                     expiresAt: now + ttl, usesLeft: Int(uses))
@@ -203,7 +203,7 @@ final class InviteRoutes: Sendable {
             }
             let role = Role(rawValue: invite.role) ?? .guest
             let claims = TokenClaims(sub: guestID(admittedBy: code), room: invite.room, role: role,
-                                     exp: now + Int64(context.configuration.inviteTokenTTLSeconds), name: name)
+                                     exp: now + context.configuration.inviteTokenTTL.components.seconds, name: name)
             commit([.saveInvite(invite)], responder, undo: { [context, previous] in context.book.restore(code: code, to: previous) }) { [context] in
                 context.metrics.invitesAccepted.increment()
                 context.webhooks?.inviteAccepted(room: invite.room, user: claims.sub, role: role, name: name)

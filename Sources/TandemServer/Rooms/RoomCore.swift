@@ -24,7 +24,7 @@ package struct RoomCore: Sendable {
         /// A snapshot of the document is stored every this many revisions.
         package var snapshotInterval = Int64(ServerConfiguration.standard.snapshotInterval)
         /// A client id's progress is forgotten once the room has not heard from it for this long, ms.
-        package var progressTTL = Int64(ServerConfiguration.standard.clientProgressTTLHours) * 3_600_000
+        package var progressTTL = ServerConfiguration.standard.clientProgressTTL.totalMilliseconds
         /// The most client ids whose progress the room keeps; beyond it (with a sixteenth of slack, so
         /// eviction runs in batches) the least recently seen are forgotten.
         package var maxTrackedClients = ServerConfiguration.standard.maxTrackedClientsPerRoom

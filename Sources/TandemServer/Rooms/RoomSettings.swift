@@ -19,14 +19,14 @@ package struct RoomSettings: Sendable {
                                 maxDepth: configuration.maxDepth),
             historyWindow: Int64(configuration.historyWindow),
             retainedRevisions: Int64(configuration.retainedRevisions),
-            retainedMilliseconds: configuration.retainedDays.map { Int64($0) * 86_400_000 },
+            retainedMilliseconds: configuration.retainedAge.map(\.totalMilliseconds),
             snapshotInterval: Int64(max(1, configuration.snapshotInterval)),
-            progressTTL: Int64(configuration.clientProgressTTLHours) * 3_600_000,
+            progressTTL: configuration.clientProgressTTL.totalMilliseconds,
             maxTrackedClients: configuration.maxTrackedClientsPerRoom)
-        presenceGrace = .milliseconds(configuration.presenceGraceMilliseconds)
+        presenceGrace = configuration.presenceGrace
         maxParticipants = configuration.maxParticipantsPerRoom
         maxConnectionsPerUser = configuration.maxConnectionsPerUser
-        heartbeat = HeartbeatSettings(interval: configuration.heartbeatIntervalMilliseconds, timeout: configuration.idleTimeoutMilliseconds)
+        heartbeat = HeartbeatSettings(interval: Int(configuration.heartbeatInterval.totalMilliseconds), timeout: Int(configuration.idleTimeout.totalMilliseconds))
         limits = SessionLimits(
             rate: Double(configuration.rateLimit), burst: configuration.rateBurst, maxMessage: configuration.maxMessageBytes,
             maxOps: configuration.maxOpsPerPatch, maxDocument: configuration.maxDocumentBytes,

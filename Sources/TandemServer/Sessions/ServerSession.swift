@@ -58,7 +58,7 @@ final class ServerSession: Sendable {
         let configuration = context.configuration
         let bucket = TokenBucket(rate: Double(configuration.rateLimit), burst: Double(configuration.rateBurst), now: context.monotonicNow())
         state = Locked(State(phase: .closed, bucket: bucket))
-        let timer = context.scheduler.schedule(after: .milliseconds(configuration.helloTimeoutMilliseconds)) { [weak self] in
+        let timer = context.scheduler.schedule(after: configuration.helloTimeout) { [weak self] in
             self?.helloTimedOut()
         }
         state.withLock { $0.phase = .awaitingHello(timer) }
@@ -356,7 +356,7 @@ final class ServerSession: Sendable {
             return true
         }
         if expired {
-            sink.close(.helloTimeout, error: OutboundMessage(.error(code: .helloTimeout, message: "no hello within \(context.configuration.helloTimeoutMilliseconds) ms of the upgrade")))
+            sink.close(.helloTimeout, error: OutboundMessage(.error(code: .helloTimeout, message: "no hello within \(context.configuration.helloTimeout.totalMilliseconds) ms of the upgrade")))
         }
     }
 

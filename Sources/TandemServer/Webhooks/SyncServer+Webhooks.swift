@@ -39,10 +39,10 @@ extension SyncServer {
         let setup = WebhookSetup(
             settings: WebhookDispatcher.Settings(
                 endpoints: configuration.webhookURLs, secret: secret,
-                retry: WebhookRetryPolicy(baseMilliseconds: Int64(configuration.webhookRetryBaseMilliseconds),
-                                          maxAgeMilliseconds: Int64(configuration.webhookRetryHours) * 3_600_000),
-                timeout: .milliseconds(configuration.webhookTimeoutMilliseconds)),
-            transport: HTTPWebhookTransport(group: group, tls: tls), debounce: .milliseconds(configuration.webhookDebounceMilliseconds),
+                retry: WebhookRetryPolicy(base: configuration.webhookRetryBase,
+                                          maxAge: configuration.webhookRetryPeriod),
+                timeout: configuration.webhookTimeout),
+            transport: HTTPWebhookTransport(group: group, tls: tls), debounce: configuration.webhookDebounce,
             wallClock: wallClock, random: random, metrics: metrics, logger: logger)
         if let shared = sequencing.webhooks(setup) { return shared }
         let queue: any WebhookQueue

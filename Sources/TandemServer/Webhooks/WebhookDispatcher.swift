@@ -214,7 +214,7 @@ package actor WebhookDispatcher {
         }
         let failures = delivery.failures + 1
         let delay = settings.retry.delay(afterFailures: failures, using: &random)
-        if at + delay - delivery.created > settings.retry.maxAgeMilliseconds {
+        if at + delay - delivery.created > settings.retry.maxAge.totalMilliseconds {
             metrics.webhooksDropped.increment()
             logger.error("webhook.dropped", LogField("endpoint", Self.redacted(delivery.endpoint)), LogField("event", delivery.eventID),
                          LogField("tries", "\(failures)"), LogField("error", reason))

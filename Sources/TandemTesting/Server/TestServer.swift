@@ -60,7 +60,7 @@ public final class TestServer: Sendable {
 
     /// A session configuration whose reconnects wait 10–50 ms, so tests that drop connections stay fast.
     public static var fastReconnects: SyncSessionConfiguration {
-        SyncSessionConfiguration(reconnect: ReconnectPolicy(backoff: ReconnectBackoff(base: 0.01, cap: 0.05)))
+        SyncSessionConfiguration(reconnect: ReconnectPolicy(backoff: Backoff(base: .milliseconds(10), cap: .milliseconds(50))))
     }
 
     /// Stops the server (every connection is closed with 1001); sessions then see it go away. Idempotent.

@@ -33,9 +33,9 @@ final class RestartableServer: Sendable {
         configuration.host = "127.0.0.1"
         configuration.port = port
         configuration.dataDirectory = directory
-        configuration.helloTimeoutMilliseconds = 60_000
-        configuration.handshakeTimeoutMilliseconds = 60_000
-        configuration.idleTimeoutMilliseconds = 60_000
+        configuration.helloTimeout = .seconds(60)
+        configuration.handshakeTimeout = .seconds(60)
+        configuration.idleTimeout = .seconds(60)
         adjust(&configuration)
         return configuration
     }

@@ -23,8 +23,8 @@ final class InviteServer: Sendable {
         var configuration = ServerConfiguration()
         configuration.port = 0
         configuration.dataDirectory = directory
-        configuration.helloTimeoutMilliseconds = 60_000
-        configuration.handshakeTimeoutMilliseconds = 60_000
+        configuration.helloTimeout = .seconds(60)
+        configuration.handshakeTimeout = .seconds(60)
         adjust(&configuration)
         self.directory = directory
         self.clock = clock

@@ -17,10 +17,10 @@ struct ClusterWebhookTests {
         { configuration in
             configuration.webhookURLs = [receiver]
             configuration.webhookSecret = secret
-            configuration.webhookDebounceMilliseconds = 300
-            configuration.webhookRetryBaseMilliseconds = 50
-            configuration.clusterPresenceTTLMilliseconds = 1_500
-            configuration.clusterPresenceIntervalMilliseconds = 100
+            configuration.webhookDebounce = .milliseconds(300)
+            configuration.webhookRetryBase = .milliseconds(50)
+            configuration.clusterPresenceTTL = .milliseconds(1_500)
+            configuration.clusterPresenceInterval = .milliseconds(100)
         }
     }
 
@@ -74,7 +74,7 @@ struct ClusterWebhookTests {
             // The two changes below go through different nodes; on a busy machine the second can take longer
             // than a short debounce to be applied, and two state.changed would be right. A window well above
             // that delay makes "both in one event" the only right outcome.
-            let debounced: (inout ServerConfiguration) -> Void = { settings(&$0); redis(&$0); $0.webhookDebounceMilliseconds = 2_000 }
+            let debounced: (inout ServerConfiguration) -> Void = { settings(&$0); redis(&$0); $0.webhookDebounce = .milliseconds(2_000) }
             let a = try ClusterServerTests.startNode(redisPort: 0, debounced)
             let b = try ClusterServerTests.startNode(redisPort: 0, debounced)
 

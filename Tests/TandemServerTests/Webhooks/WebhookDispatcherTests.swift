@@ -21,14 +21,15 @@ import TandemWire
                 await harness.clock.waitForSleepers(1)
                 let due = try #require(try await harness.queue.pending().first?.due)
                 waits.append(due - DispatcherHarness.start - tries[tries.count - 1].at.totalMilliseconds)
-                harness.clock.advance(by: .milliseconds(WebhookRetryPolicy().bound(afterFailures: failures)))
+                harness.clock.advance(by: WebhookRetryPolicy().backoff.bound(afterFailures: failures))
             }
             tries.append(try #require(await harness.transport.attempts.next(timeout: .seconds(10))))
         }
         #expect(Set(tries.map { $0.headers["Tandem-Event-Id"] }) == ["e1"])
         #expect(Set(tries.map(\.body)).count == 1 && tries[0].json?["id"] == "e1" && tries[0].json?["type"] == "participant.joined")
-        // Full jitter: each wait is uniform up to its bound (1 s, 2 s, 4 s); these random bytes give just over half.
-        #expect(waits == [502, 1_004, 2_008], "\(waits)")
+        // Full jitter: each wait is its bound (1 s, 2 s, 4 s) less a uniform part of it; these random bytes draw a
+        // unit of about 0.016, so each wait is about 98.4 % of its bound.
+        #expect(waits == [984, 1_968, 3_937], "\(waits)")
         await harness.dispatcher.waitUntilIdle()
         #expect(harness.metrics.webhooksDelivered.value == 1 && harness.metrics.webhooksRetried.value == 3 && harness.metrics.webhooksPending.value == 0)
         #expect(try await harness.queue.pending().isEmpty)
@@ -94,7 +95,7 @@ import TandemWire
 
     @Test("an event still failing past the retry window is dropped and counted; the room's next event goes")
     func droppedAfterTheWindow() async throws {
-        let retry = WebhookRetryPolicy(baseMilliseconds: 1_000, capMilliseconds: 1_000, maxAgeMilliseconds: 1_200)
+        let retry = WebhookRetryPolicy(base: .seconds(1), cap: .seconds(1), maxAge: .milliseconds(1_200))
         let harness = DispatcherHarness(retry: retry) { attempt, _ in attempt.json?["id"] == "old" ? .failed("connection refused") : .status(200) }
         await harness.dispatcher.start()
         try await harness.dispatcher.submit([DispatcherHarness.event("old"), DispatcherHarness.event("next")])

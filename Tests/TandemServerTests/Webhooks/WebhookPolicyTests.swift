@@ -6,13 +6,15 @@ import TandemWire
 @Suite struct WebhookPolicyTests {
     @Test("the bound doubles from the base up to the cap, and a wait never exceeds its bound")
     func boundsDoubleUpToTheCap() {
-        let policy = WebhookRetryPolicy(baseMilliseconds: 1_000, capMilliseconds: 600_000)
-        #expect((1...12).map { policy.bound(afterFailures: $0) }
-                == [1_000, 2_000, 4_000, 8_000, 16_000, 32_000, 64_000, 128_000, 256_000, 512_000, 600_000, 600_000])
-        #expect(policy.bound(afterFailures: 10_000) == 600_000, "no overflow however many failures")
+        let policy = WebhookRetryPolicy()
+        #expect((1...12).map { policy.backoff.bound(afterFailures: $0) }
+                == [1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 600, 600].map { Duration.seconds($0) })
+        #expect(policy.backoff.bound(afterFailures: 10_000) == .seconds(600), "no overflow however many failures")
+        #expect(WebhookRetryPolicy(base: .zero, cap: .zero).backoff.bound(afterFailures: 3) == .milliseconds(1), "at least a millisecond")
         var random = RandomBytes(source: SecureRandom())
         for failures in 1...20 {
-            for _ in 0..<50 { #expect((0...policy.bound(afterFailures: failures)).contains(policy.delay(afterFailures: failures, using: &random))) }
+            let bound = policy.backoff.bound(afterFailures: failures).totalMilliseconds
+            for _ in 0..<50 { #expect((0...bound).contains(policy.delay(afterFailures: failures, using: &random))) }
         }
     }
 

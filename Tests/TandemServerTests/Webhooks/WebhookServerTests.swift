@@ -15,8 +15,8 @@ import TandemWire
         try InviteServer(clock: clock) { configuration in
             configuration.webhookURLs = [receiver]
             configuration.webhookSecret = secret
-            configuration.webhookDebounceMilliseconds = 20
-            configuration.webhookRetryBaseMilliseconds = 20
+            configuration.webhookDebounce = .milliseconds(20)
+            configuration.webhookRetryBase = .milliseconds(20)
             adjust(&configuration)
         }
     }
@@ -111,7 +111,7 @@ import TandemWire
         let group = try EventLoopGroup(threads: 1)
         let receiver = try WebhookReceiver(group: group) { _ in nil }
         let harness = try Self.server(receiver: receiver.url) {
-            $0.webhookDebounceMilliseconds = 0
+            $0.webhookDebounce = .milliseconds(0)
             $0.rateLimit = 0
         }
         let alice = try await harness.connect(token: harness.token(user: "alice"), client: "alice-1")

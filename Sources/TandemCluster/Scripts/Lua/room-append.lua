@@ -65,15 +65,16 @@ local function longForm()
     local maxOps, maxBytes = tonumber(ARGV[3]), tonumber(ARGV[4])
     -- Protocol v1 ops: set, add, replace and test carry a value, remove a path alone, move and copy a from.
     local valued = {set = true, add = true, replace = true, test = true}
-    if #ops > maxBytes then return 'the patch has ' .. #ops .. ' bytes, more than the limit of ' .. maxBytes end
+    if #ops > maxBytes then return rejection('too_large', 'the patch has ' .. #ops .. ' bytes, more than the limit of ' .. maxBytes) end
     local ok, decoded = pcall(cjson.decode, ops)
-    if not ok or type(decoded) ~= 'table' or (#decoded == 0 and next(decoded) ~= nil) then return 'ops must be a JSON array' end
-    if #decoded > maxOps then return 'the patch has ' .. #decoded .. ' ops, more than the limit of ' .. maxOps end
+    if not ok or type(decoded) ~= 'table' or (#decoded == 0 and next(decoded) ~= nil) then return rejection('invalid_op', 'ops must be a JSON array') end
+    if #decoded > maxOps then return rejection('too_many_ops', 'the patch has ' .. #decoded .. ' ops, more than the limit of ' .. maxOps) end
     for i, op in ipairs(decoded) do
       local shaped = type(op) == 'table' and type(op.path) == 'string' and ((valued[op.op] and op.value ~= nil)
         or op.op == 'remove' or ((op.op == 'move' or op.op == 'copy') and type(op.from) == 'string'))
       if not shaped then
-        return 'op ' .. (i - 1) .. ' must be set, add, replace or test with a path and a value, remove with a path, or move or copy with a from and a path'
+        return rejection('invalid_op', 'op ' .. (i - 1) .. ' must be set, add, replace or test with a path and a value, '
+          .. 'remove with a path, or move or copy with a from and a path')
       end
     end
     return nil
@@ -134,7 +135,7 @@ local function longForm()
         used = seq or 0
         -- Lua numbers are doubles: beyond 2^53 a seq would be rounded and printed in exponent form.
         if not seq or seq < 1 or seq > 9007199254740991 or seq ~= math.floor(seq) then
-          status, reason, used = 'rejected', 'seq must be a whole number from 1 to 2^53 - 1', 0
+          status, reason, used = 'rejected', rejection('invalid_op', 'seq must be a whole number from 1 to 2^53 - 1'), 0
         elseif known and seq == known[1] then status, at = 'duplicate', known[2]
         elseif known and seq < known[1] then status, at = 'duplicate', original(log, client, seq, known[2], rev)
         elseif base >= 0 and base + #records ~= rev then status = 'behind'

@@ -4,6 +4,8 @@ local function int(number) return string.format('%d', number) end
 local function field(text) return string.format('%d', #text) .. ':' .. text end
 -- An author's exactly-once field in meta, as `RoomKeys.progressField(author:)` builds it.
 local function progressField(user, client) return 'a:' .. field(user) .. client end
+-- A rejection as the node reads it (`ClusterRejection`): its code (RejectCode's wire value), U+001F, its message.
+local function rejection(code, message) return code .. '\31' .. message end
 local function channelOf(meta) return string.sub(meta, 1, -5) .. 'changes' end
 local function notify(meta, epoch) redis.call('SPUBLISH', channelOf(meta), 'E' .. field(epoch)) end
 local function runID(known)
