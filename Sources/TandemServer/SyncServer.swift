@@ -59,13 +59,17 @@ public final class SyncServer: Sendable {
     /// Starts a server: loads or creates the secret, opens storage, loads the stored invitations and deny
     /// entries, binds the port. `wallClock` (unix milliseconds) is the server's one wall clock: token expiry,
     /// invitations, deny entries (in the seconds JWT uses) and the time stored with each patch; `random` makes invitation codes and invited users' ids; `sequencing` says who gives the rooms
-    /// their revs (a configuration with `redisURL` needs the cluster's, from the `TandemCluster` module).
+    /// their revs (a configuration with `redisURL` needs the cluster's, from the `TandemCluster` module);
+    /// `scheduler`, when given, runs every timer of the protocol (a connection's `hello` deadline and token
+    /// expiry, a room's presence grace; `ManualTimerScheduler` in tests); by default a socket's timers run on
+    /// its own event loop and the rooms' on Dispatch.
     /// - Throws: `ServerStartError` naming what failed and how to fix it.
     public init(configuration: ServerConfiguration, sequencing choice: RoomSequencing = .local,
                 environment: [String: String] = ProcessInfo.processInfo.environment,
                 logger: Logger = Logger(sink: StandardErrorLogSink()), metrics: ServerMetrics = ServerMetrics(),
                 wallClock: @escaping @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970 * 1_000) },
-                random: any RandomByteSource = SecureRandom()) throws(ServerStartError) {
+                random: any RandomByteSource = SecureRandom(),
+                scheduler: (any TimerScheduler)? = nil) throws(ServerStartError) {
         self.configuration = configuration
         self.metrics = metrics
         self.logger = logger
@@ -149,7 +153,7 @@ public final class SyncServer: Sendable {
             commits.shutdown()
             throw error
         }
-        registry = RoomRegistry(sequencing: sequencing, scheduler: DispatchTimerScheduler(), settings: roomSettings,
+        registry = RoomRegistry(sequencing: sequencing, scheduler: scheduler ?? DispatchTimerScheduler(), settings: roomSettings,
                                 metrics: metrics, logger: logger, webhooks: webhooks?.reporter,
                                 isDenied: { room, user in access.isRemoved(user, from: room) })
 
@@ -171,8 +175,9 @@ public final class SyncServer: Sendable {
         wire.strictTransportSecurityMaxAge = configuration.hstsMaxAge.map { Int($0.components.seconds) }
 
         let context = ServerSession.Context(
-            registry: registry, verifier: tokens, access: access, writes: writes, scheduler: DispatchTimerScheduler(), configuration: configuration,
-            metrics: metrics, logger: logger, monotonicNow: monotonicNow, wallClock: wallClock)
+            registry: registry, verifier: tokens, access: access, writes: writes, scheduler: scheduler ?? DispatchTimerScheduler(),
+            timersOnConnectionLoops: scheduler == nil, configuration: configuration, metrics: metrics, logger: logger,
+            monotonicNow: monotonicNow, wallClock: wallClock)
         sessionContext = context
         let routes = OperationsRoutes(metrics: metrics)
         listening = ListeningAddress(scheme: configuration.servesTLS ? "https" : "http", host: configuration.host, port: configuration.port)

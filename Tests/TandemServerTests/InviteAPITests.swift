@@ -210,7 +210,7 @@ import TandemWire
         }
         // The page checks codes by the same rule: its pattern is made from it.
         #expect(PageSettings().invitationCodeLengths == InvitationCode.lengths)
-        #expect(try #require(PageRoutes.assets["/page/app.js"]).text.contains("new RegExp('^[0-9]{' + SETTINGS.invitationCodeLengths[0] + ',' + SETTINGS.invitationCodeLengths[1] + '}$')"))
+        #expect(try #require(PageRoutes.assets["/page/app.mjs"]).text.contains("new RegExp('^[0-9]{' + SETTINGS.invitationCodeLengths[0] + ',' + SETTINGS.invitationCodeLengths[1] + '}$')"))
         await harness.shutdown()
     }
 

@@ -15,7 +15,7 @@ import TandemWire
     /// The page cannot ask for a fresh token, so it stops on every close code after which a Swift session stops or
     /// needs a fresh token: one table, read out of the script, against the protocol's policy.
     @Test func thePageStopsOnTheCodesTheProtocolSaysNotToResumeWithoutAFreshToken() throws {
-        let sync = try #require(PageRoutes.assets["/page/sync.js"])
+        let sync = try #require(PageRoutes.assets["/client/v1/tandem-sync.mjs"])
         let line = try #require(sync.text.split(separator: "\n").first { $0.contains("const FINAL_CLOSE_CODES = {") })
         let codes = Set(line.matches(of: /(\d{4}):/).compactMap { UInt16($0.output.1) })
         let expected = Set(CloseCode.allDefined.filter { $0.reconnectPolicy != .resume }.map(\.rawValue))
@@ -40,8 +40,12 @@ import TandemWire
     @Test func everyAssetTheIndexReferencesIsServedWithItsMediaType() throws {
         let html = String(decoding: try #require(get("/")).body, as: UTF8.self)
         let referenced = html.components(separatedBy: "\"").filter { $0.hasPrefix("/page/") }
-        #expect(Set(referenced) == ["/page/app.css", "/page/scroll-chrome.js", "/page/sync.js", "/page/app.js"])
-        for path in referenced {
+        #expect(Set(referenced) == ["/page/app.css", "/page/scroll-chrome.js", "/page/app.mjs"])
+        // The page's module imports the web client library from its versioned path.
+        let app = String(decoding: try #require(get("/page/app.mjs")).body, as: UTF8.self)
+        let imported = app.matches(of: /from '(\/[^']+)'/).map { String($0.output.1) }
+        #expect(imported == ["/client/v1/tandem-sync.mjs"])
+        for path in referenced + imported {
             let response = try #require(get(path), "\(path) is not served")
             #expect(response.status == 200)
             let expected = path.hasSuffix(".css") ? "text/css; charset=utf-8" : "text/javascript; charset=utf-8"
@@ -62,7 +66,7 @@ import TandemWire
     /// The invitation form bounds the name exactly as the accept endpoint does, and may fetch it (same origin).
     @Test func theInvitationFormUsesTheServersNameLimitAndThePolicyAllowsTheAccept() throws {
         let html = String(decoding: try #require(get("/")).body, as: UTF8.self)
-        let script = String(decoding: try #require(get("/page/app.js")).body, as: UTF8.self)
+        let script = String(decoding: try #require(get("/page/app.mjs")).body, as: UTF8.self)
         #expect(html.contains("id=\"invite-name\"") && html.contains("\"maxNameBytes\":\(InviteRoutes.maxNameBytes)"))
         #expect(script.contains("const MAX_NAME_BYTES = SETTINGS.maxNameBytes;") && script.contains("input.maxLength = MAX_NAME_BYTES;"))
         #expect(script.contains("'/v1/invites/' + code + '/accept'"), "the code goes only into the accept path")
@@ -79,23 +83,23 @@ import TandemWire
         #expect(settings["maxNameBytes"]?.doubleValue == Double(InviteRoutes.maxNameBytes))
         #expect(settings["invitationCodeLengths"] == .array([.number(Double(InvitationCode.lengths.lowerBound)), .number(Double(InvitationCode.lengths.upperBound))]))
         #expect(PageSettings().fill(Array("a {{settings}} b".utf8)) == Array("a ".utf8) + PageSettings().json + Array(" b".utf8))
-        for path in ["/page/app.css", "/page/scroll-chrome.js", "/page/sync.js", "/page/app.js"] {
+        for path in ["/page/app.css", "/page/scroll-chrome.js", "/client/v1/tandem-sync.mjs", "/page/app.mjs"] {
             #expect(try #require(get(path)).body == PageRoutes.assets[path]?.body)
         }
     }
 
     @Test func aMatchingETagGetsNotModifiedWithoutABody() throws {
-        let first = try #require(get("/page/app.js"))
+        let first = try #require(get("/page/app.mjs"))
         let tag = try #require(first.headers["ETag"])
         #expect(tag.hasPrefix("\"") && tag.count == 18)
-        let again = try #require(get("/page/app.js", headers: ["If-None-Match": "\"0000\", \(tag)"]))
+        let again = try #require(get("/page/app.mjs", headers: ["If-None-Match": "\"0000\", \(tag)"]))
         #expect(again.status == 304)
         #expect(again.body.isEmpty)
-        let weak = try #require(get("/page/app.js", headers: ["If-None-Match": "W/\(tag)"]))
+        let weak = try #require(get("/page/app.mjs", headers: ["If-None-Match": "W/\(tag)"]))
         #expect(weak.status == 304)
-        let stale = try #require(get("/page/app.js", headers: ["If-None-Match": "\"0000000000000000\""]))
+        let stale = try #require(get("/page/app.mjs", headers: ["If-None-Match": "\"0000000000000000\""]))
         #expect(stale.status == 200)
-        #expect(get("/page/sync.js")?.headers["ETag"] != tag, "each asset has its own validator")
+        #expect(get("/client/v1/tandem-sync.mjs")?.headers["ETag"] != tag, "each asset has its own validator")
     }
 
     @Test func headAnswersWithTheLengthAndNoBody() throws {
@@ -127,7 +131,7 @@ import TandemWire
         let http = try #require(response as? HTTPURLResponse)
         #expect(http.statusCode == 200)
         #expect(http.value(forHTTPHeaderField: "Content-Security-Policy") == PageRoutes.contentSecurityPolicy)
-        #expect(String(decoding: data, as: UTF8.self).contains("/page/sync.js"))
+        #expect(String(decoding: data, as: UTF8.self).contains("/page/app.mjs"))
         let (_, health) = try await URLSession.shared.data(from: URL(string: "http://127.0.0.1:\(server.port)/healthz")!)
         #expect((health as? HTTPURLResponse)?.statusCode == 200)
         await server.shutdown()

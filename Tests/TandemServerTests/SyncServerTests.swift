@@ -4,6 +4,7 @@ import FoundationNetworking
 #endif
 import Testing
 import TandemTestSupport
+import TandemTesting
 import TandemProtocol
 import TandemWire
 @testable import TandemServer
@@ -117,6 +118,28 @@ extension SyncServerTests {
         #expect(server.metrics.messagesIn.value >= 3)
         await bob.socket.close(code: 1000, reason: "")
         #expect(await alice.next() == .leave(Peer(user: "bob", client: "b1")))
+        await server.shutdown()
+    }
+
+    /// The server's timers run on the scheduler it is given: a connection that sends no `hello` is closed when
+    /// that scheduler's time passes the deadline, not before, whatever the wall clock does.
+    @Test func theHelloDeadlineRunsOnTheInjectedScheduler() async throws {
+        let scheduler = ManualTimerScheduler()
+        var configuration = ServerConfiguration()
+        configuration.port = 0
+        configuration.inMemoryStorage = true
+        configuration.helloTimeout = .seconds(5)
+        let server = try SyncServer(configuration: configuration, environment: ["TANDEM_SECRET": "test"], logger: .discarding, scheduler: scheduler)
+        let group = try EventLoopGroup(threads: 1)
+        defer { group.shutdown() }
+        let timersOfTheServer = scheduler.pendingCount
+        let client = try await ProtocolClient.connect(server.syncURL, loop: group.next())
+        try await eventually("the connection's deadline is scheduled") { scheduler.pendingCount > timersOfTheServer }
+        scheduler.advance(by: .milliseconds(4_999))
+        #expect(server.metrics.connections.value == 1, "still open just before the deadline")
+        scheduler.advance(by: .milliseconds(1))
+        if case .error(.helloTimeout, _)? = await client.next() {} else { Issue.record("no hello_timeout error") }
+        #expect(await client.closeCode() == 4008)
         await server.shutdown()
     }
 

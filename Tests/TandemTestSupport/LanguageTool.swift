@@ -22,13 +22,19 @@ public struct LanguageTool: Sendable {
     /// Writes `text` to a file named `name` in a fresh temporary folder and runs the tool with `arguments`
     /// and the file's path last. Returns the exit status and what the tool printed (output, then errors).
     public func check(_ text: String, named name: String, arguments: [String]) throws -> (status: Int32, output: String) {
-        guard let executable else { throw LanguageToolMissing(candidates: name) }
+        guard executable != nil else { throw LanguageToolMissing(candidates: name) }
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("tandem-check-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
         let file = folder.appendingPathComponent(name)
         try Data(text.utf8).write(to: file)
-        let process = try ChildProcess(executable: executable, arguments: arguments + [file.path], standardOutput: .pipe, standardError: .pipe)
+        return try run(arguments + [file.path])
+    }
+
+    /// Runs the tool with `arguments`. Returns the exit status and what it printed (output, then errors).
+    public func run(_ arguments: [String]) throws -> (status: Int32, output: String) {
+        guard let executable else { throw LanguageToolMissing(candidates: arguments.joined(separator: " ")) }
+        let process = try ChildProcess(executable: executable, arguments: arguments, standardOutput: .pipe, standardError: .pipe)
         let output = process.standardOutput?.readDataToEndOfFile() ?? Data()
         let errors = process.standardError?.readDataToEndOfFile() ?? Data()
         process.waitUntilExit()

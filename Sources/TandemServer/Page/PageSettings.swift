@@ -3,7 +3,7 @@ import TandemProtocol
 /// The server's rules the page applies before it asks the server (a name's length, an invitation code's
 /// shape), so the page's checks cannot drift from the endpoints'. The index carries them as a JSON data
 /// block (`<script id="page-settings" type="application/json">`, not executed, so the CSP is unaffected)
-/// in place of its one `{{settings}}` marker; `app.js` reads them at load.
+/// in place of its one `{{settings}}` marker; `app.mjs` reads them at load.
 struct PageSettings: Sendable {
     /// The longest display name `POST /v1/invites/{code}/accept` takes, in UTF-8 bytes.
     var maxNameBytes = InviteRoutes.maxNameBytes

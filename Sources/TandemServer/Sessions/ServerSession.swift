@@ -17,6 +17,9 @@ final class ServerSession: Sendable {
         /// How fast each user may change each room, over the socket and the rooms API together.
         var writes: WriteAllowance
         var scheduler: any TimerScheduler
+        /// Whether a socket connection's timers run on its own event loop (the server's default) rather
+        /// than on `scheduler` (a scheduler the server was given runs every timer).
+        var timersOnConnectionLoops = true
         var configuration: ServerConfiguration
         var metrics: ServerMetrics
         var logger: Logger

@@ -17,7 +17,7 @@ final class SyncConnectionHandler: WebSocketHandler, SessionSink, @unchecked Sen
         metrics = context.metrics
         logger = context.logger
         var sessionContext = context
-        sessionContext.scheduler = EventLoopTimerScheduler(loop: connection.loop)
+        if context.timersOnConnectionLoops { sessionContext.scheduler = EventLoopTimerScheduler(loop: connection.loop) }
         session = ServerSession(id: ConnectionID(connection.id), sink: self, context: sessionContext)
         metrics.connections.add(1)
         logger.debug("connection.opened", LogField("connection", "#\(connection.id)"), LogField("peer", connection.remoteAddress ?? "?"))
