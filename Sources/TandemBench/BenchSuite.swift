@@ -21,6 +21,7 @@ public struct BenchSuite: Sendable {
         RoomsAPIBenchmark.suite,
         WireBenchmark.suite,
         LatencyBenchmark.suite,
+        WeakLinkBenchmark.suite,
         PersistenceBenchmark.suite,
         RelayBenchmark.suite,
     ]

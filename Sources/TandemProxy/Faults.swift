@@ -17,6 +17,12 @@ extension FaultProxy {
         public var dropEvery: Duration?
         /// Every this often, blackhole every connection open at that moment (see `FaultProxy.blackholeAll()`).
         public var blackholeEvery: Duration?
+        /// Periodic stalls, as loss recovery on a weak Wi-Fi link causes: every `stallEvery` (counted on the
+        /// monotonic clock), for `stallLength`, nothing comes out of the link; what falls due meanwhile comes
+        /// out, in order, when the stall ends. Nothing is lost. Nil: no stalls.
+        public var stallEvery: Duration?
+        /// How long each stall lasts (see `stallEvery`).
+        public var stallLength: Duration
 
         /// Creates fault settings; the defaults inject nothing.
         public init(
@@ -24,13 +30,17 @@ extension FaultProxy {
             jitter: Duration = .zero,
             bandwidthKilobytesPerSecond: Int = 0,
             dropEvery: Duration? = nil,
-            blackholeEvery: Duration? = nil
+            blackholeEvery: Duration? = nil,
+            stallEvery: Duration? = nil,
+            stallLength: Duration = .zero
         ) {
             self.latency = latency
             self.jitter = jitter
             self.bandwidthKilobytesPerSecond = bandwidthKilobytesPerSecond
             self.dropEvery = dropEvery
             self.blackholeEvery = blackholeEvery
+            self.stallEvery = stallEvery
+            self.stallLength = stallLength
         }
 
         /// No faults: a plain relay.
@@ -54,9 +64,15 @@ extension FaultProxy {
         /// `blackholeEvery` when it is a positive period.
         var blackholePeriod: Duration? { Self.positive(blackholeEvery) }
 
+        /// The stalls in nanoseconds, when both the period and the length are positive.
+        var stall: LinkShaper.Stall? {
+            guard let period = Self.positive(stallEvery), stallLength > .zero else { return nil }
+            return LinkShaper.Stall(period: Self.nanoseconds(period), length: Self.nanoseconds(stallLength))
+        }
+
         /// True when chunks pass without delay or pacing, so they can be forwarded at once.
         var isTransparent: Bool {
-            latencyNanoseconds == 0 && jitterNanoseconds == 0 && bandwidthBytesPerSecond == 0
+            latencyNanoseconds == 0 && jitterNanoseconds == 0 && bandwidthBytesPerSecond == 0 && stall == nil
         }
 
         /// What is injected, e.g. `latency 50 ms, jitter 10 ms, bandwidth 100 KB/s, drop every 5 s`, or
@@ -68,6 +84,7 @@ extension FaultProxy {
             if bandwidthBytesPerSecond > 0 { parts.append("bandwidth \(bandwidthKilobytesPerSecond) KB/s") }
             if let dropPeriod { parts.append("drop every \(Self.text(dropPeriod))") }
             if let blackholePeriod { parts.append("blackhole every \(Self.text(blackholePeriod))") }
+            if let stallEvery = Self.positive(stallEvery), stall != nil { parts.append("stall \(Self.text(stallLength)) every \(Self.text(stallEvery))") }
             return parts.isEmpty ? "no faults" : parts.joined(separator: ", ")
         }
 

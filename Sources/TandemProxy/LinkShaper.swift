@@ -4,10 +4,24 @@ import TandemWire
 ///
 /// A chunk first waits for the link to be free and takes `bytes / rate` to pass (the bandwidth cap), then
 /// travels for `latency + jitter`. Delivery times never decrease, so a chunk with a small jitter draw waits
-/// behind an earlier one with a large draw: the link delays but never reorders, as TCP requires.
+/// behind an earlier one with a large draw: the link delays but never reorders, as TCP requires. A chunk
+/// that would come out during a stall comes out when the stall ends.
 ///
 /// Pure value type over monotonic nanosecond readings, so it is tested without clocks or sockets.
 struct LinkShaper: Sendable, Equatable {
+    /// Periodic stalls: from every multiple of `period` (on the same clock as the arrivals), for `length`.
+    struct Stall: Sendable, Equatable {
+        var period: UInt64
+        var length: UInt64
+
+        /// `instant`, or the end of the stall it falls in.
+        func release(_ instant: UInt64) -> UInt64 {
+            guard period > 0, length > 0 else { return instant }
+            let into = instant % period
+            return into < length ? LinkShaper.adding(instant - into, min(length, period)) : instant
+        }
+    }
+
     /// When the link finishes passing the last chunk given to it (only advances while a cap is set).
     private(set) var linkFreeAt: UInt64 = 0
     /// The delivery time handed out last; the next one is never earlier.
@@ -19,7 +33,8 @@ struct LinkShaper: Sendable, Equatable {
     ///   - latency: the fixed one-way delay in nanoseconds.
     ///   - jitter: this chunk's extra delay in nanoseconds (already drawn).
     ///   - bytesPerSecond: the cap; 0 means unlimited.
-    mutating func deliveryTime(bytes: Int, arrival: UInt64, latency: UInt64, jitter: UInt64, bytesPerSecond: Int) -> UInt64 {
+    ///   - stall: periodic stalls, if any.
+    mutating func deliveryTime(bytes: Int, arrival: UInt64, latency: UInt64, jitter: UInt64, bytesPerSecond: Int, stall: Stall? = nil) -> UInt64 {
         var leftLink = arrival
         if bytesPerSecond > 0 {
             // No credit accumulates while idle: a link that was quiet starts passing bytes at arrival.
@@ -29,13 +44,14 @@ struct LinkShaper: Sendable, Equatable {
             leftLink = Self.adding(start, passing)
             linkFreeAt = leftLink
         }
-        let delivery = max(Self.adding(Self.adding(leftLink, latency), jitter), lastDelivery)
+        var delivery = max(Self.adding(Self.adding(leftLink, latency), jitter), lastDelivery)
+        if let stall { delivery = stall.release(delivery) }
         lastDelivery = delivery
         return delivery
     }
 
     /// `a + b`, saturating at `UInt64.max` (absurd caps or delays must not trap).
-    private static func adding(_ a: UInt64, _ b: UInt64) -> UInt64 {
+    static func adding(_ a: UInt64, _ b: UInt64) -> UInt64 {
         let (sum, overflow) = a.addingReportingOverflow(b)
         return overflow ? .max : sum
     }

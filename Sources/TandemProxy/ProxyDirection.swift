@@ -54,7 +54,7 @@ final class ProxyDirection: @unchecked Sendable {
         while offset < bytes.count {
             let end = min(offset + slice, bytes.count)
             let deliverAt = shaper.deliveryTime(
-                bytes: end - offset, arrival: now, latency: faults.latencyNanoseconds, jitter: extra, bytesPerSecond: rate)
+                bytes: end - offset, arrival: now, latency: faults.latencyNanoseconds, jitter: extra, bytesPerSecond: rate, stall: faults.stall)
             pending.append(Chunk(deliverAt: deliverAt, bytes: [UInt8](UnsafeRawBufferPointer(rebasing: bytes[offset..<end]))))
             offset = end
         }

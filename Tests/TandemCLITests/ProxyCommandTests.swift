@@ -10,12 +10,12 @@ import TandemWire
     @Test func everyFlagReachesTheFaults() throws {
         let settings = try parse([
             "--listen", "9000", "--to", "example.org:8080", "--latency", "50", "--jitter", "10",
-            "--bandwidth", "256", "--drop-every", "5", "--blackhole-every", "0.25",
+            "--bandwidth", "256", "--drop-every", "5", "--blackhole-every", "0.25", "--stall-every", "3", "--stall", "400",
         ])
         #expect(settings == ProxyCommand.Settings(
             listenPort: 9000, targetHost: "example.org", targetPort: 8080,
             faults: .init(latency: .milliseconds(50), jitter: .milliseconds(10), bandwidthKilobytesPerSecond: 256,
-                          dropEvery: .seconds(5), blackholeEvery: .milliseconds(250))))
+                          dropEvery: .seconds(5), blackholeEvery: .milliseconds(250), stallEvery: .seconds(3), stallLength: .milliseconds(400))))
     }
 
     @Test func defaultsInjectNothingAndIPv6TargetsUseBrackets() throws {

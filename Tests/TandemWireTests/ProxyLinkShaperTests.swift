@@ -11,6 +11,19 @@ import Testing
         #expect(at == 1_057 * ms)
     }
 
+    @Test func aChunkDueDuringAStallComesOutWhenItEndsAndTheOrderHolds() {
+        var shaper = LinkShaper()
+        let stall = LinkShaper.Stall(period: 3_000 * ms, length: 400 * ms)
+        let before = shaper.deliveryTime(bytes: 10, arrival: 2_980 * ms, latency: 50 * ms, jitter: 0, bytesPerSecond: 0, stall: stall)
+        let during = shaper.deliveryTime(bytes: 10, arrival: 3_100 * ms, latency: 50 * ms, jitter: 0, bytesPerSecond: 0, stall: stall)
+        let later = shaper.deliveryTime(bytes: 10, arrival: 3_200 * ms, latency: 10 * ms, jitter: 0, bytesPerSecond: 0, stall: stall)
+        let after = shaper.deliveryTime(bytes: 10, arrival: 3_500 * ms, latency: 50 * ms, jitter: 0, bytesPerSecond: 0, stall: stall)
+        #expect(before == 3_400 * ms, "due at 3.03 s, in the stall from 3 s: out at its end")
+        #expect(during == 3_400 * ms && later == 3_400 * ms, "held until the stall ends, in order")
+        #expect(after == 3_550 * ms, "after the stall: its own delay only")
+        #expect(LinkShaper.Stall(period: 3_000 * ms, length: 400 * ms).release(6_399 * ms) == 6_400 * ms, "every period")
+    }
+
     @Test func aSmallJitterDrawNeverOvertakesAnEarlierLargeOne() {
         var shaper = LinkShaper()
         let first = shaper.deliveryTime(bytes: 10, arrival: 0, latency: 10 * ms, jitter: 40 * ms, bytesPerSecond: 0)

@@ -21,6 +21,8 @@ enum ProxyCommand {
             .value("bandwidth", "KBPS", help: "Cap in kilobytes per second; 0 is unlimited.", default: "0"),
             .value("drop-every", "S", help: "Reset every open connection each S seconds."),
             .value("blackhole-every", "S", help: "Stop forwarding on open connections each S seconds."),
+            .value("stall-every", "S", help: "Hold everything for --stall milliseconds each S seconds, then let it through in order (loss recovery on weak Wi-Fi)."),
+            .value("stall", "MS", help: "How long each stall of --stall-every lasts.", default: "0"),
         ]
     )
 
@@ -47,7 +49,9 @@ enum ProxyCommand {
             jitter: .milliseconds(try arguments.integer("jitter", default: 0, in: 0...600_000)),
             bandwidthKilobytesPerSecond: try arguments.integer("bandwidth", default: 0, in: 0...10_000_000),
             dropEvery: try period("drop-every", in: arguments),
-            blackholeEvery: try period("blackhole-every", in: arguments)
+            blackholeEvery: try period("blackhole-every", in: arguments),
+            stallEvery: try period("stall-every", in: arguments),
+            stallLength: .milliseconds(try arguments.integer("stall", default: 0, in: 0...600_000))
         )
         return Settings(listenPort: listenPort, targetHost: host, targetPort: port, faults: faults)
     }
