@@ -3,6 +3,8 @@ import Synchronization
 import Testing
 import TandemProtocol
 import TandemTestSupport
+import TandemProxy
+import TandemTesting
 import TandemWire
 @testable import TandemClient
 
@@ -110,5 +112,38 @@ private final class WeakLinkServer: Sendable {
         #expect(found < .seconds(6), "a blackholed link took \(found) to find")
         await session.stop()
         await server.server.shutdownOffThePool()
+    }
+}
+
+/// A session whose link behaves like congested Wi-Fi — a long delay with jitter, a bandwidth cap and
+/// periodic stalls longer than a round trip — for several heartbeat intervals against a real server:
+/// late pongs and silent stalls are a weak link, not a dead one, so the session never reconnects and
+/// a change made during the run arrives once.
+@Suite struct SyncSessionStallTests {
+    @Test func stallsOnACongestedLinkCauseNoReconnectOverSeveralHeartbeats() async throws {
+        let harness = try SessionTestServer.start {
+            $0.heartbeatInterval = .seconds(1)
+            $0.idleTimeout = .seconds(3)
+        }
+        let faults = FaultProxy.Faults(latency: .milliseconds(90), jitter: .milliseconds(120), bandwidthKilobytesPerSecond: 8,
+                                       stallEvery: .milliseconds(2_500), stallLength: .milliseconds(800))
+        let link = try FaultProxy.start(listenPort: 0, targetHost: "127.0.0.1", targetPort: harness.server.port, faults: faults, group: harness.group)
+        let token = harness.token(user: "alice")
+        let session = SyncSession(url: "ws://127.0.0.1:\(link.port)\(TandemProtocol.syncPath)", clientID: "a1", tokenProvider: { token },
+                                  configuration: TestServer.fastReconnects, transport: WireTransport(group: harness.group))
+        let events = StreamLog(session.events)
+        await session.start()
+        #expect(await session.waitUntilConnected(timeout: .seconds(30)))
+        try await session.apply([.set(JSONPointer(tokens: ["n"]), 1)])
+        // Seven heartbeats: each ping is a message the server counts; three stalls fall among them.
+        let before = harness.server.metrics.messagesIn.value
+        #expect(await eventually(timeout: .seconds(30)) { harness.server.metrics.messagesIn.value >= before + 7 })
+        #expect(!events.all.contains { if case .connectionChanged(.reconnecting) = $0 { true } else { false } },
+                "a stalled link must not be taken for a dead one")
+        #expect(link.statistics.acceptedConnections == 1)
+        #expect(await eventually { await session.pendingCount == 0 })
+        await session.stop()
+        await link.shutdown()
+        await harness.shutdown()
     }
 }
