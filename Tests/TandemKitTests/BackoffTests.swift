@@ -33,6 +33,7 @@ import TandemKit
         #expect(backoff.base == .zero && backoff.cap == .zero && backoff.multiplier == 1 && backoff.jitter == 1)
         #expect(Backoff(base: .seconds(1), cap: .seconds(Int64.max)).bound(afterFailures: 200) == .nanoseconds(Int64.max),
                 "a cap of centuries saturates")
+        #expect(Backoff(base: .zero, cap: .seconds(1)).bound(afterFailures: .max) == .zero, "a zero base stays zero, at once")
     }
 
     @Test func fullJitterSpreadsWaitsEvenlyOverTheWholeRangeAndTheSeedReplaysThem() {

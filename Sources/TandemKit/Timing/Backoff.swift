@@ -33,8 +33,9 @@ public struct Backoff: Sendable, Equatable {
         let capNanoseconds = Self.nanoseconds(cap)
         var bound = Self.nanoseconds(base)
         var doublings = max(0, failures - 1)
-        // Grows by repeated multiplication, stopping at the cap, so that no count overflows.
-        while doublings > 0 && bound < capNanoseconds && multiplier > 1 {
+        // Grows by repeated multiplication, stopping at the cap (or at once from a zero base), so that no
+        // count overflows and none loops long.
+        while doublings > 0 && bound > 0 && bound < capNanoseconds && multiplier > 1 {
             bound *= multiplier
             doublings -= 1
         }
