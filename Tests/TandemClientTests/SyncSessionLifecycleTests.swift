@@ -47,12 +47,17 @@ private final class FlakyTokens: Sendable {
         let (alice, _) = harness.session(user: "alice", client: "a1", presence: ["name": "Alice"])
         let (bob, _) = harness.session(user: "bob", client: "b1")
         let bobEvents = StreamLog(bob.events)
+        // Every state alice passes through: with fast reconnects she may be connected again before a poll of
+        // `state` would see her lose the link.
+        let aliceStates = StreamLog(alice.states)
         await bob.start()
         await alice.start()
         #expect(await alice.waitUntilConnected(timeout: .seconds(10)))
         #expect(await bob.waitUntilConnected(timeout: .seconds(10)))
+        #expect(await eventually { aliceStates.all.last == .connected })
+        let connectedAt = aliceStates.all.count
         await alice.simulateNetworkLoss()
-        #expect(await eventually { await alice.state != .connected })
+        #expect(await eventually { aliceStates.all.dropFirst(connectedAt).contains { $0 != .connected } })
         await alice.updatePresence(["name": "Alice", "status": "back"])
         let seen = await eventually {
             bobEvents.all.contains { $0 == .presenceChanged(Peer(user: "alice", client: "a1"), data: ["name": "Alice", "status": "back"]) }
