@@ -182,6 +182,6 @@ let package = Package(
         .testTarget(name: "TandemSynchronizationTests", dependencies: ["TandemSynchronization"], swiftSettings: swiftSettings),
         .testTarget(name: "TandemSubprocessTests", dependencies: ["TandemSubprocess"], swiftSettings: swiftSettings),
         .testTarget(name: "TandemDoctorTests", dependencies: ["TandemDoctor"], swiftSettings: swiftSettings),
-        .testTarget(name: "TandemCLITests", dependencies: ["TandemCLI", "TandemProxy", "TandemTestSupport"], swiftSettings: swiftSettings),
+        .testTarget(name: "TandemCLITests", dependencies: ["TandemCLI", "TandemProxy", "TandemProtocol", "TandemTestSupport"], swiftSettings: swiftSettings),
     ]
 )

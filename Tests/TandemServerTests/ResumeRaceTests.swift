@@ -39,8 +39,10 @@ import TandemTestSupport
     struct HeldHistorySequencer: RoomSequencer {
         let inner: any RoomSequencer
         let owner: HeldHistorySequencing
-        func attach(_ room: Room) { inner.attach(room) }
-        func submit(_ patch: SubmittedPatch, core: inout RoomCore, room: Room) -> SubmitDecision { inner.submit(patch, core: &core, room: room) }
+        func attach(_ room: any ReplicatedRoom) { inner.attach(room) }
+        func submit(_ patch: SubmittedPatch, core: inout RoomCore, outcomes: any RoomOutcomes) -> SubmitDecision {
+            inner.submit(patch, core: &core, outcomes: outcomes)
+        }
         func history(after: Int64, through: Int64, completion: @escaping @Sendable (Result<[PatchEvent], SequencingError>) -> Void) {
             inner.history(after: after, through: through) { [owner] result in
                 owner.held.withLock { $0.append { completion(result) } }

@@ -153,7 +153,7 @@ final class ClusterNode: Sendable {
     /// connections as deleted (4004); otherwise, if Redis lost the room, this node's copy brings it back
     /// (a new epoch whose snapshot is the copy, with each client's last seq; when several nodes try, the
     /// first one's copy wins), and the connections are closed to reconnect.
-    private func reset(_ room: Room, reason: String) {
+    private func reset(_ room: any ReplicatedRoom, reason: String) {
         let copy = room.contentsForReseed()
         let epoch = copy?.epoch ?? room.epoch
         links.link(for: room.name).queue.enqueue { [engine, logger] in
@@ -219,10 +219,10 @@ final class ClusterNode: Sendable {
     /// What the engine reports for `room`, in rev order (see `ClusterRoomLink`): folds become the room's
     /// releases, a reset closes the room (after giving Redis this node's copy if Redis lost it), and the
     /// other nodes' signals reach this node's participants.
-    func apply(_ event: ClusterRoomEvent, to room: Room) {
+    func apply(_ event: ClusterRoomEvent, to room: any ReplicatedRoom) {
         switch event {
         case .folded(let patch, let event):
-            do throws(Room.FoldFailure) {
+            do throws(RoomFoldFailure) {
                 try room.fold(event, epoch: patch.epoch)
             } catch {
                 reset(room, reason: error.description)

@@ -14,7 +14,7 @@ final class ClusterRoomLink: Sendable {
         /// Strong: a weak reference would give the room a side table, which slows every retain and
         /// release of it for its whole life. `detach` (release, failed load) or the next `attach`
         /// drops it; `ClusterNode.shutdown()` detaches every link.
-        var room: Room?
+        var room: (any ReplicatedRoom)?
         /// What hands an event to `room`.
         var apply: (@Sendable (ClusterRoomEvent) -> Void)?
         var buffer: [ClusterRoomEvent] = []
@@ -35,14 +35,14 @@ final class ClusterRoomLink: Sendable {
     }
 
     /// The room attached, if any.
-    var room: Room? { state.withLock { $0.room } }
+    var room: (any ReplicatedRoom)? { state.withLock { $0.room } }
 
     /// Detaches the current room and keeps events from now on until the next `attach`.
     func beginBuffering() { detach(buffering: true) }
 
     /// Hands the kept events to `room` through `apply` (the room skips revs it already holds), then
     /// forwards every event at once.
-    func attach(_ room: Room, apply: @escaping @Sendable (ClusterRoomEvent) -> Void) {
+    func attach(_ room: any ReplicatedRoom, apply: @escaping @Sendable (ClusterRoomEvent) -> Void) {
         state.withLock { state in
             for event in state.buffer { apply(event) }
             state.buffer = []

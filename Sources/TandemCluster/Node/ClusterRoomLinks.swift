@@ -27,7 +27,7 @@ final class ClusterRoomLinks: Sendable {
     }
 
     /// The rooms attached right now.
-    func rooms() -> [Room] {
+    func rooms() -> [any ReplicatedRoom] {
         links.withLock { Array($0.values) }.compactMap(\.room)
     }
 

@@ -10,15 +10,15 @@ struct ClusterRoomSequencer: RoomSequencer {
     let node: ClusterNode
     let link: ClusterRoomLink
 
-    func attach(_ room: Room) {
+    func attach(_ room: any ReplicatedRoom) {
         link.attach(room) { [node] event in node.apply(event, to: room) }
     }
 
-    func submit(_ patch: SubmittedPatch, core: inout RoomCore, room: Room) -> SubmitDecision {
+    func submit(_ patch: SubmittedPatch, core: inout RoomCore, outcomes room: any RoomOutcomes) -> SubmitDecision {
         let seq = patch.seq, client = patch.author.client, author = patch.author.peer
         // The HTTP API's writes get their seq from Redis; everyone else's seq must be 1 or more (seq 0 would
         // ask Redis for the next one).
-        if client == Room.httpClient, patch.author.role != .viewer { return submitHTTP(patch, room: room) }
+        if patch.overHTTP, patch.author.role != .viewer { return submitHTTP(patch, room: room) }
         if let refusal = PatchAdmission.refusal(role: patch.author.role, seq: seq) {
             return .answer(.reject(seq: seq, code: refusal.code, message: refusal.description))
         }
@@ -48,28 +48,28 @@ struct ClusterRoomSequencer: RoomSequencer {
 
     /// A write of the HTTP API: every node writes a subject's under the client id `http`, so Redis gives it
     /// that author's next seq (no node could pick one another node does not pick too), and the room learns its rev from the outcome.
-    private func submitHTTP(_ patch: SubmittedPatch, room: Room) -> SubmitDecision {
+    private func submitHTTP(_ patch: SubmittedPatch, room: any RoomOutcomes) -> SubmitDecision {
         let seq = patch.seq
-        node.submit(room: name, client: Room.httpClient, user: patch.author.user, seq: 0, ops: patch.ops, ifRev: patch.ifRev) { result in
+        node.submit(room: name, client: patch.author.client, user: patch.author.user, seq: 0, ops: patch.ops, ifRev: patch.ifRev) { result in
             switch result {
             case .success(.applied(let rev)):
-                room.httpSequenced(seq: seq, .applied(rev: rev))
+                room.httpSequenced(seq: seq, .applied(rev: rev), waitingForRelease: true)
             case .success(.conflict(let rev)):
-                room.httpSequenced(seq: seq, .conflict(rev: rev))
+                room.httpSequenced(seq: seq, .conflict(rev: rev), waitingForRelease: true)
             case .success(.rejected(let reason)):
                 let (code, message) = ClusterRejection.decode(reason)
-                room.httpSequenced(seq: seq, .refused(code, message: message))
+                room.httpSequenced(seq: seq, .refused(code, message: message), waitingForRelease: true)
             case .success(.duplicate):
-                room.httpSequenced(seq: seq, .failed("the cluster took the write for a duplicate"))
+                room.httpSequenced(seq: seq, .failed("the cluster took the write for a duplicate"), waitingForRelease: true)
             case .failure(.appliedThenReset(_, let rev)):
                 // In the log, but this instance will not release it: answered now.
                 room.httpSequenced(seq: seq, .applied(rev: rev), waitingForRelease: false)
             case .failure(.roomReset), .failure(.roomNotOpen):
                 // Not appended (Redis lost or deleted the room, or this instance was reset): a fresh load
                 // of the room takes the write.
-                room.httpSequenced(seq: seq, .retired)
+                room.httpSequenced(seq: seq, .retired, waitingForRelease: true)
             case .failure(let error):
-                room.httpSequenced(seq: seq, .failed("the cluster could not sequence the write; whether it was applied is unknown (read the room's history, or write with ifRev): \(error.description)"))
+                room.httpSequenced(seq: seq, .failed("the cluster could not sequence the write; whether it was applied is unknown (read the room's history, or write with ifRev): \(error.description)"), waitingForRelease: true)
             }
         }
         return .awaiting

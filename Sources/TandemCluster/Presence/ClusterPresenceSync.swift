@@ -45,7 +45,7 @@ struct ClusterPresenceSync: Sendable {
 
     /// Ticks until the task is cancelled; `rooms` lists the rooms this node serves at each tick.
     /// A Redis failure skips the room for this tick (entries live for several ticks).
-    func run(rooms: @escaping @Sendable () -> [Room]) async {
+    func run(rooms: @escaping @Sendable () -> [any ReplicatedRoom]) async {
         var refreshed: [String: Refreshed] = [:]
         while !Task.isCancelled {
             let current = rooms()
@@ -63,7 +63,7 @@ struct ClusterPresenceSync: Sendable {
     }
 
     /// One room's refresh (when due) and read; returns what its entries now hold.
-    func tick(_ room: Room, last: Refreshed?) async -> Refreshed? {
+    func tick(_ room: any ReplicatedRoom, last: Refreshed?) async -> Refreshed? {
         let at = now()
         let participants = Dictionary(room.presentParticipants().map { (PresenceEntry.key(of: $0.peer), ServerMessage.join($0).encoded()) }) { first, _ in first }
         var written = last

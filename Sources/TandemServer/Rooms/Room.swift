@@ -1,7 +1,8 @@
 import TandemSynchronization
 import TandemProtocol
 
-/// One live room: who is in it, and the ordered release of what its sequencer decides.
+/// One live room: who is in it (`RoomMembers`), the writes waiting for an outcome (`PendingWrites`),
+/// and the ordered release of what its sequencer decides.
 ///
 /// Thread-safety: every method may be called from any thread; state is behind one mutex.
 /// Ordering: a patch is shown when its sequencer releases it (after the commit alone, after this node
@@ -19,48 +20,6 @@ package final class Room: Sendable {
         case retired
     }
 
-    /// A submitted patch whose author waits for the outcome.
-    private struct Awaiting {
-        var connection: ConnectionID
-        var arrival: ContinuousClock.Instant
-        /// The ops as sent, when they may be rebased (the patch had a `base`): if the ops applied
-        /// differ, the ack carries them.
-        var sent: [PatchOp]?
-    }
-
-    private struct ClientSeq: Hashable {
-        var author: Peer
-        var seq: Int64
-    }
-
-    private enum Phase {
-        /// Waiting for its welcome to be released.
-        case pending
-        /// Welcomed: receives patches, presence, signals.
-        case live
-        /// Connection lost; kept until the grace timer fires.
-        case dropped(any ScheduledTimer)
-
-        var isDropped: Bool { if case .dropped = self { true } else { false } }
-    }
-
-    private struct Member {
-        var identity: SessionIdentity
-        var name: String?
-        var data: JSONValue
-        var sink: any SessionSink
-        var connection: ConnectionID
-        var phase: Phase
-        /// Whether the others have been told of this participant (join sent).
-        var announced: Bool
-
-        var participant: Participant {
-            Participant(user: identity.user, client: identity.client, role: identity.role, name: name, data: data)
-        }
-
-        var isLive: Bool { if case .live = phase { true } else { false } }
-    }
-
     /// What waits in the gate: a message for one connection, a welcome, or an answer of the HTTP API.
     private enum Held {
         case message(OutboundMessage, peer: Peer, connection: ConnectionID)
@@ -72,68 +31,18 @@ package final class Room: Sendable {
     private struct State {
         var core: RoomCore
         var gate: ReleaseGate<Held>
-        /// Connections of this node, by user and client id: another user's client of the same id is another member.
-        var members: [Peer: Member] = [:]
+        var members = RoomMembers()
+        var writes = PendingWrites()
         var retired = false
         /// Set when storage failed: the room refuses everything until it is reloaded.
         var broken = false
-        /// Patches of this room's connections whose outcome the sequencer reports later.
-        var awaiting: [ClientSeq: Awaiting] = [:]
-        /// Participants connected to other nodes (never one connected here).
-        var remote: [Peer: Participant] = [:]
-        /// Writes of the HTTP API applied at a known rev, answered when that rev is released.
-        var httpWrites: [Int64: HTTPWrite] = [:]
-        /// Writes of the HTTP API whose rev the sequencer reports later (`httpSequenced`), by their seq here.
-        var httpUnsequenced: [Int64: @Sendable (HTTPWriteOutcome) -> Void] = [:]
-        /// The least seq the next HTTP write gets, whoever makes it (writes still sequencing have theirs
-        /// already): seqs of one subject rise, and a write waiting for its rev is known by its seq alone.
-        var nextHTTPSeq: Int64 = 1
-    }
 
-    /// A write of the HTTP API waiting for its rev's release: how to answer it, and whether it is durable
-    /// already (a cluster's log took it) or only once released (a commit here).
-    struct HTTPWrite {
-        var answer: @Sendable (HTTPWriteOutcome) -> Void
-        var durable: Bool
+        var serving: Bool { !retired && !broken }
     }
 
     /// The client id under which the room sequences each subject's writes of the HTTP API (they have no
-    /// connection); a socket may not claim it.
+    /// connection, and their patch events name it); a socket may not claim it.
     package static let httpClient = "http"
-
-    /// The outcome of a write of the HTTP API.
-    package enum HTTPWriteOutcome: Sendable, Equatable {
-        /// Applied, and durable, at `rev`.
-        case applied(rev: Int64)
-        /// Not applied: the room is at `rev`, not at the `ifRev` the write required.
-        case conflict(rev: Int64)
-        /// Not applied: the ops were refused, with the protocol's reject code.
-        case refused(RejectCode, message: String)
-        /// This instance of the room stopped serving (unloaded or broken): look it up again.
-        case retired
-        /// Not applied, or not known to be: the server could not finish it.
-        case failed(String)
-    }
-
-    /// A loaded room as the HTTP API reads it.
-    package struct Snapshot: Sendable {
-        package var epoch: String
-        /// The rev of `state`, every patch up to it durable.
-        package var rev: Int64
-        package var state: JSONValue
-        /// Who is here, as in a `welcome`.
-        package var participants: [Participant]
-        /// The oldest rev whose patch is still stored.
-        package var oldestStoredRev: Int64
-
-        package init(epoch: String, rev: Int64, state: JSONValue, participants: [Participant], oldestStoredRev: Int64) {
-            self.epoch = epoch
-            self.rev = rev
-            self.state = state
-            self.participants = participants
-            self.oldestStoredRev = oldestStoredRev
-        }
-    }
 
     /// The room's name.
     package let name: String
@@ -174,16 +83,22 @@ package final class Room: Sendable {
     /// Number of participants, including those in their grace period.
     var participantCount: Int { state.withLock { $0.members.count } }
 
+    /// The epoch this instance serves.
+    package var epoch: String { state.withLock { $0.core.epoch } }
+
+    // MARK: - Connections
+
     /// Admits a connection. A newer connection of the same user with the same client id replaces the
-    /// older one (closed with 4009); another user's client of the same id is another participant; one arriving within the grace period of a dropped connection takes
-    /// its place without leave/join events. Newer means accepted later (higher `ConnectionID`), not
-    /// joined later: an old connection whose join was delayed (a slow room load on a busy loop) is
-    /// the one closed, so a client that gave up on it and reconnected keeps its new connection.
+    /// older one (closed with 4009); another user's client of the same id is another participant; one
+    /// arriving within the grace period of a dropped connection takes its place without leave/join
+    /// events. Newer means accepted later (higher `ConnectionID`), not joined later: an old connection
+    /// whose join was delayed (a slow room load on a busy loop) is the one closed, so a client that gave
+    /// up on it and reconnected keeps its new connection.
     func join(_ request: JoinRequest, sink: any SessionSink, connection: ConnectionID) -> JoinOutcome {
         let peer = request.identity.peer
         var replaced: (any SessionSink)?
         let outcome: JoinOutcome = state.withLock { state in
-            guard !state.retired, !state.broken else { return .retired }
+            guard state.serving else { return .retired }
             if isDenied(name, request.identity.user) {
                 sink.close(.forbidden, error: OutboundMessage(.error(code: .forbidden, message: "a host removed you from room '\(name)'; you cannot rejoin with this token")))
                 return .refused
@@ -193,8 +108,7 @@ package final class Room: Sendable {
                 sink.close(.replaced, error: OutboundMessage(.error(code: .replaced, message: "a newer connection with the same client id is connected")))
                 return .refused
             }
-            if existing == nil,
-               state.members.values.count(where: { $0.identity.user == request.identity.user }) >= settings.maxConnectionsPerUser {
+            if existing == nil, state.members.connections(of: request.identity.user) >= settings.maxConnectionsPerUser {
                 sink.close(.roomFull, error: OutboundMessage(.error(code: .roomFull, message:
                     "user '\(request.identity.user)' already has \(settings.maxConnectionsPerUser) connections in room '\(name)'; close one first")))
                 return .refused
@@ -204,7 +118,7 @@ package final class Room: Sendable {
                 return .refused
             }
             // A participant the others know from another node (it moved here) is not announced again.
-            var announced = state.remote.removeValue(forKey: peer) != nil
+            var announced = state.members.takeFromElsewhere(peer)
             if let existing {
                 switch existing.phase {
                 case .dropped(let timer): timer.cancel()
@@ -212,12 +126,11 @@ package final class Room: Sendable {
                 }
                 announced = existing.announced || announced
                 if existing.announced && existing.data != request.presence {
-                    broadcast(OutboundMessage(.presence(peer, data: request.presence)), in: state, except: peer)
+                    state.members.broadcast(OutboundMessage(.presence(peer, data: request.presence)), except: peer)
                 }
             }
-            state.members[peer] = Member(identity: request.identity, name: request.name,
-                                           data: request.presence, sink: sink,
-                                           connection: connection, phase: .pending, announced: announced)
+            state.members[peer] = RoomMembers.Member(identity: request.identity, name: request.name, data: request.presence, sink: sink,
+                                                     connection: connection, phase: .pending, announced: announced)
             scheduleWelcome(for: request, connection: connection, in: &state)
             return .accepted
         }
@@ -229,12 +142,12 @@ package final class Room: Sendable {
     /// patch events are released in rev order, once the patch is durable. `base`: the rev the ops
     /// were made on, when the client sent one.
     func submit(seq: Int64, ops: [PatchOp], base: Int64?, from connection: ConnectionID, peer: Peer) {
-        let arrival = ContinuousClock.now
+        let arrival = settings.now()
         state.withLock { state in
-            guard !state.broken, let member = state.members[peer], member.connection == connection else { return }
-            switch sequencer.submit(SubmittedPatch(seq: seq, ops: ops, base: base, author: member.identity), core: &state.core, room: self) {
+            guard !state.broken, let member = state.members.member(peer, on: connection) else { return }
+            switch sequencer.submit(SubmittedPatch(seq: seq, ops: ops, base: base, author: member.identity), core: &state.core, outcomes: self) {
             case .awaiting:
-                state.awaiting[ClientSeq(author: peer, seq: seq)] = Awaiting(connection: connection, arrival: arrival, sent: base == nil ? nil : ops)
+                state.writes.wait(author: peer, seq: seq, PendingWrites.Awaiting(connection: connection, arrival: arrival, sent: base == nil ? nil : ops))
             case .answer(let message):
                 answer(message, to: peer, connection: connection, in: &state)
             case .conflict:
@@ -243,25 +156,68 @@ package final class Room: Sendable {
         }
     }
 
+    /// Replaces a participant's presence data and tells the others.
+    func updatePresence(_ data: JSONValue, from connection: ConnectionID, peer: Peer) {
+        state.withLock { state in
+            guard var member = state.members.member(peer, on: connection) else { return }
+            member.data = data
+            state.members[peer] = member
+            if member.announced {
+                state.members.broadcast(OutboundMessage(.presence(peer, data: data)), except: peer)
+            }
+        }
+    }
+
+    /// Relays an ephemeral event to the other live participants (through the sequencer to other
+    /// nodes' too); nothing is stored.
+    func signal(event: String, data: JSONValue, from connection: ConnectionID, peer: Peer) {
+        state.withLock { state in
+            guard let member = state.members.member(peer, on: connection), member.isLive else { return }
+            let message = ServerMessage.signal(from: peer, event: event, data: data)
+            state.members.broadcast(OutboundMessage(message), except: peer)
+            sequencer.publish(message)
+        }
+    }
+
+    /// A connection ended. A clean close (1000) leaves at once; a dropped connection is kept for
+    /// the grace period so that a quick reconnect causes no leave/join.
+    func disconnect(_ connection: ConnectionID, peer: Peer, clean: Bool) {
+        let becameIdle: Bool = state.withLock { state in
+            guard let member = state.members.member(peer, on: connection) else { return false }
+            if clean || !member.announced {
+                remove(peer, in: &state)
+                return state.members.isEmpty
+            }
+            let timer = scheduler.schedule(after: settings.presenceGrace) { [weak self] in
+                self?.expire(peer, connection: connection)
+            }
+            state.members[peer]?.phase = .dropped(timer)
+            return false
+        }
+        if becameIdle { onIdle(self) }
+    }
+
+    // MARK: - The HTTP API
+
     /// A write of the HTTP API by `user` with `role` (a backend, or a participant's token): sequenced like a
-    /// participant's patch, under the user's client id `httpClient` with its next seq, and seen by
+    /// participant's patch of that user, under the client id `httpClient` with its next seq, and seen by
     /// every participant as a `patch` event. With `ifRev`, applied only while the room is at that rev.
     /// `completion` runs once, when the write is durable or refused (on any thread; keep it short).
     package func submitHTTP(_ ops: [PatchOp], user: String, role: Role, ifRev: Int64?,
                             completion: @escaping @Sendable (HTTPWriteOutcome) -> Void) {
         let outcome: HTTPWriteOutcome? = state.withLock { state in
-            guard !state.retired, !state.broken else { return .retired }
+            guard state.serving else { return .retired }
             let author = SessionIdentity(user: user, client: Self.httpClient, role: role)
-            let seq = max(state.nextHTTPSeq, state.core.lastSeq(of: author.peer) + 1)
-            state.nextHTTPSeq = seq + 1
+            let seq = state.writes.httpSeq(after: state.core.lastSeq(of: author.peer))
             let before = state.core.rev
-            switch sequencer.submit(SubmittedPatch(seq: seq, ops: ops, base: nil, author: author, ifRev: ifRev), core: &state.core, room: self) {
+            let patch = SubmittedPatch(seq: seq, ops: ops, base: nil, author: author, ifRev: ifRev, overHTTP: true)
+            switch sequencer.submit(patch, core: &state.core, outcomes: self) {
             case .awaiting where state.core.rev > before:
                 // A sequencer that gives revs itself applied it at once: answered when that rev is released.
-                state.httpWrites[state.core.rev] = HTTPWrite(answer: completion, durable: false)
+                state.writes.holdHTTP(at: state.core.rev, PendingWrites.HTTPWrite(answer: completion, durable: false))
                 return nil
             case .awaiting:
-                state.httpUnsequenced[seq] = completion
+                state.writes.holdHTTP(seq: seq, completion)
                 return nil
             case .conflict(let rev):
                 return .conflict(rev: rev)
@@ -280,60 +236,19 @@ package final class Room: Sendable {
     /// the room up again).
     package func snapshot(_ body: @escaping @Sendable (Snapshot?) -> Void) {
         let ready: Snapshot?? = state.withLock { state in
-            guard !state.retired, !state.broken else { return .some(nil) }
-            var participants = state.members.values.filter(\.announced).map(\.participant)
-            participants.append(contentsOf: state.remote.values)
+            guard state.serving else { return .some(nil) }
             let snapshot = Snapshot(epoch: state.core.epoch, rev: state.core.rev, state: state.core.document.root,
-                                    participants: participants.sorted { ($0.user, $0.client) < ($1.user, $1.client) }, oldestStoredRev: state.core.oldestStoredRev)
+                                    participants: state.members.participants, oldestStoredRev: state.core.oldestStoredRev)
             guard state.gate.admit(.answer({ released in body(released ? snapshot : nil) }), decidedAt: state.core.rev) != nil else { return nil }
             return .some(snapshot)
         }
         if let ready { body(ready) }
     }
 
-    /// Replaces a participant's presence data and tells the others.
-    func updatePresence(_ data: JSONValue, from connection: ConnectionID, peer: Peer) {
-        state.withLock { state in
-            guard var member = state.members[peer], member.connection == connection else { return }
-            member.data = data
-            state.members[peer] = member
-            if member.announced {
-                broadcast(OutboundMessage(.presence(peer, data: data)), in: state, except: peer)
-            }
-        }
-    }
-
-    /// Relays an ephemeral event to the other live participants (through the sequencer to other
-    /// nodes' too); nothing is stored.
-    func signal(event: String, data: JSONValue, from connection: ConnectionID, peer: Peer) {
-        state.withLock { state in
-            guard let member = state.members[peer], member.connection == connection, member.isLive else { return }
-            let message = ServerMessage.signal(from: peer, event: event, data: data)
-            broadcast(OutboundMessage(message), in: state, except: peer)
-            sequencer.publish(message)
-        }
-    }
-
-    /// A connection ended. A clean close (1000) leaves at once; a dropped connection is kept for
-    /// the grace period so that a quick reconnect causes no leave/join.
-    func disconnect(_ connection: ConnectionID, peer: Peer, clean: Bool) {
-        let becameIdle: Bool = state.withLock { state in
-            guard let member = state.members[peer], member.connection == connection else { return false }
-            if clean || !member.announced {
-                remove(peer, in: &state)
-                return state.members.isEmpty
-            }
-            let timer = scheduler.schedule(after: settings.presenceGrace) { [weak self] in
-                self?.expire(peer, connection: connection)
-            }
-            state.members[peer]?.phase = .dropped(timer)
-            return false
-        }
-        if becameIdle { onIdle(self) }
-    }
+    // MARK: - Life of the instance
 
     /// Whether this instance accepts no more joins (unloaded, shut down or broken).
-    var isRetired: Bool { state.withLock { $0.retired || $0.broken } }
+    var isRetired: Bool { state.withLock { !$0.serving } }
 
     /// Marks the room retired if nobody is in it; a retired room accepts no joins (the caller
     /// then loads a fresh instance). Returns whether it was retired.
@@ -349,8 +264,8 @@ package final class Room: Sendable {
     /// and each is closed with 4003 and `message`. Returns how many connections were closed.
     @discardableResult
     func removeUser(_ user: String, reason message: String) -> Int {
-        let (removed, becameIdle): ([Member], Bool) = state.withLock { state in
-            let members = state.members.values.filter { $0.identity.user == user }
+        let (removed, becameIdle): ([RoomMembers.Member], Bool) = state.withLock { state in
+            let members = state.members.members(of: user)
             for member in members { remove(member.identity.peer, in: &state) }
             return (members, !members.isEmpty && state.members.isEmpty)
         }
@@ -362,19 +277,13 @@ package final class Room: Sendable {
     /// Closes every connection (e.g. server shutdown) without waiting for grace periods.
     func closeAll(_ code: CloseCode, error: ErrorCode, message: String) {
         let sinks: [any SessionSink] = state.withLock { state in
-            let sinks = state.members.values.map(\.sink)
-            for member in state.members.values { if case .dropped(let timer) = member.phase { timer.cancel() } }
             reportEveryoneLeaving(in: state)
-            state.members.removeAll()
+            let members = state.members.removeAll()
+            for member in members { if case .dropped(let timer) = member.phase { timer.cancel() } }
             for case .answer(let answer) in state.gate.removeAll() { answer(false) }
-            state.awaiting.removeAll()
+            state.writes.closeAll(message: message)
             state.retired = true
-            // A write already durable at its rev is answered as applied; one whose commit is pending is not
-            // known to be; one the sequencer still decides is answered by it (`httpSequenced`).
-            let writes = state.httpWrites
-            state.httpWrites.removeAll()
-            for (rev, write) in writes { write.answer(write.durable ? .applied(rev: rev) : .failed(message)) }
-            return sinks
+            return members.map(\.sink)
         }
         for sink in sinks { sink.close(code, error: OutboundMessage(.error(code: error, message: message))) }
     }
@@ -384,98 +293,8 @@ package final class Room: Sendable {
     func reportShutdown() {
         state.withLock { state in
             reportEveryoneLeaving(in: state)
-            for key in state.members.keys { state.members[key]?.announced = false }
+            state.members.forgetAnnouncements()
         }
-    }
-
-    // MARK: - What the sequencer reports
-
-    /// A patch this room's sequencer applied to the core is durable: the author's connection gets its
-    /// ack, every other live connection (a newer one of the same client included) the patch event.
-    /// Calls arrive in rev order.
-    package func release(_ event: PatchEvent) {
-        let frames = ReleasedFrames(event)
-        let arrival: ContinuousClock.Instant? = state.withLock { state in
-            guard !state.broken else { return nil }
-            return send(event, frames, in: &state)
-        }
-        if let arrival { observeCommitLatency(since: arrival) }
-    }
-
-    /// Why a patch sequenced elsewhere could not be folded into this room's copy.
-    package enum FoldFailure: Error, Sendable, CustomStringConvertible {
-        /// The patch does not follow the room's rev, or belongs to another epoch.
-        case outOfOrder(String)
-        /// The patch does not apply to this copy of the document.
-        case doesNotApply(String)
-
-        package var description: String {
-            switch self {
-            case .outOfOrder(let reason), .doesNotApply(let reason): reason
-            }
-        }
-    }
-
-    /// A patch sequenced and made durable elsewhere (a cluster's log), in rev order: folded into the
-    /// core, then released like a local one. A rev the room holds already is skipped.
-    /// - Throws: `FoldFailure` when this copy cannot take it and must be reloaded.
-    package func fold(_ event: PatchEvent, epoch: String) throws(FoldFailure) {
-        let frames = ReleasedFrames(event)
-        let arrival: ContinuousClock.Instant? = try state.withLock { (state) throws(FoldFailure) -> ContinuousClock.Instant? in
-            guard !state.retired, !state.broken, event.rev > state.core.rev else { return nil }
-            guard event.rev == state.core.rev + 1, state.core.epoch == epoch else {
-                throw .outOfOrder("rev \(event.rev) of epoch \(epoch) does not follow rev \(state.core.rev) of epoch \(state.core.epoch)")
-            }
-            do throws(PatchError) {
-                try state.core.fold(event)
-            } catch {
-                throw .doesNotApply("rev \(event.rev) did not apply (\(error))")
-            }
-            return send(event, frames, in: &state)
-        }
-        if let arrival { observeCommitLatency(since: arrival) }
-    }
-
-    /// The outcome of an awaited patch that was not applied: a reject, or the ack of a duplicate. Nothing
-    /// is sent when the patch's release answered it already or when the duplicate's rev is not released
-    /// yet (its release will answer).
-    package func settle(_ message: ServerMessage, seq: Int64, author: Peer) {
-        state.withLock { state in
-            let key = ClientSeq(author: author, seq: seq)
-            guard let awaiting = state.awaiting[key] else { return }
-            if case .ack(_, let rev, _, _) = message, rev > state.gate.releasedRev { return }
-            state.awaiting[key] = nil
-            answer(message, to: author, connection: awaiting.connection, in: &state)
-        }
-    }
-
-    /// The sequencer's outcome for the HTTP write submitted here with `seq` (one whose rev the sequencer
-    /// learns later): applied at a rev is answered once that rev is released here (at once when it is, or
-    /// when not `waitingForRelease`: the sequencer knows this instance will not release it).
-    package func httpSequenced(seq: Int64, _ outcome: HTTPWriteOutcome, waitingForRelease: Bool = true) {
-        let ready: (@Sendable (HTTPWriteOutcome) -> Void)? = state.withLock { state in
-            guard let write = state.httpUnsequenced.removeValue(forKey: seq) else { return nil }
-            if waitingForRelease, !state.retired, !state.broken, case .applied(let rev) = outcome, rev > state.gate.releasedRev {
-                state.httpWrites[rev] = HTTPWrite(answer: write, durable: true)
-                return nil
-            }
-            return write
-        }
-        ready?(outcome)
-    }
-
-    /// An awaited patch's outcome is unknown (its sequencing failed): the author's connection is closed
-    /// with `message`, so that it resends the patch after reconnecting.
-    package func abandon(seq: Int64, author: Peer, message: String) {
-        let connection: ConnectionID? = state.withLock { $0.awaiting.removeValue(forKey: ClientSeq(author: author, seq: seq))?.connection }
-        if let connection { fail(peer: author, connection: connection, message: message) }
-    }
-
-    /// Storage lost a write that memory already holds: stop serving this instance, close
-    /// everyone (they resume against a fresh load from storage), and let the registry drop it.
-    package func storageFailed(_ error: StorageError, rev: Int64) {
-        logger.error("room.commit_failed", LogField("room", name), LogField("rev", "\(rev)"), LogField("error", error.description))
-        failAll()
     }
 
     /// Stops serving this instance: everyone is closed with `message` (they resume against a fresh load).
@@ -489,64 +308,6 @@ package final class Room: Sendable {
         state.withLock { $0.broken = true }
         closeAll(code, error: error, message: message)
         onIdle(self)
-    }
-
-    /// The room's document and each author's last seq, and whether it forgot any author, when the room
-    /// holds anything (so a cluster that lost the room can be given it back); nil for an empty,
-    /// unwritten room or one no longer served.
-    package func contentsForReseed() -> (state: [UInt8], epoch: String, lastSeqs: [Peer: Int64], forgot: Bool)? {
-        state.withLock { state in
-            guard !state.retired, !state.broken,
-                  state.core.rev > 0 || !state.core.progress.isEmpty || state.core.document.root != .emptyObject else { return nil }
-            return (state.core.document.root.serializedBytes(), state.core.epoch, state.core.progress.mapValues(\.lastSeq), state.core.hasForgottenClients)
-        }
-    }
-
-    /// The epoch this instance serves.
-    package var epoch: String { state.withLock { $0.core.epoch } }
-
-    // MARK: - Participants elsewhere
-
-    /// The participants connected to this node that the others know of (grace periods included), for
-    /// cross-node presence.
-    package func presentParticipants() -> [Participant] {
-        state.withLock { $0.members.values.filter(\.announced).map(\.participant) }
-    }
-
-    /// The participants other nodes announce right now: the difference to the last call becomes join,
-    /// presence and leave events for this node's connections. Peers connected here are ignored
-    /// (a participant that moved here from a node that died is still listed there until its entry lapses).
-    package func updateRemoteParticipants(_ participants: [Participant]) {
-        state.withLock { state in
-            guard !state.retired, !state.broken else { return }
-            var incoming: [Peer: Participant] = [:]
-            for participant in participants where state.members[participant.peer] == nil {
-                incoming[participant.peer] = incoming[participant.peer] ?? participant
-            }
-            for (peer, _) in state.remote where incoming[peer] == nil {
-                broadcast(OutboundMessage(.leave(peer)), in: state, except: peer)
-            }
-            for (peer, participant) in incoming {
-                if let known = state.remote[peer] {
-                    if known.data != participant.data {
-                        broadcast(OutboundMessage(.presence(peer, data: participant.data)), in: state, except: peer)
-                    }
-                } else {
-                    broadcast(OutboundMessage(.join(participant)), in: state, except: peer)
-                }
-            }
-            state.remote = incoming
-        }
-    }
-
-    /// A signal a participant on another node sent: relayed to this node's live participants.
-    package func relay(_ signal: ServerMessage) {
-        guard case .signal(let from, _, _) = signal else { return }
-        let message = OutboundMessage(signal)
-        state.withLock { state in
-            guard !state.retired, !state.broken else { return }
-            broadcast(message, in: state, except: from)
-        }
     }
 
     // MARK: - Release
@@ -567,26 +328,25 @@ package final class Room: Sendable {
     /// Returns when the author's patch arrived, if its author is connected here.
     private func send(_ event: PatchEvent, _ frames: ReleasedFrames, in state: inout State) -> ContinuousClock.Instant? {
         let authorPeer = event.author
-        let author = state.awaiting.removeValue(forKey: ClientSeq(author: authorPeer, seq: event.seq))
+        let author = state.writes.take(author: authorPeer, seq: event.seq)
         let rebased = author?.sent.map { $0 != event.ops } ?? false
         let ack = rebased ? OutboundMessage(.ack(seq: event.seq, rev: event.rev, duplicate: false, ops: event.ops)) : frames.ack
-        for member in state.members.values where member.isLive {
+        for member in state.members.here.values where member.isLive {
             member.sink.send(member.connection == author?.connection && member.identity.peer == authorPeer ? ack : frames.patch)
         }
         webhooks?.changed(room: name, rev: event.rev, ops: event.ops,
-                          authoredHere: author != nil || state.members[authorPeer] != nil || state.httpWrites[event.rev] != nil)
+                          authoredHere: author != nil || state.members[authorPeer] != nil || state.writes.hasHTTPWrite(at: event.rev))
         for held in state.gate.release(through: event.rev) {
             switch held {
             case .message(let message, let peer, let connection):
-                guard let member = state.members[peer], member.connection == connection else { continue }
-                member.sink.send(message)
+                state.members.member(peer, on: connection)?.sink.send(message)
             case .welcome(let welcome, let peer, let connection):
                 self.welcome(welcome, peer: peer, connection: connection, in: &state)
             case .answer(let answer):
                 answer(true)
             }
         }
-        if authorPeer.client == Self.httpClient, let write = state.httpWrites.removeValue(forKey: event.rev) { write.answer(.applied(rev: event.rev)) }
+        if authorPeer.client == Self.httpClient, let write = state.writes.takeHTTP(at: event.rev) { write.answer(.applied(rev: event.rev)) }
         return author?.arrival
     }
 
@@ -595,9 +355,14 @@ package final class Room: Sendable {
         if case .reject(_, let code, _) = message { metrics.rejects.increment(code.wireValue) }
         let outbound = OutboundMessage(message)
         guard state.gate.admit(.message(outbound, peer: peer, connection: connection), decidedAt: state.core.rev) != nil else { return }
-        guard let member = state.members[peer], member.connection == connection else { return }
-        member.sink.send(outbound)
+        state.members.member(peer, on: connection)?.sink.send(outbound)
     }
+
+    private func observeCommitLatency(since arrival: ContinuousClock.Instant) {
+        metrics.commitLatency.observe((settings.now() - arrival).totalSeconds)
+    }
+
+    // MARK: - Welcomes
 
     private func scheduleWelcome(for request: JoinRequest, connection: ConnectionID, in state: inout State) {
         let core = state.core
@@ -635,7 +400,7 @@ package final class Room: Sendable {
     /// brought up to it first (the member was not live meanwhile): the patches applied since join its
     /// replay, or it becomes a snapshot when memory no longer holds them.
     private func hold(_ prepared: Welcome, peer: Peer, connection: ConnectionID, in state: inout State) {
-        guard state.members[peer]?.connection == connection else { return }
+        guard state.members.member(peer, on: connection) != nil else { return }
         var welcome = prepared
         let core = state.core
         if welcome.rev < core.rev, case .replay(let events) = welcome.sync {
@@ -654,33 +419,26 @@ package final class Room: Sendable {
 
     /// Makes the member live and sends its welcome, then tells the others it joined.
     private func welcome(_ base: Welcome, peer: Peer, connection: ConnectionID, in state: inout State) {
-        guard var member = state.members[peer], member.connection == connection else { return }
+        guard var member = state.members.member(peer, on: connection) else { return }
         member.phase = .live
         let wasAnnounced = member.announced
         member.announced = true
         state.members[peer] = member
         var welcome = base
-        welcome.participants = (state.members.values.filter(\.announced).map(\.participant) + state.remote.values)
-            .sorted { ($0.user, $0.client) < ($1.user, $1.client) }
+        welcome.participants = state.members.participants
         member.sink.send(OutboundMessage(.welcome(welcome)))
         if !wasAnnounced {
-            broadcast(OutboundMessage(.join(member.participant)), in: state, except: peer)
-            if let webhooks {
-                let alone = state.remote.isEmpty && !state.members.contains { $0.key != peer && $0.value.announced }
-                webhooks.joined(room: name, member.participant, first: alone)
-            }
+            state.members.broadcast(OutboundMessage(.join(member.participant)), except: peer)
+            webhooks?.joined(room: name, member.participant, first: state.members.isAlone(peer))
         }
     }
 
-    private func observeCommitLatency(since arrival: ContinuousClock.Instant) {
-        let elapsed = ContinuousClock.now - arrival
-        metrics.commitLatency.observe(elapsed.totalSeconds)
-    }
+    // MARK: - Leaving
 
     private func fail(peer: Peer, connection: ConnectionID,
                       message: String = "the server could not read the room's history; reconnect to resume") {
         let sink: (any SessionSink)? = state.withLock { state in
-            guard let member = state.members[peer], member.connection == connection else { return nil }
+            guard let member = state.members.member(peer, on: connection) else { return nil }
             remove(peer, in: &state)
             return member.sink
         }
@@ -689,7 +447,7 @@ package final class Room: Sendable {
 
     private func expire(_ peer: Peer, connection: ConnectionID) {
         let becameIdle: Bool = state.withLock { state in
-            guard let member = state.members[peer], member.connection == connection, case .dropped = member.phase else { return false }
+            guard let member = state.members.member(peer, on: connection), member.phase.isDropped else { return false }
             remove(peer, in: &state)
             return state.members.isEmpty
         }
@@ -697,12 +455,12 @@ package final class Room: Sendable {
     }
 
     private func remove(_ peer: Peer, in state: inout State) {
-        guard let member = state.members.removeValue(forKey: peer) else { return }
+        guard let member = state.members.remove(peer) else { return }
         if case .dropped(let timer) = member.phase { timer.cancel() }
         if member.announced {
-            broadcast(OutboundMessage(.leave(peer)), in: state, except: peer)
+            state.members.broadcast(OutboundMessage(.leave(peer)), except: peer)
             sequencer.participantLeft(peer)
-            webhooks?.left(room: name, member.participant, last: state.remote.isEmpty && !state.members.values.contains(where: \.announced))
+            webhooks?.left(room: name, member.participant, last: state.members.isAlone(nil))
         }
     }
 
@@ -710,15 +468,108 @@ package final class Room: Sendable {
     /// connected to other nodes.
     private func reportEveryoneLeaving(in state: State) {
         guard let webhooks else { return }
-        let leaving = state.members.values.filter(\.announced).sorted { ($0.identity.user, $0.identity.client) < ($1.identity.user, $1.identity.client) }
+        let leaving = state.members.here.values.filter(\.announced)
+            .sorted { ($0.identity.user, $0.identity.client) < ($1.identity.user, $1.identity.client) }
         for (index, member) in leaving.enumerated() {
-            webhooks.left(room: name, member.participant, last: index == leaving.count - 1 && state.remote.isEmpty)
+            webhooks.left(room: name, member.participant, last: index == leaving.count - 1 && state.members.elsewhere.isEmpty)
+        }
+    }
+}
+
+// MARK: - What the sequencer reports
+
+extension Room: RoomOutcomes {
+    package func release(_ event: PatchEvent) {
+        let frames = ReleasedFrames(event)
+        let arrival: ContinuousClock.Instant? = state.withLock { state in
+            guard !state.broken else { return nil }
+            return send(event, frames, in: &state)
+        }
+        if let arrival { observeCommitLatency(since: arrival) }
+    }
+
+    /// Nothing is sent when the patch's release answered it already or when a duplicate's rev is not
+    /// released yet (its release will answer).
+    package func settle(_ message: ServerMessage, seq: Int64, author: Peer) {
+        state.withLock { state in
+            guard let awaiting = state.writes.waiting(author: author, seq: seq) else { return }
+            if case .ack(_, let rev, _, _) = message, rev > state.gate.releasedRev { return }
+            _ = state.writes.take(author: author, seq: seq)
+            answer(message, to: author, connection: awaiting.connection, in: &state)
         }
     }
 
-    private func broadcast(_ message: OutboundMessage, in state: State, except peer: Peer) {
-        for (key, member) in state.members where key != peer && member.isLive {
-            member.sink.send(message)
+    package func abandon(seq: Int64, author: Peer, message: String) {
+        let connection: ConnectionID? = state.withLock { $0.writes.take(author: author, seq: seq)?.connection }
+        if let connection { fail(peer: author, connection: connection, message: message) }
+    }
+
+    package func httpSequenced(seq: Int64, _ outcome: HTTPWriteOutcome, waitingForRelease: Bool) {
+        let ready: (@Sendable (HTTPWriteOutcome) -> Void)? = state.withLock { state in
+            guard let write = state.writes.takeHTTP(submittedWith: seq) else { return nil }
+            if waitingForRelease, state.serving, case .applied(let rev) = outcome, rev > state.gate.releasedRev {
+                state.writes.holdHTTP(at: rev, PendingWrites.HTTPWrite(answer: write, durable: true))
+                return nil
+            }
+            return write
+        }
+        ready?(outcome)
+    }
+
+    /// Everyone is closed; they resume against a fresh load from storage, and the registry drops this instance.
+    package func storageFailed(_ error: StorageError, rev: Int64) {
+        logger.error("room.commit_failed", LogField("room", name), LogField("rev", "\(rev)"), LogField("error", error.description))
+        failAll()
+    }
+}
+
+// MARK: - Sequenced by a shared log
+
+extension Room: ReplicatedRoom {
+    package func fold(_ event: PatchEvent, epoch: String) throws(RoomFoldFailure) {
+        let frames = ReleasedFrames(event)
+        let arrival: ContinuousClock.Instant? = try state.withLock { (state) throws(RoomFoldFailure) -> ContinuousClock.Instant? in
+            guard state.serving, event.rev > state.core.rev else { return nil }
+            guard event.rev == state.core.rev + 1, state.core.epoch == epoch else {
+                throw .outOfOrder("rev \(event.rev) of epoch \(epoch) does not follow rev \(state.core.rev) of epoch \(state.core.epoch)")
+            }
+            do throws(PatchError) {
+                try state.core.fold(event)
+            } catch {
+                throw .doesNotApply("rev \(event.rev) did not apply (\(error))")
+            }
+            return send(event, frames, in: &state)
+        }
+        if let arrival { observeCommitLatency(since: arrival) }
+    }
+
+    package func relay(_ signal: ServerMessage) {
+        guard case .signal(let from, _, _) = signal else { return }
+        let message = OutboundMessage(signal)
+        state.withLock { state in
+            guard state.serving else { return }
+            state.members.broadcast(message, except: from)
+        }
+    }
+
+    package func presentParticipants() -> [Participant] {
+        state.withLock { $0.members.announcedHere }
+    }
+
+    /// Peers connected here are ignored (a participant that moved here from a node that died is still
+    /// listed there until its entry lapses).
+    package func updateRemoteParticipants(_ participants: [Participant]) {
+        state.withLock { state in
+            guard state.serving else { return }
+            state.members.replaceElsewhere(with: participants)
+        }
+    }
+
+    package func contentsForReseed() -> (state: [UInt8], epoch: String, lastSeqs: [Peer: Int64], forgot: Bool)? {
+        state.withLock { state in
+            guard state.serving,
+                  state.core.rev > 0 || !state.core.progress.isEmpty || state.core.document.root != .emptyObject else { return nil }
+            return (state.core.document.root.serializedBytes(), state.core.epoch, state.core.progress.mapValues(\.lastSeq), state.core.hasForgottenClients)
         }
     }
 }

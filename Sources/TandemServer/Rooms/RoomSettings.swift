@@ -12,6 +12,8 @@ package struct RoomSettings: Sendable {
     var limits: SessionLimits
     /// Unix milliseconds: when a room hears from a client (exactly-once memory expires by it).
     package var wallClock: @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970 * 1_000) }
+    /// Monotonic time: how long a patch took from arrival to release (the commit-latency metric).
+    package var now: @Sendable () -> ContinuousClock.Instant = { ContinuousClock.now }
 
     init(_ configuration: ServerConfiguration) {
         core = RoomCore.Settings(

@@ -10,9 +10,9 @@ struct LocalRoomSequencer: RoomSequencer {
     /// Unix milliseconds: when the room heard from a client.
     let wallClock: @Sendable () -> Int64
 
-    func attach(_ room: Room) {}
+    func attach(_ room: any ReplicatedRoom) {}
 
-    func submit(_ patch: SubmittedPatch, core: inout RoomCore, room: Room) -> SubmitDecision {
+    func submit(_ patch: SubmittedPatch, core: inout RoomCore, outcomes room: any RoomOutcomes) -> SubmitDecision {
         let author = patch.author.peer
         if let ifRev = patch.ifRev, ifRev != core.rev { return .conflict(rev: core.rev) }
         switch core.submit(seq: patch.seq, ops: patch.ops, base: patch.base, author: patch.author, now: wallClock()) {

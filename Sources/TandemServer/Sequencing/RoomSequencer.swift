@@ -4,17 +4,18 @@ import TandemProtocol
 /// or a cluster's shared log.
 ///
 /// The room calls it under its own lock, so a sequencer never calls back into the room from inside a
-/// call; what it learns later (a commit, a fold, a late answer) goes through the room's entry points
-/// (`release(_:)`, `fold(_:epoch:)`, `settle(_:seq:client:)`), which take
-/// the lock. The room turns those into what each connection sees, in rev order.
+/// call; what it learns later (a commit, a late answer) it reports through `RoomOutcomes`, whose calls
+/// take the lock, and a shared log's folds through `ReplicatedRoom`. The room turns those into what
+/// each connection sees, in rev order.
 package protocol RoomSequencer: Sendable {
     /// Called once, right after the room was made and before it serves anyone: a sequencer whose
     /// outcomes arrive on their own (a cluster's log) starts delivering them to `room`.
-    func attach(_ room: Room)
+    func attach(_ room: any ReplicatedRoom)
 
-    /// Sequences a participant's patch. `core` is the room's state, which a sequencer that decides
-    /// revs itself advances at once. The room tells the author the outcome as `SubmitDecision` says.
-    func submit(_ patch: SubmittedPatch, core: inout RoomCore, room: Room) -> SubmitDecision
+    /// Sequences a patch. `core` is the room's state, which a sequencer that decides revs itself
+    /// advances at once (one that learns them from a shared log leaves it to the folds). The room
+    /// tells the author the outcome as `SubmitDecision` says; what is learnt later goes to `outcomes`.
+    func submit(_ patch: SubmittedPatch, core: inout RoomCore, outcomes: any RoomOutcomes) -> SubmitDecision
 
     /// The patches with rev > `after`, through `through`, that the room's memory no longer holds (a
     /// resume from further back). `completion` runs once, on any thread.
@@ -39,12 +40,15 @@ package struct SubmittedPatch: Sendable {
     package var author: SessionIdentity
     /// Apply only while the room is at this rev (the HTTP API's compare-and-set), else `.conflict`.
     package var ifRev: Int64? = nil
+    /// A write of the HTTP API (no connection waits for it): its outcome goes to
+    /// `RoomOutcomes.httpSequenced`, and a shared log may give it its author's next seq.
+    package var overHTTP = false
 }
 
 /// What the room does for the author of a submitted patch.
 package enum SubmitDecision: Sendable {
-    /// The outcome comes later: the patch's release (`Room.release`, `Room.fold`) acks it, or
-    /// `Room.settle` answers it when it was not applied. The room remembers which connection waits
+    /// The outcome comes later: the patch's release (`RoomOutcomes.release`, `ReplicatedRoom.fold`)
+    /// acks it, or `RoomOutcomes.settle` answers it when it was not applied. The room remembers which connection waits
     /// (and, for a patch with a `base`, what was sent: an ack of other ops carries them).
     case awaiting
     /// Answer now (a reject, or the ack of a duplicate): sent after every patch applied before it.

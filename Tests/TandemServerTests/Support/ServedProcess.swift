@@ -43,11 +43,15 @@ final class ServedProcess: @unchecked Sendable {
         return (reply.status, try? JSONValue.parse(reply.body))
     }
 
-    /// Stops the process and starts another on the same data folder (a restart).
+    /// Stops the process and starts another on the same data folder (a restart). The new one starts once
+    /// the old one has exited: until then it holds the folder's lock, and a second server is refused.
     func restart() async throws {
-        process.terminate()
-        let (data, secret) = (data, secret)
-        (process, syncURL) = try await offload { try ServeProcess.serve(data: data, secret: secret) }
+        let (old, data, secret) = (process, data, secret)
+        old.terminate()
+        (process, syncURL) = try await offload {
+            old.waitUntilExit()
+            return try ServeProcess.serve(data: data, secret: secret)
+        }
     }
 
     /// Ends the process, the loop and the data folder.
