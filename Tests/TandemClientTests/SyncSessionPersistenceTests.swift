@@ -92,19 +92,36 @@ final class RecordingPersistence: SyncPersistence, @unchecked Sendable {
 
     @Test func aPatchWaitsForTheSaveThatBindsItsSeq() async throws {
         let persistence = RecordingPersistence()
-        let (session, server) = try await connected(persistence)
-        await session.flush()
-
+        // Nothing saved yet: no seq is bound.
         persistence.hold()
+        let (session, server) = try await connected(persistence)
+
         try await session.apply([Fixtures.set("/tabIndex", 1)])
         // Presence made after the patch overtakes it: the patch waits for its save, presence does not.
         await session.updatePresence(["name": "Alice"])
         #expect(try await server.next() == .presence(data: ["name": "Alice"]))
-        #expect(persistence.saves.allSatisfy { $0.pending.isEmpty })
+        #expect(persistence.saves.isEmpty)
         persistence.release()
         #expect(try await server.next() == .patch(seq: 1, ops: [Fixtures.set("/tabIndex", 1)], base: 0))
-        #expect(persistence.saves.contains { $0.pending.first?.seq == 1 && $0.nextSeq == 2 })
+        #expect(persistence.saves.contains { $0.pending.first?.seq == 1 && $0.nextSeq == 2 + SyncSession.reservedSeqs })
         await session.stop()
+    }
+
+    @Test func aSaveReservesSeqsSoThePatchesAfterItGoAtOnce() async throws {
+        let persistence = RecordingPersistence()
+        let (session, server) = try await connected(persistence)
+        await session.flush()
+        #expect(persistence.saves.last?.nextSeq == 1 + SyncSession.reservedSeqs, "the engine's next seq and those reserved after it")
+
+        persistence.hold()
+        try await session.apply([Fixtures.set("/tabIndex", 1)])
+        #expect(try await server.next() == .patch(seq: 1, ops: [Fixtures.set("/tabIndex", 1)], base: 0), "seq 1 is bound already")
+        persistence.release()
+        await session.stop()
+
+        // A session restored from that save starts after the reserved seqs: none is bound twice.
+        let restored = SyncEngine(restoring: try #require(persistence.saves.last))
+        #expect(restored.nextSeq > 1)
     }
 
     @Test func aBurstOfScrollOffsetsIsNotWrittenOncePerChange() async throws {

@@ -153,8 +153,8 @@ public final class SharedRoom<State: Codable & Equatable & Sendable, Presence: C
         state = new
     }
 
-    /// Declares the offset at `keyPath` high-rate: changes to it alone are sent at most every
-    /// `highRateInterval` (33 ms), the newest value winning, whatever the state calls it — as `/contentOffset`
+    /// Declares the offset at `keyPath` high-rate: changes to it alone are sent spaced by the link's round
+    /// trip (every frame on a fast link, at most 33 ms apart), the newest value winning, whatever the state calls it — as `/contentOffset`
     /// is by default. `ScrollSync(room:offset:)` does this for the offset it shares. Returns false when the
     /// offset's place in the shared document could not be found (it does not encode as its own member).
     @discardableResult

@@ -7,7 +7,8 @@ import TandemKit
 ///
 /// The view layer calls `sourceDidScroll` from its scroll callbacks and `applyRemote` when the room's
 /// offset changes; `onLocalOffset` passes reported offsets on (typically `room.update { $0.contentOffset
-/// = offset }`), where the session's high-rate rule sends at most one per 33 ms, the newest winning.
+/// = offset }`), where the session's high-rate rule sends them spaced by the link's round trip (every
+/// frame on a fast link, at most 33 ms apart), the newest winning.
 ///
 /// Not thread-safe: one owner (the view layer, on the main thread) calls it.
 public final class ScrollSync<Tab: Hashable & Sendable, Source: Hashable & Sendable> {

@@ -315,8 +315,8 @@ public actor SyncSession {
         sendOutgoing()
     }
 
-    /// Declares `path` high-rate: changes made only at or below it (a scroll offset) are sent at most every
-    /// `highRateInterval`, the newest value winning, wherever the app's state keeps them. `/contentOffset` is
+    /// Declares `path` high-rate: changes made only at or below it (a scroll offset) are sent spaced by the
+    /// link's round trip (`SyncEngine.highRateSpacing`), the newest value winning, wherever the app's state keeps them. `/contentOffset` is
     /// one by default (`SyncEngineConfiguration.highRatePaths`).
     public func declareHighRate(_ path: JSONPointer) {
         engine.declareHighRate(path)
@@ -542,7 +542,7 @@ public actor SyncSession {
         case .welcome(let welcome):
             helloSentAt = nil
             heartbeat = HeartbeatMonitor(settings: welcome.heartbeat, estimator: estimator, maxMisses: configuration.heartbeatMisses, now: now)
-            let changes = engine.receive(message)
+            let changes = engine.receive(message, now: now)
             noteEngineChanged()
             try? lifecycle.welcomed(now: now)
             planTokenRefresh()
@@ -565,7 +565,7 @@ public actor SyncSession {
         case .signal(let from, let event, let data): eventSink.yield(.signal(from: from, event: event, data: data))
         case .error(let code, let text): eventSink.yield(.serverError(code: code, message: text))
         case .patch, .ack, .reject:
-            report(engine.receive(message), participants: [])
+            report(engine.receive(message, now: now), participants: [])
             noteEngineChanged()
         }
         sendOutgoing()
@@ -748,6 +748,9 @@ public actor SyncSession {
         }
     }
 
+    /// Seqs each save reserves beyond the engine's next one: about a second of offsets at every frame.
+    static let reservedSeqs: Int64 = 64
+
     /// Saves the current state, one save at a time, and sends the held patches it covered; saves again at
     /// once while patches wait for their seqs to be saved. Changes made meanwhile wait for the timer, so a
     /// burst of changes is written a few times, not once per change.
@@ -758,7 +761,11 @@ public actor SyncSession {
         saveTimer = nil
         repeat {
             unsaved = false
-            let state = engine.savedState
+            var state = engine.savedState
+            // Seqs are reserved ahead in what is saved (a restored engine skips the unused ones, which the
+            // server allows): a patch whose seq a save already covers goes out without waiting, so a stream
+            // of offsets at every frame is written at the save cadence, not once per offset.
+            state.nextSeq += Self.reservedSeqs
             let covered = held.count
             let connection = generation
             do {

@@ -27,6 +27,9 @@ public struct PendingPatch: Sendable, Hashable {
     /// The ops as sent over the current connection, while in flight: what the server applied when
     /// its ack carries no ops of its own.
     var sent: [PatchOp]?
+    /// When it was sent over the current connection (the engine's monotonic nanoseconds): its answer
+    /// measures the round trip.
+    var sentAt: Int64?
 
     /// Creates a pending patch (tests and the engine).
     public init(seq: Int64?, ops: [PatchOp], stage: Stage, base: Int64 = 0) {

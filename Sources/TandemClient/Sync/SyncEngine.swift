@@ -49,6 +49,9 @@ public struct SyncEngine: Sendable {
     public private(set) var role: Role?
     /// The limits the server announced, defaults before the first `welcome`.
     public private(set) var limits: SessionLimits
+    /// Round trips of this engine's patches, from send to answer (`receive(_:now:)`): what the spacing
+    /// of high-rate values follows.
+    public private(set) var patchRoundTrip = RTTEstimator()
 
     private var needsSnapshot = false
     /// Rate and burst the outbox paces at on this connection; `nil` when unlimited.
@@ -56,6 +59,9 @@ public struct SyncEngine: Sendable {
     /// Created at the first send of a connection: the server's bucket starts full, so does this one.
     private var pacer: TokenBucket?
     private var lastHighRateSend: [JSONPointer: Int64] = [:]
+    /// One frame of a 120 Hz display, nanoseconds: values of a high-rate path go no more often than the
+    /// fastest screens show them (a 60 Hz source's values, arriving a little early or late, all go).
+    private static let displayFrame: Int64 = 8_333_333
 
     /// Creates an engine for `clientID` with an empty document.
     public init(clientID: String, configuration: SyncEngineConfiguration = SyncEngineConfiguration()) {
@@ -191,6 +197,13 @@ public struct SyncEngine: Sendable {
     /// Processes one server message and reports what changed. Messages that do not concern the
     /// document (presence, signals, pongs, errors) return no events.
     public mutating func receive(_ message: ServerMessage) -> [EngineEvent] {
+        receive(message, now: nil)
+    }
+
+    /// Processes one server message received at `now` (monotonic nanoseconds, the clock of
+    /// `nextOutgoing(now:)`): an answer to a patch sent on this connection measures its round trip.
+    public mutating func receive(_ message: ServerMessage, now: Int64?) -> [EngineEvent] {
+        if let now { measureRoundTrip(of: message, now: now) }
         switch message {
         case .welcome(let welcome): return receiveWelcome(welcome)
         case .patch(let event):
@@ -203,6 +216,39 @@ public struct SyncEngine: Sendable {
         case .reject(let seq, let code, let message): return receiveReject(seq: seq, code: code, message: message)
         case .join, .presence, .leave, .signal, .pong, .error: return []
         }
+    }
+
+    /// Adds the round trip of the in-flight patch `message` answers (its ack, reject or own event).
+    private mutating func measureRoundTrip(of message: ServerMessage, now: Int64) {
+        let seq: Int64
+        switch message {
+        case .ack(let acked, _, _, _): seq = acked
+        case .reject(let rejected, _, _): seq = rejected
+        case .patch(let event) where event.client == clientID && event.user == user: seq = event.seq
+        default: return
+        }
+        guard let sentAt = pending.first(where: { $0.seq == seq && $0.stage == .inFlight })?.sentAt else { return }
+        patchRoundTrip.add(sample: Double(now - sentAt) / 1e9)
+    }
+
+    /// How far apart two values of one high-rate path are sent, nanoseconds: a quarter of the patches'
+    /// smoothed round trip, at least a frame of a 120 Hz display and at most `highRateInterval` (which also holds
+    /// before the first answer). On a fast link every frame's value goes out; on a slow one, where each
+    /// message costs more of the link and a quarter round trip is small against the delay the link adds
+    /// anyway, fewer go.
+    public var highRateSpacing: Int64 {
+        guard let smoothed = patchRoundTrip.smoothed else { return configuration.highRateInterval }
+        return min(configuration.highRateInterval, max(Self.displayFrame, Int64(smoothed * 1e9 / 4)))
+    }
+
+    /// How many values of high-rate paths may be unanswered at once: those sent over two smoothed round
+    /// trips at `highRateSpacing` (at least two), `maxInFlight` before the first answer. High-rate values
+    /// do not count against `maxInFlight`, so a stream of offsets never holds back other changes, nor
+    /// waits for them; this bound keeps a stalled link from collecting more stale offsets than a link
+    /// that answers would carry.
+    public var highRateWindow: Int {
+        guard let smoothed = patchRoundTrip.smoothed else { return configuration.maxInFlight }
+        return max(2, Int((2 * smoothed * 1e9 / Double(max(1, highRateSpacing))).rounded(.up)))
     }
 
     private mutating func receiveWelcome(_ welcome: Welcome) -> [EngineEvent] {
@@ -258,9 +304,11 @@ public struct SyncEngine: Sendable {
                                         message: "the server did not apply this change (its reject was lost with the connection)", ops: patch.ops))
             }
         }
+        dropSupersededHighRateValues()
         for index in pending.indices {
             pending[index].stage = .unsent
             pending[index].sent = nil
+            pending[index].sentAt = nil
             // A snapshot carries no edits to rebase over: the patches apply to the new state as they are.
             if snapshot { pending[index].base = rev }
         }
@@ -272,6 +320,28 @@ public struct SyncEngine: Sendable {
         events.insert(.synchronized(epoch: welcome.epoch, rev: rev, snapshot: snapshot), at: 0)
         recomputeVisible(before: before, into: &events)
         return events
+    }
+
+    /// Newest wins in flight too: of the values of one high-rate path that a lost connection left
+    /// unanswered, only those a later value of the path does not decide are sent again (their seqs are
+    /// skipped, which the server allows). A patch with other paths in between keeps its place.
+    private mutating func dropSupersededHighRateValues() {
+        var index = pending.count - 1
+        var newer: [JSONPointer: [PatchOp]] = [:]
+        while index >= 0 {
+            let patch = pending[index]
+            if let path = highRatePath(of: patch.ops) {
+                if let later = newer[path], patch.seq != nil, patch.ops.allSatisfy({ $0.isDecided(by: later) }) {
+                    pending.remove(at: index)
+                } else {
+                    newer[path] = patch.ops
+                }
+            } else {
+                // A change in between that touches a high-rate path ends what a later value of it decides.
+                for (path, _) in newer where patch.ops.contains(where: { $0.interacts(with: .set(path, .null)) }) { newer[path] = nil }
+            }
+            index -= 1
+        }
     }
 
     /// Applies one `patch` event to `confirmed`; an event of this client for a pending seq is that
@@ -381,14 +451,16 @@ public struct SyncEngine: Sendable {
         for index in pending.indices {
             pending[index].stage = .unsent
             pending[index].sent = nil
+            pending[index].sentAt = nil
         }
     }
 
     // MARK: - Sending
 
-    /// The patches to send now, in seq order, within flow control: at most `maxInFlight`
-    /// unanswered, paced at `pacingShare` of the announced rate and burst (none when the rate is
-    /// 0), and a high-rate path at most every `highRateInterval`. Marks them in flight.
+    /// The patches to send now, in seq order, within flow control: at most `maxInFlight` other
+    /// changes and `highRateWindow` high-rate values unanswered, paced at `pacingShare` of the
+    /// announced rate and burst (none when the rate is 0), and a high-rate path at most every
+    /// `highRateSpacing`. Marks them in flight.
     ///
     /// The outbox is sent strictly in order: a high-rate patch waiting for its interval holds back
     /// the patches made after it (for at most one interval), so seq order is the order of changes.
@@ -397,11 +469,11 @@ public struct SyncEngine: Sendable {
         guard isConnected else { return [] }
         startPacer(now: now)
         var messages: [ClientMessage] = []
-        var inFlight = inFlightCount
+        var (inFlight, highRateInFlight) = inFlightCounts
         for index in pending.indices where pending[index].stage == .unsent {
-            guard inFlight < configuration.maxInFlight else { break }
             let highRate = highRatePath(of: pending[index].ops)
-            if let highRate, let last = lastHighRateSend[highRate], now - last < configuration.highRateInterval { break }
+            guard highRate == nil ? inFlight < configuration.maxInFlight : highRateInFlight < highRateWindow else { break }
+            if let highRate, let last = lastHighRateSend[highRate], now - last < highRateSpacing { break }
             if var bucket = pacer {
                 guard bucket.take(now: now) else { break }
                 pacer = bucket
@@ -417,7 +489,8 @@ public struct SyncEngine: Sendable {
             }
             pending[index].stage = .inFlight
             pending[index].sent = pending[index].ops
-            inFlight += 1
+            pending[index].sentAt = now
+            if highRate == nil { inFlight += 1 } else { highRateInFlight += 1 }
             messages.append(.patch(seq: seq, ops: pending[index].ops, base: pending[index].base))
         }
         return messages
@@ -426,19 +499,28 @@ public struct SyncEngine: Sendable {
     /// When `nextOutgoing(now:)` may return more, nanoseconds: `nil` when nothing waits or only
     /// an answer (ack) can unblock the outbox.
     public mutating func nextSendTime(now: Int64) -> Int64? {
-        guard isConnected, inFlightCount < configuration.maxInFlight,
-              let head = pending.first(where: { $0.stage == .unsent })
-        else { return nil }
+        guard isConnected, let head = pending.first(where: { $0.stage == .unsent }) else { return nil }
+        let (inFlight, highRateInFlight) = inFlightCounts
+        guard highRatePath(of: head.ops) == nil ? inFlight < configuration.maxInFlight : highRateInFlight < highRateWindow else { return nil }
         startPacer(now: now)
         var due = now
         if let path = highRatePath(of: head.ops), let last = lastHighRateSend[path] {
-            due = max(due, last + configuration.highRateInterval)
+            due = max(due, last + highRateSpacing)
         }
         if var bucket = pacer {
             due = max(due, now + bucket.delayUntilAvailable(now: now))
             pacer = bucket
         }
         return due
+    }
+
+    /// Patches on the wire: other changes (against `maxInFlight`) and high-rate values (against `highRateWindow`).
+    private var inFlightCounts: (other: Int, highRate: Int) {
+        var counts = (other: 0, highRate: 0)
+        for patch in pending where patch.stage == .inFlight {
+            if highRatePath(of: patch.ops) == nil { counts.other += 1 } else { counts.highRate += 1 }
+        }
+        return counts
     }
 
     /// Counts a message the session sends outside the outbox (ping, presence, signal) against the
