@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 import TandemProtocol
 @testable import TandemClient
@@ -42,6 +43,24 @@ private let ms: Int64 = 1_000_000
         #expect(slow.highRateSpacing == 33 * ms, "a 300 ms round trip: 30 Hz, as configured")
         #expect(slow.highRateWindow == 19, "two round trips of 33 ms values")
         #expect(abs((slow.patchRoundTrip.smoothed ?? 0) - 0.3) < 1e-9)
+    }
+
+    /// The cases the web client library's node tests run too (`Tests/Fixtures/high-rate-spacing.json`).
+    @Test func theSpacingIsTheWebClientsOnTheSharedCases() throws {
+        let file = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Fixtures/high-rate-spacing.json")
+        let cases = try #require(try JSONValue.parse(String(contentsOf: file, encoding: .utf8)).arrayValue)
+        #expect(cases.count >= 5)
+        for entry in cases {
+            var engine = F.connectedEngine()
+            if case .number(let roundTrip)? = entry["roundTripMs"] {
+                try engine.localChange([F.set("/contentOffset/y", 1)])
+                let seq = try #require(F.seqs(engine.nextOutgoing(now: 0)).first)
+                _ = engine.receive(.ack(seq: seq, rev: 1, duplicate: false), now: Int64(roundTrip * 1e6))
+            }
+            guard case .number(let expected)? = entry["spacingMs"] else { Issue.record("no spacingMs in \(entry)"); continue }
+            #expect(abs(Double(engine.highRateSpacing) / 1e6 - expected) < 0.001, "\(entry)")
+        }
     }
 
     @Test func onAFastLinkEveryFramesOffsetGoesOutAtOnce() throws {

@@ -4,7 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { applyOps, backoffDelay, Session } from '../../Sources/TandemServer/Page/Assets/tandem-sync.mjs';
+import { applyOps, backoffDelay, scrollSpacing, Session } from '../../Sources/TandemServer/Page/Assets/tandem-sync.mjs';
 
 const vectors = JSON.parse(readFileSync(new URL('../Fixtures/patch-vectors.json', import.meta.url), 'utf8'));
 
@@ -19,6 +19,14 @@ test('every shared patch vector applies as the server applies it, or is refused 
       outcome = { refused: true };
     }
     assert.deepEqual(outcome, vector.expected, `vector ${index}: ${JSON.stringify(vector.ops)} on ${before}`);
+  }
+});
+
+test('scroll offsets are spaced by the round trip as the Swift client spaces them (shared cases)', () => {
+  const cases = JSON.parse(readFileSync(new URL('../Fixtures/high-rate-spacing.json', import.meta.url), 'utf8'));
+  assert.ok(cases.length >= 5);
+  for (const { roundTripMs, spacingMs, why } of cases) {
+    assert.ok(Math.abs(scrollSpacing(roundTripMs) - spacingMs) < 0.001, `${roundTripMs} ms: ${scrollSpacing(roundTripMs)} (${why})`);
   }
 });
 

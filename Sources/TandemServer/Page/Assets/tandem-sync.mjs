@@ -7,12 +7,22 @@ const SUBPROTOCOL = 'tandem.v1';
 // Close codes after which reconnecting cannot help (bad token, forbidden, replaced).
 const FINAL_CLOSE_CODES = { 4001: 'the token is invalid or expired', 4003: 'access is forbidden', 4004: 'the room was deleted', 4009: 'this page was opened again elsewhere', 4010: 'the access this link gave has expired; ask the host for a new one' };
 const SCROLL_PATH = '/contentOffset';
+// The longest spacing of two scroll offsets, and the shortest (a frame of a 120 Hz display).
 const SCROLL_INTERVAL_MS = 33;
+const FASTEST_FRAME_MS = 1000 / 120;
 // Patches sent and not yet acknowledged at most, as the Swift client's SyncEngineConfiguration.maxInFlight.
 const MAX_IN_FLIGHT = 8;
 const HELLO_TIMEOUT_MS = 10000;
 // Pongs missed in a row, with nothing received in between, that end a connection.
 const MAX_MISSES = 3;
+
+// How far apart two scroll offsets go, ms, given the patches' smoothed round trip (null before the first
+// ack): a quarter of it, between a 120 Hz frame and SCROLL_INTERVAL_MS, as the Swift client's
+// SyncEngine.highRateSpacing (Tests/Fixtures/high-rate-spacing.json holds the cases both run).
+function scrollSpacing(patchRtt) {
+  if (patchRtt === null || patchRtt === undefined) return SCROLL_INTERVAL_MS;
+  return Math.min(SCROLL_INTERVAL_MS, Math.max(FASTEST_FRAME_MS, patchRtt / 4));
+}
 
 const hasOwn = (object, key) => Object.prototype.hasOwnProperty.call(object, key);
 const clone = (value) => (value === undefined ? undefined : JSON.parse(JSON.stringify(value)));
@@ -210,6 +220,8 @@ class Session {
     this.pingSentAt = null;
     this.srtt = null;
     this.rttvar = null;
+    // Smoothed round trip of patches, send to ack (RFC 6298's α): the spacing of scroll offsets follows it.
+    this.patchRtt = null;
     this.stopped = false;
   }
 
@@ -356,6 +368,8 @@ class Session {
     this.rev = message.rev;
     const lastSeq = message.lastSeq || 0;
     this.pending = this.pending.filter((patch) => patch.seq > lastSeq);
+    // Sent over the lost connection: their round trips end there.
+    for (const patch of this.pending) delete patch.sentAt;
     this.resend = this.pending.slice();
     this.seq = Math.max(this.seq, lastSeq);
     this.role = message.you ? message.you.role : null;
@@ -399,6 +413,10 @@ class Session {
     if (index >= 0) {
       const patch = this.pending[index];
       this.pending.splice(index, 1);
+      if (patch.sentAt !== undefined) {
+        const sample = this.now() - patch.sentAt;
+        this.patchRtt = this.patchRtt === null ? sample : 0.875 * this.patchRtt + 0.125 * sample;
+      }
       if (!message.duplicate) {
         try { this.confirmed = applyOps(this.confirmed, patch.ops); } catch (error) { this.epoch = null; this.dead('an acked patch did not apply'); }
       }
@@ -458,8 +476,8 @@ class Session {
       const now = this.now();
       let wait = this.lastSendAt + this.paceMs - now;
       const touchesScroll = (resending ? this.resend[0].ops : this.draft).some((op) => op.path === SCROLL_PATH || op.path.startsWith(SCROLL_PATH + '/'));
-      // The newest offset wins: drafts keep coalescing while an offset waits for its 33 ms slot.
-      if (touchesScroll && !resending) wait = Math.max(wait, this.lastScrollAt + SCROLL_INTERVAL_MS - now);
+      // The newest offset wins: drafts keep coalescing while an offset waits for its slot.
+      if (touchesScroll && !resending) wait = Math.max(wait, this.lastScrollAt + scrollSpacing(this.patchRtt) - now);
       if (wait > 0) {
         this.timers.pump = setTimeout(() => { delete this.timers.pump; this.pump(); }, wait);
         return;
@@ -474,6 +492,7 @@ class Session {
         this.pending.push(patch);
       }
       if (!this.send({ type: 'patch', seq: patch.seq, ops: patch.ops })) { this.resend.unshift(patch); return; }
+      patch.sentAt = now;
       this.lastSendAt = now;
       if (touchesScroll) this.lastScrollAt = now;
     }
@@ -550,4 +569,4 @@ class Session {
   }
 }
 
-export { Session, applyOps, backoffDelay, pointerTokens, FINAL_CLOSE_CODES, MAX_IN_FLIGHT, SCROLL_INTERVAL_MS };
+export { Session, applyOps, backoffDelay, pointerTokens, scrollSpacing, FINAL_CLOSE_CODES, MAX_IN_FLIGHT, SCROLL_INTERVAL_MS };
