@@ -346,7 +346,8 @@ package final class Room: Sendable {
                 answer(true)
             }
         }
-        if authorPeer.client == Self.httpClient, let write = state.writes.takeHTTP(at: event.rev) { write.answer(.applied(rev: event.rev)) }
+        // Only an HTTP write waits under its rev.
+        if let write = state.writes.takeHTTP(at: event.rev) { write.answer(.applied(rev: event.rev)) }
         return author?.arrival
     }
 
