@@ -238,10 +238,9 @@ package struct RedisRoomSequencer: Sendable {
         var keys: [String] = []
         keys.reserveCapacity(2 * batches.count)
         var arguments: [RedisArgument] = [
-            RedisArgument(newEpoch()), trusted, RedisArgument(Int64(settings.maxOps)), RedisArgument(Int64(settings.maxPatchBytes)),
-            RedisArgument(Int64(settings.logLength)), RedisArgument(time),
+            RedisArgument(newEpoch()), trusted, RedisArgument(Int64(settings.logLength)), RedisArgument(time),
         ]
-        arguments.reserveCapacity(arguments.count + batches.reduce(0) { $0 + 3 + 4 * $1.entries.count })
+        arguments.reserveCapacity(arguments.count + batches.reduce(0) { $0 + 2 + 4 * $1.entries.count })
         var short: [Bool] = []
         short.reserveCapacity(batches.count)
         var named: [String: Int] = [:]
@@ -256,7 +255,7 @@ package struct RedisRoomSequencer: Sendable {
                 continue
             }
             short.append(false)
-            arguments += [RedisArgument(Int64(batch.entries.count)), RedisArgument(batch.baseRev ?? -1), batch.validated ? "1" : "0"]
+            arguments += [RedisArgument(Int64(batch.entries.count)), RedisArgument(batch.baseRev ?? -1)]
             for entry in batch.entries {
                 var record: [UInt8] = []
                 record.reserveCapacity(entry.ops.count + entry.user.utf8.count + entry.client.utf8.count + 32)
@@ -302,12 +301,32 @@ package struct RedisRoomSequencer: Sendable {
         return results.map { $0 ?? [] }
     }
 
-    /// The rejection the script is to answer for `entry` when it gets that far: the node's own, or, for
-    /// ops the node validated, their size against the limit (the script checks no more of them).
+    /// The rejection the script is to answer for `entry` when it gets that far (empty: none). The script
+    /// never judges a patch: the node's own verdict goes first; then the size of the log entry; then, for
+    /// ops no node checked against the room, their form and number by the rules a participant's patch
+    /// meets (`PatchOp.list`, `PatchLimits.admitOpCount`), so nothing the log holds fails to fold.
     private func refusal(of entry: SequencerEntry, validated: Bool) -> String {
         if let reason = entry.localRejection { return reason }
-        guard validated, entry.ops.count > settings.maxPatchBytes else { return "" }
-        return ClusterRejection.encode(code: .tooLarge, message: "the patch has \(entry.ops.count) bytes, more than the limit of \(settings.maxPatchBytes)")
+        if let oversize = oversize(entry) { return oversize }
+        guard !validated else { return "" }
+        do throws(PatchError) {
+            let value: JSONValue
+            do {
+                value = try JSONValue.parseStored(entry.ops)
+            } catch {
+                throw PatchError.invalidOp(op: 0, reason: "\"ops\" must be a JSON array: \(error)")
+            }
+            try PatchLimits(maxOps: settings.maxOps).admitOpCount(try PatchOp.list(from: value).count)
+            return ""
+        } catch {
+            return ClusterRejection.encode(error)
+        }
+    }
+
+    /// The refusal of a patch whose ops take more bytes than a log entry may hold, nil when they fit.
+    func oversize(_ entry: SequencerEntry) -> String? {
+        guard entry.ops.count > settings.maxPatchBytes else { return nil }
+        return ClusterRejection.encode(code: .tooLarge, message: "the patch has \(entry.ops.count) bytes; at most \(settings.maxPatchBytes) are allowed")
     }
 
     /// Decodes one room's `append` reply.

@@ -27,14 +27,15 @@ enum RoomSequencerScripts {
 
     /// Sequences the batches of one or more rooms (a node's group commit: one call per Redis round trip
     /// for every room with patches ready, whatever the number of patches). For each room, in order, and
-    /// for each patch of its batch: exactly-once by client seq, compare-with-base-rev, the node's own
-    /// verdict, structural validation, rev + 1. The patches a room's batch appended go to its log as ONE
+    /// for each patch of its batch: exactly-once by client seq, compare-with-base-rev, the node's
+    /// verdict, rev + 1. The script does not judge a patch's ops: every verdict on them is the node's
+    /// (`RedisRoomSequencer`), made by the same Swift rules a single server applies. The patches a room's batch appended go to its log as ONE
     /// entry, and the same bytes go on the room's change channel, so followers need not read the log:
     /// the per-patch work left in Lua is the exactly-once check.
     ///
     /// The node built each batch expecting each patch to be `applied`, or `rejected` where it passed
     /// its own rejection reason. At the first patch that ends otherwise (`duplicate`, `behind`, a
-    /// structural `rejected`), the room's patches after it are not looked at (`skipped`): they were
+    /// seq out of range), the room's patches after it are not looked at (`skipped`): they were
     /// checked against a state that does not exist, and the node submits them again.
     ///
     /// Returns, per room, the length of its reply and the reply: `{epoch, created, status, rev, reason,
@@ -69,9 +70,8 @@ enum RoomSequencerScripts {
     /// of several slots, those of the first room only, the others' passed as arguments (see the end of
     /// ARGV), all on the shard that runs the call: the script touches them before it writes anything,
     /// so a call reaching a shard that does not hold one of them fails whole and writes nothing. ARGV: epoch candidate, trusted persistence ("1" or
-    /// "0"), max ops, max patch bytes, window, the time (unix ms); then per room, in the long form: its number of patches,
-    /// base rev (-1: any), "1" when the node parsed and validated every patch's ops (and their size),
-    /// then four values per patch: the author's progress field, seq, the node's own rejection reason (empty when the node
+    /// "0"), window, the time (unix ms); then per room, in the long form: its number of patches,
+    /// base rev (-1: any), then four values per patch: the author's progress field, seq, the node's rejection reason (empty when the node
     /// found the patch valid) and its record (`RoomChangeMessage`: user, client, seq, ops); or in the
     /// short form: `F`, the expected epoch, the expected rev, "1" when the batch may only be appended at
     /// that rev, the number of clients `n`, the change message as if appended at the expected rev, the

@@ -102,11 +102,8 @@ public enum ClientMessage: WireMessage {
         case "patch":
             let seq = try fields.count("seq")
             let base = fields.has("base") ? try fields.count("base") : nil
-            guard let list = fields.members["ops"], case .array = list else {
-                throw .invalidPatch(seq: seq, .invalidOp(op: 0, reason: "\"ops\" must be an array of ops"))
-            }
             do {
-                return .patch(seq: seq, ops: try PatchOp.list(from: list), base: base)
+                return .patch(seq: seq, ops: try PatchOp.list(from: fields.members["ops"] ?? .null), base: base)
             } catch {
                 throw .invalidPatch(seq: seq, error)
             }

@@ -54,7 +54,7 @@ public struct Document: Sendable, Hashable {
     }
 
     private mutating func apply(_ ops: [PatchOp], limits: PatchLimits, recorder: inout [ArrayEdit]?) throws(PatchError) {
-        guard ops.count <= limits.maxOps else { throw .tooManyOps(count: ops.count, limit: limits.maxOps) }
+        try limits.admitOpCount(ops.count)
         var undo: [Undo] = []
         undo.reserveCapacity(ops.count)
         var size = byteCount

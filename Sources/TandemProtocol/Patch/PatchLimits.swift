@@ -33,6 +33,12 @@ public struct PatchLimits: Sendable, Hashable {
         self.maxDepth = maxDepth
     }
 
+    /// Refuses a patch of `count` ops when that is more than `maxOps` (`too_many_ops`): the one check of
+    /// the op count, made by `Document.apply` and by a cluster's sequencer for ops no node applied.
+    public func admitOpCount(_ count: Int) throws(PatchError) {
+        guard count <= maxOps else { throw .tooManyOps(count: count, limit: maxOps) }
+    }
+
     /// The depth of ephemeral `data` (presence, a signal's payload) when it nests deeper than
     /// `maxDepth`, `nil` when it fits.
     public func excessDepth(of data: JSONValue) -> Int? {

@@ -1,5 +1,5 @@
 -- Only what every room needs is decoded up front: a short form at the expected rev needs no more.
-local candidate, trusted, time, last = ARGV[1], ARGV[2], ARGV[6], #ARGV
+local candidate, trusted, time, last = ARGV[1], ARGV[2], ARGV[4], #ARGV
 local run = runID(ARGV[last])
 -- Keys passed as arguments (rooms of several slots on one shard) are all touched before anything is
 -- written: one that is not on this shard (a slot moved) fails the call here, whole.
@@ -14,7 +14,7 @@ local replies = {}
 -- The log keeps the window: the bound of the exact trim after an append that took the room from rev
 -- `before` to `top`, when one is due (every 64 revs from a window of 1,000 on, else at every append).
 local function trimBound(top, before)
-  local window = tonumber(ARGV[5])
+  local window = tonumber(ARGV[3])
   if top - window >= 1 and (window < 1000 or math.floor(top / 64) ~= math.floor(before / 64)) then return top - window + 1 end
   return nil
 end
@@ -61,24 +61,6 @@ local function longForm()
     end
     return patches
   end
-  local function invalid(ops)
-    local maxOps, maxBytes = tonumber(ARGV[3]), tonumber(ARGV[4])
-    -- Protocol v1 ops: set, add, replace and test carry a value, remove a path alone, move and copy a from.
-    local valued = {set = true, add = true, replace = true, test = true}
-    if #ops > maxBytes then return rejection('too_large', 'the patch has ' .. #ops .. ' bytes, more than the limit of ' .. maxBytes) end
-    local ok, decoded = pcall(cjson.decode, ops)
-    if not ok or type(decoded) ~= 'table' or (#decoded == 0 and next(decoded) ~= nil) then return rejection('invalid_op', 'ops must be a JSON array') end
-    if #decoded > maxOps then return rejection('too_many_ops', 'the patch has ' .. #decoded .. ' ops, more than the limit of ' .. maxOps) end
-    for i, op in ipairs(decoded) do
-      local shaped = type(op) == 'table' and type(op.path) == 'string' and ((valued[op.op] and op.value ~= nil)
-        or op.op == 'remove' or ((op.op == 'move' or op.op == 'copy') and type(op.from) == 'string'))
-      if not shaped then
-        return rejection('invalid_op', 'op ' .. (i - 1) .. ' must be set, add, replace or test with a path and a value, '
-          .. 'remove with a path, or move or copy with a from and a path')
-      end
-    end
-    return nil
-  end
   -- The rev of an older seq of the client (a resent batch): among the entries up to the one holding
   -- its last rev, newest first, bounded by the patches looked at. An entry's id is its first rev (its
   -- last in older logs): the walk starts at the first entry at or after `lastRev`, or at the newest
@@ -96,7 +78,7 @@ local function longForm()
     end
     return rev
   end
-  local function sequence(meta, log, count, base, checked, a)
+  local function sequence(meta, log, count, base, a)
     -- The room's epoch, rev and run with each client's last seq and its rev, read in one call for the
     -- batch and written in one at its end.
     local progress, names = {}, {}
@@ -139,23 +121,18 @@ local function longForm()
         elseif known and seq == known[1] then status, at = 'duplicate', known[2]
         elseif known and seq < known[1] then status, at = 'duplicate', original(log, client, seq, known[2], rev)
         elseif base >= 0 and base + #records ~= rev then status = 'behind'
-        -- The node found the patch invalid against its replica at this very rev: refuse it here, after the
-        -- duplicate and base-rev checks, so a resent patch is still recognised and a stale verdict is redone.
+        -- The node found the patch invalid (against its replica at this very rev, or in its form): refuse
+        -- it here, after the duplicate and base-rev checks, so a resent patch is still recognised and a
+        -- stale verdict is redone. What makes a patch valid is the node's to say, never the script's.
         elseif refusal ~= '' then status, reason = 'rejected', refusal
         else
-          local problem = nil
-          if not checked then problem = invalid((fields or recordFields(record))[4]) end
-          if problem then
-            status, reason = 'rejected', problem
-          else
-            rev = rev + 1
-            status, at = 'applied', rev
-            records[#records + 1] = record
-            local mine = progress[client]
-            if mine then mine[1], mine[2], mine[3] = seq, rev, true else progress[client] = {seq, rev, true} end
-            mine = progress[client]
-            mine[4] = fields and int(seq) or ARGV[i + 1]
-          end
+          rev = rev + 1
+          status, at = 'applied', rev
+          records[#records + 1] = record
+          local mine = progress[client]
+          if mine then mine[1], mine[2], mine[3] = seq, rev, true else progress[client] = {seq, rev, true} end
+          mine = progress[client]
+          mine[4] = fields and int(seq) or ARGV[i + 1]
         end
         diverged = status ~= (refusal == '' and 'applied' or 'rejected')
       end
@@ -245,7 +222,7 @@ local function appendWhole(meta, log, a)
   redis.call('SPUBLISH', channelOf(meta), message)
   replies[#replies + 1] = 1; replies[#replies + 1] = from
 end
-local k, a = 0, 7
+local k, a = 0, 5
 while a < passed do
   if ARGV[a] == 'F' then
     appendWhole(roomKey(k + 1), roomKey(k + 2), a)
@@ -253,8 +230,8 @@ while a < passed do
   else
     local count = tonumber(ARGV[a])
     sequence = sequence or longForm()
-    sequence(roomKey(k + 1), roomKey(k + 2), count, tonumber(ARGV[a + 1]), ARGV[a + 2] == '1', a + 3)
-    a = a + 3 + 4 * count
+    sequence(roomKey(k + 1), roomKey(k + 2), count, tonumber(ARGV[a + 1]), a + 2)
+    a = a + 2 + 4 * count
   end
   k = k + 2
 end
