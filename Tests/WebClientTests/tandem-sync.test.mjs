@@ -30,10 +30,13 @@ test('scroll offsets are spaced by the round trip as the Swift client spaces the
   }
 });
 
-test('a refused patch leaves the document as it was', () => {
+test('a refused patch leaves the document as it was, and an applied one works on a copy', () => {
   const document = { a: 1 };
   assert.throws(() => applyOps(document, [{ op: 'set', path: '/b', value: 1 }, { op: 'set', path: '/a/c', value: 1 }]));
   assert.deepEqual(document, { a: 1 });
+  const original = { list: [1, 2] };
+  assert.deepEqual(applyOps(original, [{ op: 'set', path: '/list/1', value: 9 }]), { list: [1, 9] });
+  assert.deepEqual(original, { list: [1, 2] });
 });
 
 test('a key named __proto__ is a plain member, never the prototype', () => {
@@ -48,7 +51,11 @@ test('the backoff bound doubles from the base to the cap, with full jitter below
   assert.equal(backoffDelay(3, policy, () => 0), 0);
 });
 
-test('a session sends hello first, then a change as a patch, and shows it at once', async () => {
+// A session against scripted sockets on a hand-driven clock: node's mock timers run the library's
+// timeouts and intervals and its `now`, so every wait below is exact and nothing sleeps. Every socket
+// the session opens is in `sockets`, with what it sent; `deliver` hands it a message (an object, or raw text).
+function scripted(t, options = {}) {
+  t.mock.timers.enable({ apis: ['setTimeout', 'setInterval', 'Date'], now: 0 });
   const sockets = [];
   globalThis.WebSocket = class {
     constructor(url, protocol) {
@@ -57,19 +64,122 @@ test('a session sends hello first, then a change as a patch, and shows it at onc
     }
     send(text) { this.sent.push(JSON.parse(text)); }
     close() { this.readyState = 3; this.closed = true; }
-    deliver(message) { if (this.onmessage) this.onmessage({ data: JSON.stringify(message) }); }
+    deliver(message) { if (this.onmessage) this.onmessage({ data: typeof message === 'string' ? message : JSON.stringify(message) }); }
   };
   globalThis.WebSocket.OPEN = 1;
-  const session = new Session({ url: 'ws://fake/v1/sync', token: 't', client: 'c1', backoff: { base: 10, cap: 20 } });
+  const session = new Session(Object.assign({ url: 'ws://fake/v1/sync', token: 't', client: 'c1', backoff: { base: 10, cap: 20 },
+    now: () => Date.now(), random: () => 1 }, options));
+  const tick = (ms) => t.mock.timers.tick(ms);
+  const until = (check, limit) => {
+    for (let waited = 0; !check() && waited < limit; waited += 1) tick(1);
+    return check();
+  };
   session.start();
-  await new Promise((resolve) => setTimeout(resolve, 10));
+  tick(0);
+  return { session, sockets, tick, until };
+}
+
+const welcome = (fields) => Object.assign({ type: 'welcome', epoch: 'e1', rev: 0, state: {}, lastSeq: 0, you: { user: 'u', client: 'c1', role: 'host' },
+  participants: [], heartbeat: { interval: 10000, timeout: 30000 }, limits: { rate: 0 } }, fields);
+
+test('a session sends hello first, then a change as a patch, and shows it at once', (t) => {
+  const { session, sockets } = scripted(t);
   const socket = sockets[0];
   assert.equal(socket.protocol, 'tandem.v1');
   assert.deepEqual(socket.sent[0], { type: 'hello', token: 't', client: 'c1', presence: {} });
-  socket.deliver({ type: 'welcome', epoch: 'e1', rev: 0, state: {}, lastSeq: 0, you: { user: 'u', client: 'c1', role: 'host' },
-    participants: [], heartbeat: { interval: 10000, timeout: 30000 }, limits: { rate: 0 } });
+  socket.deliver(welcome());
   assert.equal(session.change([{ op: 'set', path: '/tabIndex', value: 2 }]), true);
   assert.deepEqual(session.visible, { tabIndex: 2 });
   assert.deepEqual(socket.sent.find((m) => m.type === 'patch'), { type: 'patch', seq: 1, ops: [{ op: 'set', path: '/tabIndex', value: 2 }] });
+  session.stop();
+});
+
+test('a pending change stays on top of a remote one, a reject rolls it back, scroll offsets coalesce to one per slot', (t) => {
+  const { session, sockets, tick } = scripted(t, { presence: { name: 'T' } });
+  const socket = sockets[0];
+  assert.deepEqual(socket.sent[0], { type: 'hello', token: 't', client: 'c1', presence: { name: 'T' } }, 'no resume on the first connection');
+  socket.deliver(welcome({ rev: 3, state: { tabIndex: 0, keep: 'x' } }));
+  session.change([{ op: 'set', path: '/tabIndex', value: 2 }]);
+  assert.deepEqual(socket.sent.find((m) => m.type === 'patch'), { type: 'patch', seq: 1, ops: [{ op: 'set', path: '/tabIndex', value: 2 }] });
+  socket.deliver({ type: 'patch', rev: 4, user: 'o', client: 'o1', seq: 7, ops: [{ op: 'set', path: '/marks/a', value: true }, { op: 'set', path: '/tabIndex', value: 1 }] });
+  assert.deepEqual(session.visible, { tabIndex: 2, keep: 'x', marks: { a: true } });
+  socket.deliver({ type: 'reject', seq: 1, code: 'invalid_op', message: 'no' });
+  assert.deepEqual(session.visible, { tabIndex: 1, keep: 'x', marks: { a: true } });
+
+  // Ten offsets 5 ms apart, before any ack: the first goes at once, then one per 33 ms slot, each the newest then.
+  const before = socket.sent.length;
+  for (let y = 1; y <= 10; y++) { session.change([{ op: 'set', path: '/contentOffset', value: { x: 0, y: y * 10 } }]); tick(5); }
+  tick(80);
+  const scrolls = socket.sent.slice(before).filter((m) => m.type === 'patch');
+  assert.deepEqual(scrolls.map((m) => m.ops[0].value.y), [10, 70, 100]);
+  for (const m of scrolls) socket.deliver({ type: 'ack', seq: m.seq, rev: 3 + m.seq, duplicate: false });
+  assert.equal(session.unacknowledged, 0);
+  assert.deepEqual(session.visible.contentOffset, { x: 0, y: 100 });
+  session.stop();
+});
+
+test('a silent connection is dropped after two heartbeat intervals and the session resumes, or takes a full state', (t) => {
+  const { session, sockets, tick, until } = scripted(t);
+  const first = sockets[0];
+  first.deliver(welcome({ rev: 3, heartbeat: { interval: 150, timeout: 450 } }));
+  session.change([{ op: 'set', path: '/tabIndex', value: 2 }]);
+  first.deliver({ type: 'ack', seq: 1, rev: 4, duplicate: false });
+  const silentSince = Date.now();
+  assert.ok(until(() => sockets.length === 2, 1000), 'a second connection');
+  const deadAfter = Date.now() - silentSince;
+  // Nothing for more than two intervals (300 ms), seen at the next check (every 75 ms), then the backoff (10 ms).
+  assert.ok(deadAfter > 300 && deadAfter <= 300 + 75 + 10 + 1, `reconnected after ${deadAfter} ms`);
+  assert.ok(first.sent.some((m) => m.type === 'ping'), 'it pinged first');
+  assert.equal(first.closed, true);
+  tick(0);
+  assert.deepEqual(sockets[1].sent[0].resume, { epoch: 'e1', rev: 4 });
+  // The history no longer covers that rev: the server answers with a full state.
+  sockets[1].deliver(welcome({ epoch: 'e2', rev: 1, state: { tabIndex: 5 } }));
+  assert.equal(session.status.welcome, 'snapshot');
+  assert.equal(session.status.reconnects, 1);
+  assert.deepEqual(session.visible, { tabIndex: 5 });
+  session.stop();
+});
+
+test("a page tells its own events from another user's with the same client id", (t) => {
+  const lists = [];
+  const { session, sockets } = scripted(t, { onParticipants: (list) => lists.push(list.map((p) => p.user + '/' + p.client + (p.you ? '*' : ''))) });
+  const socket = sockets[0];
+  socket.deliver(welcome({ you: { user: 'alice', client: 'c1', role: 'host' },
+    participants: [{ user: 'alice', client: 'c1', role: 'host', data: {} }, { user: 'mallory', client: 'c1', role: 'guest', data: {} }] }));
+  session.change([{ op: 'set', path: '/mine', value: 1 }]);
+  // Mallory's patch, same client id and seq: another participant's change, not the ack of ours.
+  socket.deliver({ type: 'patch', rev: 1, user: 'mallory', client: 'c1', seq: 1, ops: [{ op: 'set', path: '/theirs', value: 1 }] });
+  assert.equal(session.unacknowledged, 1, 'still waiting for its own ack');
+  socket.deliver({ type: 'leave', user: 'mallory', client: 'c1' });
+  socket.deliver({ type: 'ack', seq: 1, rev: 2, duplicate: false });
+  assert.equal(session.unacknowledged, 0);
+  assert.deepEqual(session.visible, { mine: 1, theirs: 1 });
+  assert.deepEqual(lists[0], ['alice/c1*', 'mallory/c1'], 'two participants, one of them this page');
+  assert.deepEqual(lists[lists.length - 1], ['alice/c1*'], "Mallory's leave removes Mallory only");
+  session.stop();
+});
+
+test('the heartbeat rides out a late pong, and a message that is not JSON ends the connection', (t) => {
+  const { session, sockets, tick, until } = scripted(t);
+  const first = sockets[0];
+  const pings = () => first.sent.filter((m) => m.type === 'ping');
+  first.deliver(welcome({ heartbeat: { interval: 2000, timeout: 6000 } }));
+  // The first ping is answered at once: the pong deadline becomes 1 s (the floor of RFC 6298's timeout).
+  assert.ok(until(() => pings().length === 1, 2500));
+  first.deliver({ type: 'pong', t: pings()[0].t });
+  // The second is answered 1.5 s late: a miss, a retry, "weak network", then recovery.
+  assert.ok(until(() => pings().length === 2, 2500));
+  const late = pings()[1].t;
+  assert.ok(until(() => session.status.weakNetwork === true, 1500), 'a late pong is a weak network');
+  assert.equal(pings().length, 3, 'the ping is tried again at once');
+  tick(late + 1500 - Date.now());
+  first.deliver({ type: 'pong', t: late });
+  assert.equal(session.status.weakNetwork, false);
+  assert.equal(session.status.state, 'connected');
+  assert.equal(sockets.length, 1, 'a late pong is not a dead connection');
+  first.deliver('{"type":"patch",');
+  assert.equal(first.closed, true);
+  assert.ok(until(() => sockets.length === 2, 100), 'it reconnects');
   session.stop();
 });
