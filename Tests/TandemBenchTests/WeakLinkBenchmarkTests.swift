@@ -37,6 +37,22 @@ import Testing
         #expect(abs(figures.max - (0.05 + frame)) < 1e-9, "lag from one frame before the change, not from the offset's first showing")
     }
 
+    @Test func theSmoothedViewIsAsOldAsTheLeadersMomentItShowsAndJudderIsTheChangeOfVelocity() {
+        let frame = WeakLinkFigures.seconds(ScrollTrace.frame)
+        let frames: [WeakLinkFigures.Frame] = [
+            // Half way from 1 to 2 at 0.15 s: half way between the moments the leader set them (each held
+            // through a pause counts as set a frame before the next change: 0.1 and 0.2 less a frame).
+            .init(at: 0.15, shown: 2, arrived: 1, smoothed: .init(from: 1, to: 2, fraction: 0.5)),
+            // Resting on the leader's current offset: not stale.
+            .init(at: 0.25, shown: 3, arrived: 1, smoothed: .init(from: 3, to: 3, fraction: 0)),
+        ]
+        let figures = WeakLinkFigures(trace: trace, frames: frames)
+        #expect(abs(figures.smoothedP99 - (0.15 - (0.15 - frame))) < 1e-9, "\(figures.smoothedP99)")
+        #expect(figures.smoothedP50 == 0)
+        #expect(WeakLinkFigures.judder([0, 1, 2, 3]) == 0, "steady motion has none")
+        #expect(WeakLinkFigures.judder([0, 0, 3, 3]) == 6, "a jump: velocity 0 → 3 → 0")
+    }
+
     @Test func aFollowerThatGoesBackOrNeverSettlesIsSeen() {
         let frames: [WeakLinkFigures.Frame] = [
             .init(at: 0.15, shown: 2, arrived: 1),

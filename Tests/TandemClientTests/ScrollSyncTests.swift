@@ -86,4 +86,57 @@ import TandemProtocol
         #expect(json == ["x": 1.5, "y": 2])
         #expect(try JSONValueDecoder().decode(ContentOffset.self, from: ["x": 0, "y": 120]) == ContentOffset(x: 0, y: 120))
     }
+
+    @Test func aFollowerGlidesThroughRemoteOffsetsWithoutEchoingThemAndRestsOnTheLast() {
+        let harness = Harness()
+        let sync = harness.sync
+        sync.register("list", tab: .details)
+        var view = ContentOffset.zero
+        func frame() -> Bool {
+            sync.followFrame(current: view) { _, offset in
+                view = offset
+                sync.sourceDidScroll("list", offset: offset)   // the view reports the programmatic move
+            }
+        }
+        // Offsets every 16 ms: the view moves a little behind them, between received values only.
+        for step in 0...6 {
+            sync.receiveRemote(ContentOffset(x: 0, y: Double(step) * 10))
+            sync.receiveRemote(ContentOffset(x: 0, y: Double(step) * 10))   // a state change that did not move it
+            _ = frame()
+            harness.clock += 16_000_000
+        }
+        #expect(view.y > 20 && view.y < 60, "a little behind the newest (60): \(view.y)")
+        var frames = 0
+        while frame() { harness.clock += 8_000_000; frames += 1 }
+        #expect(view == ContentOffset(x: 0, y: 60), "it rests exactly on the newest")
+        #expect(frames >= 1 && frames < 20, "it glides the rest of the way: \(frames) frames")
+        #expect(!frame(), "nothing more to do until the next offset")
+        #expect(harness.sent.isEmpty, "no move of the follower went back to the room")
+    }
+
+    @Test func theUsersFingerAndATabSwitchStopTheFollowing() {
+        let harness = Harness()
+        let sync = harness.sync
+        sync.register("list", tab: .details)
+        sync.register("reviews", tab: .reviews)
+        var moves: [ContentOffset] = []
+        for step in 0...3 {
+            sync.receiveRemote(ContentOffset(x: 0, y: Double(step) * 10))
+            harness.clock += 16_000_000
+        }
+        // The user drags: the remote path is dropped, the drag is shared.
+        sync.sourceDidScroll("list", offset: ContentOffset(x: 0, y: 500))
+        #expect(harness.sent == [ContentOffset(x: 0, y: 500)])
+        let following = sync.followFrame(current: ContentOffset(x: 0, y: 500)) { _, offset in moves.append(offset) }
+        #expect(!following)
+        #expect(moves.isEmpty)
+        // Another tab: the next remote offset is shown at once, on that tab's list.
+        sync.receiveRemote(ContentOffset(x: 0, y: 20))
+        sync.activate(.reviews)
+        sync.receiveRemote(ContentOffset(x: 0, y: 300))
+        var sources: [String] = []
+        let moving = sync.followFrame { source, offset in moves.append(offset); sources.append(source) }
+        #expect(!moving)
+        #expect(moves == [ContentOffset(x: 0, y: 300)] && sources == ["reviews"])
+    }
 }

@@ -38,7 +38,8 @@ enum WeakLinkBenchmark {
     static func measure(runs: Int, console: BenchConsole, profiles: [WeakLinkProfile] = WeakLinkProfile.all,
                         trace: ScrollTrace = ScrollTrace(seed: 7)) async -> Bool {
         console.out("trace: \(trace.samples.count) offsets over \(String(format: "%.1f", WeakLinkFigures.seconds(trace.samples.last?.at ?? .zero))) s (seed 7); each participant behind its own link; medians of \(runs) run(s)")
-        console.out(row("profile", "system", "p50 ms", "p99 ms", "max ms", "settle ms", "bunched", "msgs", "link bytes"))
+        console.out(row("profile", "system", "p50 ms", "p99 ms", "max ms", "settle ms", "bunched", "msgs", "link bytes",
+                        "smooth p50", "smooth p99", "judder", "smoothed", "leader's"))
         do {
             for profile in profiles {
                 for system in System.allCases {
@@ -47,7 +48,9 @@ enum WeakLinkBenchmark {
                     let result = results.median { $0.figures.p99 }
                     let figures = result.figures
                     console.out(row(profile.name, system.rawValue, ms(figures.p50), ms(figures.p99), ms(figures.max),
-                                    figures.settle.map(ms) ?? "never", "\(figures.bunchedFrames)", "\(result.messages)", "\(result.followerLinkBytes)"))
+                                    figures.settle.map(ms) ?? "never", "\(figures.bunchedFrames)", "\(result.messages)", "\(result.followerLinkBytes)",
+                                    ms(figures.smoothedP50), ms(figures.smoothedP99), String(format: "%.0f", figures.judder.raw),
+                                    String(format: "%.0f", figures.judder.smoothed), String(format: "%.0f", figures.judder.leader)))
                     if figures.backwards > 0 { console.err("\(system.rawValue) on \(profile.name): \(figures.backwards) frames went backwards") }
                 }
             }
@@ -62,7 +65,8 @@ enum WeakLinkBenchmark {
     static func run(_ system: System, profile: WeakLinkProfile, trace: ScrollTrace) async throws -> Result {
         let group = try EventLoopGroup(threads: 1)
         defer { group.shutdown() }
-        let view = FollowerView()
+        let clock = ContinuousClock(), origin = ContinuousClock.now
+        let view = FollowerView { WeakLinkFigures.nanoseconds(clock.now - origin) }
         switch system {
         case .tandem:
             var configuration = ServerConfiguration()
@@ -140,8 +144,9 @@ enum WeakLinkBenchmark {
             var next = start
             while !Task.isCancelled {
                 let reading = view.frame()
-                frames.withLock { $0.append(.init(at: WeakLinkFigures.seconds(clock.now - start), shown: reading.shown, arrived: reading.arrived)) }
-                if reading.shown == last, let lastAt = trace.samples.last?.at, clock.now - start >= lastAt { break }
+                frames.withLock { $0.append(.init(at: WeakLinkFigures.seconds(clock.now - start), shown: reading.shown, arrived: reading.arrived, smoothed: reading.smoothed)) }
+                let smoothedRests = reading.smoothed.map { $0.from == last && $0.to == last } ?? true
+                if reading.shown == last, smoothedRests, let lastAt = trace.samples.last?.at, clock.now - start >= lastAt { break }
                 if clock.now - start > (trace.samples.last?.at ?? .zero) + .seconds(30) { break }
                 next = next.advanced(by: ScrollTrace.frame)
                 try? await clock.sleep(until: next)

@@ -5,8 +5,10 @@ import TandemKit
 /// previous tab's list); switching tabs stops the old tab's offsets at once; and an offset that came
 /// from the room and was applied to the view is not sent back as a local change.
 ///
-/// The view layer calls `sourceDidScroll` from its scroll callbacks and `applyRemote` when the room's
-/// offset changes; `onLocalOffset` passes reported offsets on (typically `room.update { $0.contentOffset
+/// The view layer calls `sourceDidScroll` from its scroll callbacks, and when the room's offset changes
+/// either `applyRemote` (the view jumps there) or `receiveRemote` and then `followFrame` at every
+/// display frame (the view glides through the offsets as they arrive, a little behind them, see
+/// `ScrollInterpolator`); `onLocalOffset` passes reported offsets on (typically `room.update { $0.contentOffset
 /// = offset }`), where the session's high-rate rule sends them spaced by the link's round trip (every
 /// frame on a fast link, at most 33 ms apart), the newest winning.
 ///
@@ -29,6 +31,9 @@ public final class ScrollSync<Tab: Hashable & Sendable, Source: Hashable & Senda
     private var applied: (offset: ContentOffset, source: Source, until: Int64)?
     private var applying = false
     private var lastReported: ContentOffset?
+    /// The remote offsets the view follows frame by frame, and the last one received.
+    private var interpolator: ScrollInterpolator
+    private var lastRemote: ContentOffset?
 
     /// Creates a controller with `activeTab` on screen.
     /// - Parameters:
@@ -36,11 +41,15 @@ public final class ScrollSync<Tab: Hashable & Sendable, Source: Hashable & Senda
     ///   - tolerance: points within which a reported offset is the echo of an applied one (views round).
     ///   - echoWindow: how long after `applyRemote` the view's report of that offset is still an echo, ns
     ///     (an animated scroll reports it late).
+    ///   - smoothing: how `followFrame` moves the view through remote offsets (pass the viewport's
+    ///     height as `snapDistance`: a jump of a screen or more is shown at once).
     ///   - now: monotonic nanoseconds (injected by tests).
     public init(activeTab: Tab? = nil, tolerance: Double = 0.5, echoWindow: Int64 = 500_000_000,
+                smoothing: ScrollInterpolator.Configuration = ScrollInterpolator.Configuration(),
                 now: @escaping () -> Int64 = SyncSession.monotonicNanoseconds,
                 onLocalOffset: @escaping (ContentOffset) -> Void) {
         filter = PrimaryScrollFilter(activeTab: activeTab)
+        interpolator = ScrollInterpolator(configuration: smoothing)
         self.onLocalOffset = onLocalOffset
         self.tolerance = tolerance
         self.echoWindow = echoWindow
@@ -70,6 +79,8 @@ public final class ScrollSync<Tab: Hashable & Sendable, Source: Hashable & Senda
         filter.activate(tab)
         applied = nil
         lastReported = nil
+        interpolator.reset()
+        lastRemote = nil
     }
 
     /// A scroll view moved. Reported when it is the active tab's primary, the move is not the echo of
@@ -82,7 +93,29 @@ public final class ScrollSync<Tab: Hashable & Sendable, Source: Hashable & Senda
         }
         if let lastReported, lastReported.isClose(to: offset, tolerance: 0) { return }
         lastReported = offset
+        // The user's own finger wins: the view stops following the remote path.
+        interpolator.reset()
+        lastRemote = offset
         onLocalOffset(offset)
+    }
+
+    /// The room's offset is now `offset` (call it on every state change: an unchanged offset is
+    /// ignored). The view gets there through `followFrame`, smoothed.
+    public func receiveRemote(_ offset: ContentOffset) {
+        guard offset != lastRemote else { return }
+        lastRemote = offset
+        interpolator.receive(offset, at: now())
+    }
+
+    /// One display frame (a `CADisplayLink` tick, a browser's animation frame): moves the active tab's
+    /// primary view along the smoothed path of the offsets `receiveRemote` took, as `applyRemote` does.
+    /// Returns true while the view is still on its way (keep the frames coming), false once it rests
+    /// on the newest offset (stop them until the next `receiveRemote`).
+    @discardableResult
+    public func followFrame(current: ContentOffset? = nil, scroll: (Source, ContentOffset) -> Void) -> Bool {
+        guard let frame = interpolator.frame(at: now()) else { return false }
+        applyRemote(frame.offset, current: current, scroll: scroll)
+        return !frame.isResting
     }
 
     /// The room's offset changed: `scroll` moves the active tab's primary view to it (its scroll
