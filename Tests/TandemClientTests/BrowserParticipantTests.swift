@@ -149,6 +149,13 @@ struct BrowserParticipantTests {
         try await browser.screenshot("p1", name: "2-swift-patch-scrolls-page1")
 
         // Scrolling in page 1 goes out coalesced (at most one patch per slot, the newest offset wins).
+        // Page 2 follows it smoothly: every animation frame's position is recorded.
+        try await browser.evaluate("p2", """
+            window.followed = [];
+            const record = () => { window.followed.push(document.getElementById('detail').scrollTop); requestAnimationFrame(record); };
+            requestAnimationFrame(record);
+            return true;
+            """)
         let before = try await browser.evaluate("p1", "return tandemPage.session.seq", as: Int.self)
         try await browser.evaluate("p1", """
             const detail = document.getElementById('detail');
@@ -168,6 +175,9 @@ struct BrowserParticipantTests {
             swift.state["contentOffset"]?["y"] == .number(100)
         }
         try await browser.waitUntil("p2", "return Math.abs(tandemPage.snapshot().scrollTop - 100) < 1 && tandemPage.snapshot().bar.titleColor === 'inverted'")
+        let followed = try await browser.evaluate("p2", "return window.followed", as: [Double].self)
+        #expect(zip(followed, followed.dropFirst()).allSatisfy { $1 <= $0 + 0.5 }, "the follower never moved back up: \(followed)")
+        #expect(followed.contains { $0 < 399 && $0 > 101 }, "it passed through the way down")
         // At most one patch per slot while scrolling (on loopback a 120 Hz frame), plus the last one after it:
         // a bound from the time the scroll really took (a loaded machine stretches the 4 ms steps).
         let elapsed = try await browser.evaluate("p1", "return Math.ceil(window.scrollElapsed)", as: Int.self)

@@ -73,6 +73,26 @@ import TandemProtocol
         #expect(judder(shown) < judder(raw) / factor, "judder \(judder(shown)) against \(judder(raw)) raw")
     }
 
+    @Test func aGrowingDelayHoldsTheViewStillInsteadOfMovingItBack() {
+        var interpolator = ScrollInterpolator()
+        var shown: [Double] = []
+        var y = 0.0
+        // Arrivals (ms), a frame every 2 ms: the gap of 16 ms after two of 200 ms makes the delay grow by
+        // more than a frame's time while the view is between two offsets.
+        let arrivals: [Int64] = [0, 200, 400, 416]
+        var next = 0
+        for now in stride(from: Int64(0), through: 1_000, by: 2) {
+            while next < arrivals.count, arrivals[next] <= now {
+                y += 10
+                interpolator.receive(ContentOffset(x: 0, y: y), at: arrivals[next] * 1_000_000)
+                next += 1
+            }
+            if let frame = interpolator.frame(at: now * 1_000_000) { shown.append(frame.offset.y) }
+        }
+        #expect(zip(shown, shown.dropFirst()).allSatisfy { $0 <= $1 }, "\(shown)")
+        #expect(shown.last == y)
+    }
+
     @Test func theDelayFollowsTheGapsAndTheirJitter() {
         var steady = ScrollInterpolator(), jittery = ScrollInterpolator()
         for index in 0..<50 {

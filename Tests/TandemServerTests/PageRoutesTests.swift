@@ -41,10 +41,10 @@ import TandemWire
         let html = String(decoding: try #require(get("/")).body, as: UTF8.self)
         let referenced = html.components(separatedBy: "\"").filter { $0.hasPrefix("/page/") }
         #expect(Set(referenced) == ["/page/app.css", "/page/scroll-chrome.js", "/page/app.mjs"])
-        // The page's module imports the web client library from its versioned path.
+        // The page's module imports the web client library and its scroll smoothing from their versioned paths.
         let app = String(decoding: try #require(get("/page/app.mjs")).body, as: UTF8.self)
         let imported = app.matches(of: /from '(\/[^']+)'/).map { String($0.output.1) }
-        #expect(imported == ["/client/v1/tandem-sync.mjs"])
+        #expect(imported == ["/client/v1/tandem-sync.mjs", "/client/v1/scroll-interpolator.mjs"])
         for path in referenced + imported {
             let response = try #require(get(path), "\(path) is not served")
             #expect(response.status == 200)
@@ -83,7 +83,7 @@ import TandemWire
         #expect(settings["maxNameBytes"]?.doubleValue == Double(InviteRoutes.maxNameBytes))
         #expect(settings["invitationCodeLengths"] == .array([.number(Double(InvitationCode.lengths.lowerBound)), .number(Double(InvitationCode.lengths.upperBound))]))
         #expect(PageSettings().fill(Array("a {{settings}} b".utf8)) == Array("a ".utf8) + PageSettings().json + Array(" b".utf8))
-        for path in ["/page/app.css", "/page/scroll-chrome.js", "/client/v1/tandem-sync.mjs", "/page/app.mjs"] {
+        for path in ["/page/app.css", "/page/scroll-chrome.js", "/client/v1/tandem-sync.mjs", "/client/v1/scroll-interpolator.mjs", "/page/app.mjs"] {
             #expect(try #require(get(path)).body == PageRoutes.assets[path]?.body)
         }
     }

@@ -5,6 +5,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { applyOps, backoffDelay, scrollSpacing, Session } from '../../Sources/TandemServer/Page/Assets/tandem-sync.mjs';
+import { ScrollInterpolator } from '../../Sources/TandemServer/Page/Assets/scroll-interpolator.mjs';
 
 const vectors = JSON.parse(readFileSync(new URL('../Fixtures/patch-vectors.json', import.meta.url), 'utf8'));
 
@@ -182,4 +183,21 @@ test('the heartbeat rides out a late pong, and a message that is not JSON ends t
   assert.equal(first.closed, true);
   assert.ok(until(() => sockets.length === 2, 100), 'it reconnects');
   session.stop();
+});
+
+test('the scroll interpolator shows what the shared cases say, as the Swift one does', () => {
+  const { cases } = JSON.parse(readFileSync(new URL('../Fixtures/scroll-interpolation.json', import.meta.url), 'utf8'));
+  assert.ok(cases.length >= 7);
+  for (const vector of cases) {
+    const interpolator = new ScrollInterpolator(vector.maximumDelayMs === undefined ? {} : { maximumDelayMs: vector.maximumDelayMs });
+    for (const step of vector.steps) {
+      if (step.receive !== undefined) interpolator.receive({ x: 0, y: step.receive }, step.at);
+      else if (step.reset) interpolator.reset();
+      else {
+        const frame = interpolator.frame(step.frame);
+        assert.ok(Math.abs(frame.offset.y - step.y) < 0.01, `${vector.name}: at ${step.frame} ms shows ${frame.offset.y}, not ${step.y}`);
+        assert.equal(frame.resting, step.resting, `${vector.name}: at ${step.frame} ms`);
+      }
+    }
+  }
 });

@@ -3,7 +3,8 @@ import TandemWire
 /// The browser participant page: `GET /` and its assets under `/page/`, served from the files of
 /// `Page/Assets` built into the binary (`embedInCode`: no files on disk at run time, no CDN, works
 /// offline). `/client/v1/tandem-sync.mjs` is the web client library (protocol v1 as an ES module any page may
-/// import; the path names its protocol version), `app.mjs` the product page built on it, `scroll-chrome.js`
+/// import; the path names its protocol version) and `/client/v1/scroll-interpolator.mjs` its smoothing of a
+/// followed scroll position, `app.mjs` the product page built on them, `scroll-chrome.js`
 /// the nav bar's rule.
 ///
 /// Every response carries a strict Content-Security-Policy (scripts, styles and the WebSocket only
@@ -24,6 +25,7 @@ enum PageRoutes {
             PageAsset(path: "/page/app.css", contentType: "text/css; charset=utf-8", body: PackageResources.app_css),
             PageAsset(path: "/page/scroll-chrome.js", contentType: javaScript, body: PackageResources.scroll_chrome_js),
             PageAsset(path: "/client/v1/tandem-sync.mjs", contentType: javaScript, body: PackageResources.tandem_sync_mjs),
+            PageAsset(path: "/client/v1/scroll-interpolator.mjs", contentType: javaScript, body: PackageResources.scroll_interpolator_mjs),
             PageAsset(path: "/page/app.mjs", contentType: javaScript, body: PackageResources.app_mjs),
         ]
         return Dictionary(uniqueKeysWithValues: list.map { ($0.path, $0) })

@@ -2,6 +2,7 @@
 // shows who is here. All state changes, local and remote, reach the page through render().
 // A module: it imports the web client library the server serves, as any page of an app would.
 import { Session } from '/client/v1/tandem-sync.mjs';
+import { ScrollInterpolator } from '/client/v1/scroll-interpolator.mjs';
 
 const HERO_HEIGHT = 280;
 const BAR_HEIGHT = 56;
@@ -317,6 +318,25 @@ function join(token, parameters) {
   let bar = null;
   let appliedTop = 0;
   let shownOffset = null;
+  // Remote offsets are followed smoothly, one animation frame at a time (as ScrollSync.followFrame).
+  const follower = new ScrollInterpolator();
+  let following = null;
+  let shownTab = null;
+  function followFrame() {
+    following = null;
+    const frame = follower.frame(performance.now());
+    if (frame === null) return;
+    if (Math.abs(detail.scrollTop - frame.offset.y) >= 1) {
+      detail.scrollTop = frame.offset.y;
+      appliedTop = detail.scrollTop;
+    }
+    if (!frame.resting) following = requestAnimationFrame(followFrame);
+  }
+  function stopFollowing() {
+    follower.reset();
+    if (following !== null) cancelAnimationFrame(following);
+    following = null;
+  }
   let role = claims.role === 'viewer' ? 'viewer' : null;
 
   const session = new Session({
@@ -384,6 +404,8 @@ function join(token, parameters) {
 
   function paint(state, origin) {
     const tabIndex = Number.isInteger(state.tabIndex) ? state.tabIndex : 0;
+    // Another tab: its offsets are not a motion from the last tab's.
+    if (tabIndex !== shownTab) { shownTab = tabIndex; stopFollowing(); }
     for (let index = 0; index < 3; index++) {
       const selected = index === tabIndex;
       $('tab-' + index).setAttribute('aria-selected', String(selected));
@@ -412,9 +434,11 @@ function join(token, parameters) {
     const offset = state.contentOffset && typeof state.contentOffset.y === 'number' ? state.contentOffset.y : 0;
     if (offset !== shownOffset) {
       shownOffset = offset;
-      if (origin !== 'local' && Math.abs(detail.scrollTop - offset) >= 1) {
-        detail.scrollTop = offset;
-        appliedTop = detail.scrollTop;
+      if (origin !== 'local') {
+        // A jump of a screen or more is shown at once.
+        follower.snapDistance = Math.max(1, detail.clientHeight);
+        follower.receive({ x: 0, y: offset }, performance.now());
+        if (following === null) followFrame();
       }
     }
     renderBar();
@@ -512,6 +536,8 @@ function join(token, parameters) {
     // Offsets this page applied itself are echoes, not user scrolling. Only this view (the
     // primary scroll view of the active tab) reports offsets.
     if (Math.abs(detail.scrollTop - appliedTop) < 1 || role === 'viewer' || timeline.shownRev !== null) return;
+    // The user's own scrolling wins over the remote motion being followed.
+    stopFollowing();
     appliedTop = detail.scrollTop;
     session.change([{ op: 'set', path: '/contentOffset', value: { x: 0, y: Math.round(detail.scrollTop) } }]);
   }, { passive: true });
