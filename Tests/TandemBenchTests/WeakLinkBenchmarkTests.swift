@@ -70,5 +70,15 @@ import Testing
         #expect(result.figures.settle != nil, "the follower showed the last offset")
         #expect(result.figures.backwards == 0)
         #expect(result.messages > 0 && result.followerLinkBytes > 0)
+        #expect(result.reconnects == 0)
+    }
+
+    /// Sessions several heartbeat intervals long through a congested link's stalls (800 ms every 5 s, on
+    /// 150 ± 60 ms of delay): late pongs may make a link weak for a while, never dead.
+    @Test func stallsShorterThanTwoHeartbeatIntervalsNeverReconnect() async throws {
+        let trace = ScrollTrace(seed: 5, length: .seconds(6))
+        let result = try await WeakLinkBenchmark.run(.tandem, profile: .congested, trace: trace, heartbeat: .seconds(1))
+        #expect(result.reconnects == 0, "\(result.degraded) weak-link warnings")
+        #expect(result.figures.settle != nil && result.figures.backwards == 0)
     }
 }

@@ -16,7 +16,8 @@ enum WeakLinkBenchmark {
         name: "weak-link",
         summary: "a follower's staleness (p50/p99/max), settle and link bytes on good, weak Wi-Fi and congested links: Tandem vs. a naive relay vs. the link floor"
     ) { runs, console in
-        await measure(runs: runs, console: console)
+        let seconds = ProcessInfo.processInfo.environment["TANDEM_BENCH_TRACE_SECONDS"].flatMap(Int.init) ?? 6
+        return await measure(runs: runs, console: console, trace: ScrollTrace(seed: 7, length: .seconds(max(1, seconds))))
     }
 
     /// The three systems a run compares.
@@ -33,13 +34,17 @@ enum WeakLinkBenchmark {
         var followerLinkBytes: Int
         /// Offsets the follower received.
         var messages: Int
+        /// Connections the two sessions opened again after their first (Tandem only; 0 for the others),
+        /// and the times their heartbeat found the link weak (late pongs) without dropping it.
+        var reconnects = 0
+        var degraded = 0
     }
 
     static func measure(runs: Int, console: BenchConsole, profiles: [WeakLinkProfile] = WeakLinkProfile.all,
                         trace: ScrollTrace = ScrollTrace(seed: 7)) async -> Bool {
         console.out("trace: \(trace.samples.count) offsets over \(String(format: "%.1f", WeakLinkFigures.seconds(trace.samples.last?.at ?? .zero))) s (seed 7); each participant behind its own link; medians of \(runs) run(s)")
         console.out(row("profile", "system", "p50 ms", "p99 ms", "max ms", "settle ms", "bunched", "msgs", "link bytes",
-                        "smooth p50", "smooth p99", "judder", "smoothed", "leader's"))
+                        "smooth p50", "smooth p99", "judder", "smoothed", "leader's", "reconnects", "weak"))
         do {
             for profile in profiles {
                 for system in System.allCases {
@@ -50,7 +55,8 @@ enum WeakLinkBenchmark {
                     console.out(row(profile.name, system.rawValue, ms(figures.p50), ms(figures.p99), ms(figures.max),
                                     figures.settle.map(ms) ?? "never", "\(figures.bunchedFrames)", "\(result.messages)", "\(result.followerLinkBytes)",
                                     ms(figures.smoothedP50), ms(figures.smoothedP99), String(format: "%.0f", figures.judder.raw),
-                                    String(format: "%.0f", figures.judder.smoothed), String(format: "%.0f", figures.judder.leader)))
+                                    String(format: "%.0f", figures.judder.smoothed), String(format: "%.0f", figures.judder.leader),
+                                    "\(result.reconnects)", "\(result.degraded)"))
                     if figures.backwards > 0 { console.err("\(system.rawValue) on \(profile.name): \(figures.backwards) frames went backwards") }
                 }
             }
@@ -61,8 +67,9 @@ enum WeakLinkBenchmark {
         }
     }
 
-    /// One run of `system` on `profile`.
-    static func run(_ system: System, profile: WeakLinkProfile, trace: ScrollTrace) async throws -> Result {
+    /// One run of `system` on `profile`; `heartbeat` is the Tandem server's heartbeat interval.
+    static func run(_ system: System, profile: WeakLinkProfile, trace: ScrollTrace,
+                    heartbeat: Duration = ServerConfiguration().heartbeatInterval) async throws -> Result {
         let group = try EventLoopGroup(threads: 1)
         defer { group.shutdown() }
         let clock = ContinuousClock(), origin = ContinuousClock.now
@@ -72,6 +79,7 @@ enum WeakLinkBenchmark {
             var configuration = ServerConfiguration()
             configuration.port = 0
             configuration.inMemoryStorage = true
+            configuration.heartbeatInterval = heartbeat
             let server = try SyncServer(configuration: configuration, environment: ["TANDEM_SECRET": "bench"], logger: .discarding)
             let leaderLink = try FaultProxy.start(listenPort: 0, targetHost: "127.0.0.1", targetPort: server.port, faults: profile.faults, group: group)
             let followerLink = try FaultProxy.start(listenPort: 0, targetHost: "127.0.0.1", targetPort: server.port, faults: profile.faults, group: group)
@@ -81,6 +89,20 @@ enum WeakLinkBenchmark {
                                    tokenProvider: { token }, transport: WireTransport(group: group))
             }
             let leader = session("leader", leaderLink), follower = session("follower", followerLink)
+            // Every welcome after a session's first is a reconnect; every late-pong warning a weak link ridden out.
+            let connections = Locked((welcomes: 0, degraded: 0))
+            // The streams are taken before the sessions start, so no welcome goes uncounted.
+            let watchers = [leader.events, follower.events].map { events in
+                Task {
+                    for await event in events {
+                        switch event {
+                        case .synchronized: connections.withLock { $0.welcomes += 1 }
+                        case .linkDegraded: connections.withLock { $0.degraded += 1 }
+                        default: break
+                        }
+                    }
+                }
+            }
             await leader.start()
             await follower.start()
             guard await leader.waitUntilConnected(timeout: .seconds(30)), await follower.waitUntilConnected(timeout: .seconds(30)) else {
@@ -97,12 +119,15 @@ enum WeakLinkBenchmark {
             }
             let bytes = followerLink.statistics.forwardedBytes - before
             reader.cancel()
+            for watcher in watchers { watcher.cancel() }
+            let counted = connections.withLock { $0 }
             await leader.stop()
             await follower.stop()
             await leaderLink.shutdown()
             await followerLink.shutdown()
             await server.shutdown()
-            return Result(figures: WeakLinkFigures(trace: trace, frames: frames), followerLinkBytes: bytes, messages: view.messages)
+            return Result(figures: WeakLinkFigures(trace: trace, frames: frames), followerLinkBytes: bytes, messages: view.messages,
+                          reconnects: max(0, counted.welcomes - 2), degraded: counted.degraded)
         case .naive, .floor:
             // The follower's end: a client of the relay, or (the floor) a server the leader's link leads to.
             let relay = system == .naive ? try NaiveRelay(group: group) : nil
