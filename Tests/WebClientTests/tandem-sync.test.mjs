@@ -201,3 +201,40 @@ test('the scroll interpolator shows what the shared cases say, as the Swift one 
     }
   }
 });
+
+test('the shared protocol scenarios end as they say, as they do for the Swift client', (t) => {
+  const { welcome: base, scenarios } = JSON.parse(readFileSync(new URL('../Fixtures/client-protocol.json', import.meta.url), 'utf8'));
+  assert.ok(scenarios.length >= 8);
+  for (const scenario of scenarios) {
+    t.mock.timers.reset();
+    const { session, sockets, tick } = scripted(t);
+    let checked = 0;
+    const sentPatches = () => sockets.flatMap((socket) => socket.sent).filter((m) => m.type === 'patch').map((m) => ({ seq: m.seq, ops: m.ops }));
+    for (const step of scenario.steps) {
+      const where = `${scenario.name}: ${JSON.stringify(step)}`;
+      if (step.deliver) {
+        let message = step.deliver;
+        if (message.type === 'welcome') {
+          message = Object.assign({}, base, message);
+          for (const key of Object.keys(message)) if (message[key] === null) delete message[key];
+        }
+        sockets[sockets.length - 1].deliver(message);
+      } else if (step.change) {
+        assert.equal(session.change(step.change), !step.refused, where);
+      } else if (step.lost) {
+        const socket = sockets[sockets.length - 1];
+        socket.onclose({ code: 1006, reason: '' });
+      } else if (step.sent) {
+        const all = sentPatches();
+        assert.deepEqual(all.slice(checked), step.sent, where);
+        checked = all.length;
+      } else if (step.visible) {
+        assert.deepEqual(session.visible, step.visible, where);
+      } else if (step.pending !== undefined) {
+        assert.equal(session.unacknowledged, step.pending, where);
+      }
+      tick(50);
+    }
+    session.stop();
+  }
+});
