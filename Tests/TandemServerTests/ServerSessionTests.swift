@@ -17,7 +17,7 @@ import TandemTestSupport
         #expect(w.you == SessionIdentity(user: "alice", client: "a1", role: .host))
         #expect(w.participants == [Participant(user: "alice", client: "a1", role: .host, data: ["name": "Alice"])])
         #expect(w.heartbeat == HeartbeatSettings(interval: 10_000, timeout: 30_000))
-        #expect(w.limits == SessionLimits(rate: 60, burst: 120, maxMessage: 65_536, maxOps: 100, maxDocument: 1_048_576))
+        #expect(w.limits == SessionLimits(rate: 120, burst: 240, maxMessage: 65_536, maxOps: 100, maxDocument: 1_048_576))
         #expect(w.epoch.count == 16)
     }
 

@@ -1,9 +1,10 @@
 /// The limits the server enforces on a connection (`welcome.limits`).
 public struct SessionLimits: Sendable, Hashable {
-    /// Sustained messages per second the server accepts (token-bucket refill rate, default 60);
-    /// 0 means the server enforces no rate limit.
+    /// Sustained messages per second the server accepts (token-bucket refill rate, default 120: a
+    /// client pacing at 80 % of it sends a scroll position at every frame of a 60 Hz display with room
+    /// for everything else); 0 means the server enforces no rate limit.
     public var rate: Double
-    /// Token-bucket capacity: messages that may arrive in a burst (default 120).
+    /// Token-bucket capacity: messages that may arrive in a burst (default 240, two seconds of the rate).
     public var burst: Int
     /// The largest message in bytes (default 64 KiB).
     public var maxMessage: Int
@@ -17,7 +18,7 @@ public struct SessionLimits: Sendable, Hashable {
     public var maxDepth: Int
 
     /// Creates limits; the defaults are protocol v1's defaults.
-    public init(rate: Double = 60, burst: Int = 120, maxMessage: Int = 64 << 10, maxOps: Int = 100, maxDocument: Int = 1 << 20,
+    public init(rate: Double = 120, burst: Int = 240, maxMessage: Int = 64 << 10, maxOps: Int = 100, maxDocument: Int = 1 << 20,
                 maxDepth: Int = PatchLimits.defaultMaxDepth) {
         self.rate = rate
         self.burst = burst

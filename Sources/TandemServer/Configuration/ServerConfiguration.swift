@@ -24,9 +24,9 @@ public struct ServerConfiguration: Sendable, Equatable {
     /// Most ops in one patch (more is rejected `too_many_ops`).
     public var maxOpsPerPatch = PatchLimits().maxOps
     /// Messages per second per connection (token bucket refill); 0 turns rate limiting off.
-    public var rateLimit = 60
+    public var rateLimit = Int(SessionLimits().rate)
     /// Token bucket size: messages a connection may send in a burst.
-    public var rateBurst = 120
+    public var rateBurst = SessionLimits().burst
     /// Heartbeat interval announced to clients (in whole milliseconds).
     public var heartbeatInterval: Duration = .seconds(10)
     /// A connection that sends nothing for this long is closed with 4000.
