@@ -73,7 +73,7 @@ import TandemProtocol
         #expect(text(.welcome(welcome)) ==
             #"{"type":"welcome","epoch":"e","rev":1,"state":{"a":1},"lastSeq":0,"you":{"user":"u","client":"c","role":"host"},"#
             + #""participants":[{"user":"u","client":"c","role":"host","name":"N","data":{}}],"heartbeat":{"interval":10000,"timeout":30000},"#
-            + #""limits":{"rate":60,"burst":120,"maxMessage":65536,"maxOps":100,"maxDocument":1048576,"maxDepth":32}}"#)
+            + #""limits":{"rate":120,"burst":240,"maxMessage":65536,"maxOps":100,"maxDocument":1048576,"maxDepth":32}}"#)
     }
 
     @Test func patchEventBytesCanBeSharedAcrossConnections() throws {

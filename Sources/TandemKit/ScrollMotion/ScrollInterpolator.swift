@@ -63,8 +63,8 @@ public struct ScrollInterpolator: Sendable, Equatable {
     private var samples: [Sample] = []
     private var received = 0
     private var lastArrival: Int64?
-    private var meanGap: Double?
-    private var gapDeviation: Double = 0
+    /// The gaps between arrivals (seconds) that lie within a motion: their mean and deviation.
+    private var gaps = RTTEstimator()
     /// The timeline instant the last frame showed: a growing delay holds the view still, never moves it back.
     private var shownInstant: Int64 = .min
 
@@ -75,8 +75,8 @@ public struct ScrollInterpolator: Sendable, Equatable {
 
     /// The current render delay, nanoseconds: 0 until two offsets arrived close together.
     public var delay: Int64 {
-        guard let meanGap else { return 0 }
-        return min(configuration.maximumDelay, Int64((meanGap + gapDeviation).rounded()))
+        guard let mean = gaps.smoothed, let deviation = gaps.variation else { return 0 }
+        return min(configuration.maximumDelay, Int64(((mean + deviation) * 1e9).rounded()))
     }
 
     /// An offset arrived at `now`. Returns its number (the first is 0).
@@ -97,20 +97,16 @@ public struct ScrollInterpolator: Sendable, Equatable {
         var time = now
         if gap > configuration.pause {
             // A new motion: it starts from where the view rests, over one typical gap.
-            samples = [Sample(offset: last.offset, time: max(last.time, now - Int64(meanGap ?? 0)), number: last.number)]
+            samples = [Sample(offset: last.offset, time: max(last.time, now - Int64(((gaps.smoothed ?? 0) * 1e9).rounded())),
+                              number: last.number)]
         } else {
-            if let mean = meanGap {
-                gapDeviation = 0.75 * gapDeviation + 0.25 * abs(mean - Double(gap))
-                meanGap = 0.875 * mean + 0.125 * Double(gap)
-            } else {
-                meanGap = Double(gap)
-                gapDeviation = Double(gap) / 2
-            }
+            gaps.add(sample: Double(gap) / 1e9)
             // The leader sends at a steady pace; the network adds the jitter. So an offset goes on the
             // timeline one mean gap after the previous one, moved only as far as its arrival lies
             // outside twice the deviation: the view moves at the leader's pace, not the network's.
-            let slack = Int64(2 * gapDeviation)
-            time = max(last.time, min(max(last.time + Int64(meanGap ?? 0), now - slack), now + slack))
+            let mean = Int64(((gaps.smoothed ?? 0) * 1e9).rounded())
+            let slack = Int64((2 * (gaps.variation ?? 0) * 1e9).rounded())
+            time = max(last.time, min(max(last.time + mean, now - slack), now + slack))
         }
         samples.append(Sample(offset: offset, time: time, number: number))
         return number

@@ -2,7 +2,9 @@
 /// samples (α = 1/8, β = 1/4, K = 4), and a retransmission-style timeout clamped to bounds.
 ///
 /// The client uses the timeout as its pong deadline, so a connection on a slow link is not
-/// declared dead too early and one on a fast link is not trusted too long.
+/// declared dead too early and one on a fast link is not trusted too long. The same smoothing
+/// estimates any interval's mean and deviation: `ScrollInterpolator` reads the gaps between
+/// arriving scroll offsets with it.
 public struct RTTEstimator: Sendable, Equatable {
     /// Smoothed round-trip time in seconds, `nil` before the first sample.
     public private(set) var smoothed: Double?
